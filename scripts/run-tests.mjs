@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Runs every compiled uvu test file (dist/test/**/*.test.js) in its own process, two at a time,
+// and ends with the plain line "N passed, N failed" that CI reads.
+// Usage: node scripts/run-tests.mjs [substring ...]   (only files whose path contains one of them)
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const testRoot = join(root, 'dist', 'test');
+const filters = process.argv.slice(2);
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+
+function walk(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const files = walk(testRoot)
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort((a, b) => Number(a.includes('/e2e/')) - Number(b.includes('/e2e/')) || a.localeCompare(b));
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const failures = [];
+
+function runOne(file) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      cwd: root,
+      env: { ...process.env, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const limitMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
+    const timer = setTimeout(() => {
+      out += `\n[run-tests] ${relative(root, file)} exceeded ${limitMs} ms; killed\n`;
+      child.kill('SIGKILL');
+    }, limitMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const total = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? 0);
+      const ok = Number(/Passed:\s+(\d+)/.exec(out)?.[1] ?? 0);
+      const skip = Number(/Skipped:\s+(\d+)/.exec(out)?.[1] ?? 0);
+      const rel = relative(root, file);
+      const secs = ((Date.now() - started) / 1000).toFixed(1);
+      if (code === 0 && total > 0 && ok + skip === total) {
+        passed += ok;
+        skipped += skip;
+        console.log(`ok   ${rel} (${ok} tests, ${secs}s)`);
+      } else {
+        const bad = Math.max(1, total - ok - skip);
+        passed += ok;
+        failed += bad;
+        failures.push(rel);
+        console.log(`FAIL ${rel} (exit ${code}, ${secs}s)\n${out}`);
+      }
+      resolve();
+    });
+  });
+}
+
+const queue = [...files];
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    while (queue.length) await runOne(queue.shift());
+  }),
+);
+
+if (failures.length) console.log(`\nfailed files:\n  ${failures.join('\n  ')}`);
+if (files.length === 0) {
+  console.log('no test files matched');
+  failed += 1;
+}
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed === 0 && skipped === 0 ? 0 : 1);

@@ -1,0 +1,195 @@
+/**
+ * The API `Status` object and the typed error that carries it.
+ *
+ * Every failure the API server returns is a `StatusError`; the HTTP layer writes `error.status` as the
+ * body and `error.status.code` as the HTTP status. Nothing else turns into an error response.
+ */
+
+export type StatusReason =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'BadRequest'
+  | 'Gone'
+  | 'Expired'
+  | 'Timeout'
+  | 'ServerTimeout'
+  | 'Forbidden'
+  | 'Unauthorized'
+  | 'NotAcceptable'
+  | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge'
+  | 'TooManyRequests'
+  | 'MethodNotAllowed'
+  | 'ServiceUnavailable'
+  | 'InternalError';
+
+/** One cause in `details.causes`, e.g. a field that failed validation. */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: StatusReason;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** An error that becomes exactly one API `Status` response. */
+export class StatusError extends Error {
+  readonly status: Status;
+  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
+    super(message);
+    this.name = 'StatusError';
+    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+    if (details && Object.keys(details).length > 0) this.status.details = details;
+  }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): StatusReason {
+    return this.status.reason as StatusReason;
+  }
+}
+
+/** Identifies the object an error is about, for `details` (group is '' for the core group). */
+export interface ObjectRef {
+  group: string;
+  resource: string;
+  name?: string;
+}
+
+function qualified(ref: ObjectRef): string {
+  return ref.group ? `${ref.resource}.${ref.group}` : ref.resource;
+}
+
+function refDetails(ref: ObjectRef): StatusDetails {
+  const d: StatusDetails = { kind: ref.resource };
+  if (ref.name !== undefined) d.name = ref.name;
+  if (ref.group) d.group = ref.group;
+  return d;
+}
+
+export function notFound(ref: ObjectRef): StatusError {
+  return new StatusError(404, 'NotFound', `${qualified(ref)} "${ref.name ?? ''}" not found`, refDetails(ref));
+}
+
+export function alreadyExists(ref: ObjectRef): StatusError {
+  return new StatusError(409, 'AlreadyExists', `${qualified(ref)} "${ref.name ?? ''}" already exists`, refDetails(ref));
+}
+
+export function conflict(ref: ObjectRef, why: string): StatusError {
+  return new StatusError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(ref)} "${ref.name ?? ''}": ${why}`,
+    refDetails(ref),
+  );
+}
+
+/** A field-level validation failure (422). */
+export interface FieldError {
+  /** JSON path of the field, e.g. `metadata.name` or `spec.containers[0].image`. */
+  field: string;
+  /** Established cause types: FieldValueRequired, FieldValueInvalid, FieldValueNotSupported, FieldValueDuplicate, FieldValueTooLong, FieldValueForbidden. */
+  type: string;
+  message: string;
+}
+
+export function invalid(kind: string, name: string, group: string, errors: FieldError[]): StatusError {
+  const summary = errors.map((e) => `${e.field}: ${e.message}`).join(', ');
+  const details: StatusDetails = {
+    name,
+    kind,
+    causes: errors.map((e) => ({ reason: e.type, message: e.message, field: e.field })),
+  };
+  if (group) details.group = group;
+  return new StatusError(422, 'Invalid', `${kind} "${name}" is invalid: ${summary}`, details);
+}
+
+export function badRequest(message: string): StatusError {
+  return new StatusError(400, 'BadRequest', message);
+}
+
+export function gone(message: string): StatusError {
+  return new StatusError(410, 'Gone', message);
+}
+
+/** 410 Expired: an expired continue token (the client must restart the list). */
+export function expired(message: string): StatusError {
+  return new StatusError(410, 'Expired', message);
+}
+
+export function forbidden(message: string, ref?: ObjectRef): StatusError {
+  return new StatusError(403, 'Forbidden', message, ref ? refDetails(ref) : undefined);
+}
+
+export function methodNotAllowed(message: string): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', message);
+}
+
+export function notAcceptable(message: string): StatusError {
+  return new StatusError(406, 'NotAcceptable', message);
+}
+
+export function unsupportedMediaType(message: string): StatusError {
+  return new StatusError(415, 'UnsupportedMediaType', message);
+}
+
+export function requestEntityTooLarge(message: string): StatusError {
+  return new StatusError(413, 'RequestEntityTooLarge', message);
+}
+
+export function tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds });
+}
+
+/** 504 for a resourceVersion that did not become available in time (carries Retry-After). */
+export function timeoutTooLargeResourceVersion(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(504, 'Timeout', message, {
+    retryAfterSeconds,
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+  });
+}
+
+export function timeout(message: string, retryAfterSeconds?: number): StatusError {
+  return new StatusError(504, 'Timeout', message, retryAfterSeconds ? { retryAfterSeconds } : undefined);
+}
+
+export function serviceUnavailable(message: string, retryAfterSeconds?: number): StatusError {
+  return new StatusError(503, 'ServiceUnavailable', message, retryAfterSeconds ? { retryAfterSeconds } : undefined);
+}
+
+export function internalError(message: string): StatusError {
+  return new StatusError(500, 'InternalError', message);
+}
+
+/** Any thrown value as a StatusError; unknown errors become 500 without leaking stack traces. */
+export function toStatusError(err: unknown): StatusError {
+  if (err instanceof StatusError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  return internalError(`Internal error occurred: ${msg}`);
+}
+
+export function successStatus(details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  if (details) s.details = details;
+  return s;
+}

@@ -1,0 +1,156 @@
+/**
+ * Shared shapes of API objects and of the one declarative description each kind has.
+ *
+ * `ResourceDefinition` is the single source of truth for a kind: discovery, validation, defaulting,
+ * field selectors, storage keys and the subresources served are all derived from it.
+ */
+import type { FieldError } from './status.js';
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: 'FieldsV1';
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+  selfLink?: string;
+}
+
+export interface ListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+  selfLink?: string;
+}
+
+/** Any API object: typed kinds narrow `spec`/`status`/`data` themselves. */
+export interface SvcObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface SvcList<T extends SvcObject = SvcObject> {
+  apiVersion: string;
+  kind: string;
+  metadata: ListMeta;
+  items: T[];
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent<T = SvcObject> {
+  type: WatchEventType;
+  object: T;
+}
+
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+/** A JSON-schema (OpenAPI v3) node, with this project's merge markers. */
+export interface SchemaNode {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  format?: string;
+  description?: string;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+  items?: SchemaNode;
+  required?: string[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  pattern?: string;
+  nullable?: boolean;
+  /** int-or-string style fields (e.g. a port name or number). */
+  'x-svc-int-or-string'?: boolean;
+  /** Keep unknown fields (free-form objects). */
+  'x-svc-preserve-unknown-fields'?: boolean;
+  'x-svc-list-type'?: 'atomic' | 'set' | 'map';
+  'x-svc-list-map-keys'?: string[];
+  'x-svc-map-type'?: 'atomic' | 'granular';
+}
+
+/** How the `scale` subresource maps onto the parent object. */
+export interface ScaleMapping {
+  /** Dotted path of the desired replica count, e.g. `spec.replicas`. */
+  specReplicasPath: string;
+  /** Dotted path of the observed replica count, e.g. `status.replicas`. */
+  statusReplicasPath: string;
+  /** Dotted path of the label selector (a LabelSelector object or a map for replicationcontrollers). */
+  labelSelectorPath?: string;
+}
+
+export type SubresourceName = 'status' | 'scale' | 'binding';
+
+/** How `metadata.name` is validated for a kind. */
+export type NameRule = 'subdomain' | 'label' | 'path-segment';
+
+export interface ResourceDefinition {
+  /** '' for the core (legacy) group served under /api/v1. */
+  group: string;
+  version: string;
+  kind: string;
+  /** Usually `${kind}List`. */
+  listKind: string;
+  /** Lower-case plural used in paths, e.g. `configmaps`. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: Verb[];
+  subresources: SubresourceName[];
+  /** Present when `subresources` includes 'scale'. */
+  scale?: ScaleMapping;
+  nameRule: NameRule;
+  /** The OpenAPI schema of the whole object (apiVersion, kind, metadata, spec, status ...). */
+  schema: SchemaNode;
+  /**
+   * Values of every selectable field of an object, for field selectors. Always includes
+   * `metadata.name` and (for namespaced kinds) `metadata.namespace`.
+   */
+  selectableFields(obj: SvcObject): Record<string, string>;
+  /** Fills defaults in place (spec only; metadata is the server's). */
+  defaults?(obj: SvcObject): void;
+  /** Kind-specific validation of an object about to be stored (metadata is checked generically). */
+  validate?(obj: SvcObject, old?: SvcObject): FieldError[];
+  /** Watch cache size heuristic for this kind (overridden by --watch-cache-sizes). */
+  watchCacheSize?: number;
+  /** Whether a spec change bumps metadata.generation (true for kinds with spec + status). */
+  tracksGeneration: boolean;
+  /** Whether the kind has a status the main resource's writes must not change (needs 'status' subresource). */
+  hasStatus: boolean;
+}
+
+/** group/version string as it appears in apiVersion: `v1` or `apps/v1`. */
+export function groupVersion(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}

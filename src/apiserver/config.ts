@@ -1,0 +1,76 @@
+/**
+ * The fully resolved configuration of one API server instance.
+ *
+ * `src/cli/apiserver.ts` turns flags into this; tests and the all-in-one mode build it directly.
+ * Every duration is in milliseconds unless the name says otherwise.
+ */
+import type { Logger } from 'pino';
+
+/** TLS material ready for node's `tls`/`http2` servers (PEM text). */
+export interface ServingCertificates {
+  cert: string;
+  key: string;
+  /** Extra certificates chosen by SNI; `names` are exact hosts or `*.domain` wildcards. */
+  sni: { names: string[]; cert: string; key: string }[];
+  /** node's `minVersion` value, e.g. 'TLSv1.2'; undefined leaves node's default. */
+  minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** OpenSSL cipher list derived from --tls-cipher-suites; undefined leaves node's default. */
+  ciphers?: string;
+}
+
+export interface StorageConfig {
+  /** Empty: the embedded engine in `dataDir`. Otherwise etcd v3 endpoints (`https://127.0.0.1:2379`). */
+  servers: string[];
+  /** `group/resource` -> servers (core group written as `/pods`), from --kvstore-servers-overrides. */
+  serversOverrides: Record<string, string[]>;
+  prefix: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  /** Directory of the embedded engine (this project's --data-dir). */
+  dataDir: string;
+  /** 0 disables compaction. */
+  compactionIntervalMs: number;
+  /** 0 disables object-count polling. */
+  countMetricPollPeriodMs: number;
+  mediaType: string;
+}
+
+export interface WatchCacheConfig {
+  enabled: boolean;
+  defaultSize: number;
+  /** `resource` or `resource.group` -> size, from --watch-cache-sizes. */
+  sizes: Record<string, number>;
+}
+
+export interface ApiServerConfig {
+  bindAddress: string;
+  securePort: number;
+  tls: ServingCertificates;
+  /** 0: node's default. */
+  http2MaxStreamsPerConnection: number;
+  storage: StorageConfig;
+  watchCache: WatchCacheConfig;
+  /** 0: no limit. */
+  maxRequestsInflight: number;
+  /** 0: no limit. */
+  maxMutatingRequestsInflight: number;
+  requestTimeoutMs: number;
+  /** Seconds; a watch lives a random time between this and twice this. */
+  minRequestTimeoutSeconds: number;
+  shutdownDelayMs: number;
+  livezGracePeriodMs: number;
+  deleteCollectionWorkers: number;
+  /** Parsed --runtime-config (`api/all`, `apps/v1`, ... -> 'true' | 'false'). */
+  runtimeConfig: Record<string, string>;
+  /** Resolved feature gates (every known gate present). */
+  featureGates: Record<string, boolean>;
+  profiling: boolean;
+  /** Regular expressions; empty disables CORS. */
+  corsAllowedOrigins: string[];
+  /** Continue-token lifetime (default 5 minutes). */
+  continueTokenTtlMs: number;
+  /** Version reported by /version. */
+  version: { major: string; minor: string; gitVersion: string };
+  logger: Logger;
+}
