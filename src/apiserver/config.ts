@@ -5,6 +5,7 @@
  * Every duration is in milliseconds unless the name says otherwise.
  */
 import type { Logger } from 'pino';
+import type { Request, Response } from './http.js';
 
 /** TLS material ready for node's `tls`/`http2` servers (PEM text). */
 export interface ServingCertificates {
@@ -73,4 +74,9 @@ export interface ApiServerConfig {
   /** Version reported by /version. */
   version: { major: string; minor: string; gitVersion: string };
   logger: Logger;
+  /**
+   * Extra non-resource handlers tried before the 404 (e.g. /debug/pprof/ from the daemon's
+   * --profiling). Each returns true when it handled the request.
+   */
+  extraHandlers?: ((req: Request, res: Response) => Promise<boolean>)[];
 }

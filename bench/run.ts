@@ -1,0 +1,177 @@
+/**
+ * `npm run bench`: starts the real apiserver, measures creates, gets, lists, watch delivery and
+ * memory with 100,000 ConfigMaps, then the same client against a bare Node.js HTTPS server (the
+ * ceiling), and writes docs/benchmarks.md. Options (flag or environment):
+ *   --quick    | BENCH_QUICK=1    skip the 100,000-ConfigMap memory step
+ *   --cpu-prof | BENCH_PROFILE=1  run the apiserver under `node --cpu-prof`; report goes beside the profile
+ *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, type LoadResult } from './load.js';
+import { measureCeiling } from './measure-ceiling.js';
+import { configMapBody, createNamespace, measureCreates } from './measure-creates.js';
+import { measureGets } from './measure-gets.js';
+import { measureLists, measureSizedCeiling } from './measure-lists.js';
+import { measureRss, type RssResult } from './measure-rss.js';
+import { measureWatchFanout, type WatchOptions } from './measure-watch.js';
+import { renderProfileSummary, summarizeCpuProfile } from './profile-summary.js';
+import { type BenchFigures, type BenchSettings, machineInfo, renderReport } from './report.js';
+import { ROOT, startApiServer, startBareServer } from './server-process.js';
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
+const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
+
+const CONCURRENCY = 32;
+const WARMUP_CREATES = 1_000;
+const WATCH_WARMUP = 10;
+const settings: BenchSettings = {
+  concurrency: CONCURRENCY,
+  createCount: 5_000,
+  getDurationMs: 5_000,
+  listItems: 5_000,
+  listChunk: 500,
+  listRuns: 10,
+  watchers: 100,
+  watchWrites: 200,
+  watchGapMs: 5,
+  rssCount: 100_000,
+  rssSettleMs: 10_000,
+  dataDir: '',
+};
+
+const log = (msg: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+const rate = (r: LoadResult) => `${Math.round(r.perSecond)}/s p50 ${r.p50Ms.toFixed(2)} ms p99 ${r.p99Ms.toFixed(2)} ms (${r.requests} in ${r.seconds.toFixed(1)} s)`;
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+
+const startedAt = new Date();
+const parent = process.env.BENCH_DATA_DIR ?? tmpdir();
+mkdirSync(parent, { recursive: true });
+const work = mkdtempSync(join(parent, 'svc-bench-'));
+const dataDir = join(work, 'data');
+const certDir = join(work, 'certs');
+settings.dataDir = dataDir;
+const profileDir = profile ? mkdtempSync(join(tmpdir(), 'svc-bench-profile-')) : undefined;
+
+function watchOptions(pool: WatchOptions['writePool'], watchPool: WatchOptions['watchPool'], watchPath: string, writePath: string, namespace: string): WatchOptions {
+  return {
+    writePool: pool,
+    watchPool,
+    watchPath,
+    writePath,
+    writeBody: (name) => configMapBody(namespace, name),
+    watchers: settings.watchers,
+    warmupWrites: WATCH_WARMUP,
+    writes: settings.watchWrites,
+    gapMs: settings.watchGapMs,
+    attachWaitMs: 3_000,
+    timeoutMs: 10_000,
+  };
+}
+
+async function main(): Promise<void> {
+  log(`apiserver: data ${dataDir}${profileDir ? `, CPU profile to ${profileDir}` : ''}`);
+  const api = await startApiServer({ dataDir, certDir, profileDir });
+  let figures: Partial<BenchFigures>;
+  try {
+    const pool = api.pool(CONCURRENCY);
+    const rssAtStartBytes = api.rssBytes();
+    for (const ns of ['bench-warmup', 'bench', 'bench-watch', 'bench-memory']) await createNamespace(pool, ns);
+
+    log('warm-up');
+    await measureCreates(pool, { namespace: 'bench-warmup', prefix: 'cm', count: WARMUP_CREATES, concurrency: CONCURRENCY });
+    await measureGets(pool, { namespace: 'bench-warmup', prefix: 'cm', count: WARMUP_CREATES, concurrency: CONCURRENCY, durationMs: 2_000 });
+
+    const creates = await measureCreates(pool, { namespace: 'bench', prefix: 'cm', count: settings.createCount, concurrency: CONCURRENCY });
+    log(`creates: ${rate(creates)}`);
+    const gets = await measureGets(pool, { namespace: 'bench', prefix: 'cm', count: settings.createCount, concurrency: CONCURRENCY, durationMs: settings.getDurationMs });
+    log(`gets: ${rate(gets)}`);
+    const lists = await measureLists(pool, {
+      path: '/api/v1/namespaces/bench/configmaps',
+      expectItems: settings.listItems,
+      chunkSize: settings.listChunk,
+      warmupRuns: 2,
+      runs: settings.listRuns,
+    });
+    log(`lists: whole ${lists.wholeMs.toFixed(1)} ms (${lists.wholeBytes} bytes), ${lists.chunks} chunks ${lists.chunkedMs.toFixed(1)} ms`);
+
+    const rv = (JSON.parse((await call(pool, 'GET', '/api/v1/namespaces/bench-watch/configmaps?limit=1')).text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    const watchPool = api.pool(settings.watchers + 4);
+    const watch = await measureWatchFanout(
+      watchOptions(pool, watchPool, `/api/v1/namespaces/bench-watch/configmaps?watch=1&resourceVersion=${rv}`, '/api/v1/namespaces/bench-watch/configmaps', 'bench-watch'),
+    );
+    await watchPool.destroy();
+    log(`watch: p50 ${watch.p50Ms.toFixed(2)} ms p99 ${watch.p99Ms.toFixed(2)} ms max ${watch.maxMs.toFixed(2)} ms`);
+
+    const rssAfterSmallStepsBytes = api.rssBytes();
+    let rss: RssResult | undefined;
+    if (!quick) {
+      const stored = WARMUP_CREATES + settings.createCount + WATCH_WARMUP + settings.watchWrites;
+      log(`memory: creating ${settings.rssCount - stored} ConfigMaps (up to ${settings.rssCount} stored)`);
+      rss = await measureRss(api, pool, {
+        namespace: 'bench-memory',
+        prefix: 'cm',
+        count: settings.rssCount - stored,
+        concurrency: CONCURRENCY,
+        settleMs: settings.rssSettleMs,
+      });
+      log(`memory: ${rate(rss.create)}; RSS ${mib(rss.rssBytes)} (peak ${mib(rss.peakRssBytes)})`);
+    }
+    figures = { creates, gets, lists, watch, rss, rssAtStartBytes, rssAfterSmallStepsBytes };
+  } catch (err) {
+    console.error(api.output().slice(-4000));
+    throw err;
+  } finally {
+    const code = await api.stop();
+    log(`apiserver stopped (exit ${code})`);
+  }
+
+  log('ceiling: bare Node.js HTTPS server');
+  const bare = await startBareServer(join(certDir, 'apiserver.crt'), join(certDir, 'apiserver.key'));
+  try {
+    const pool = bare.pool(CONCURRENCY);
+    const ceiling = await measureCeiling(pool, { concurrency: CONCURRENCY, warmupMs: 1_000, durationMs: settings.getDurationMs });
+    log(`ceiling: GET ${rate(ceiling.get)}; POST ${rate(ceiling.post)}`);
+    const l = figures.lists!;
+    const ceilingLists = await measureSizedCeiling(pool, { wholeBytes: l.wholeBytes, chunks: l.chunks, chunkedBytes: l.chunkedBytes, warmupRuns: 2, runs: settings.listRuns });
+    const watchPool = bare.pool(settings.watchers + 4);
+    const ceilingWatch = await measureWatchFanout(watchOptions(pool, watchPool, '/watch', '/watch', 'bench'));
+    await watchPool.destroy();
+    log(`ceiling: list ${ceilingLists.wholeMs.toFixed(1)} ms, chunks ${ceilingLists.chunkedMs.toFixed(1)} ms; watch p50 ${ceilingWatch.p50Ms.toFixed(2)} ms p99 ${ceilingWatch.p99Ms.toFixed(2)} ms`);
+    figures = { ...figures, ceiling, ceilingLists, ceilingWatch, bareRssBytes: bare.rssBytes() };
+  } finally {
+    await bare.stop();
+  }
+
+  const report = renderReport({
+    ...(figures as BenchFigures),
+    startedAt,
+    durationS: (Date.now() - startedAt.getTime()) / 1000,
+    machine: machineInfo(),
+    command: `${quick ? 'BENCH_QUICK=1 ' : ''}${profile ? 'BENCH_PROFILE=1 ' : ''}npm run bench`,
+    quick,
+    profileDir,
+    settings,
+  });
+
+  if (profileDir) {
+    const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+    let summary = 'No .cpuprofile was written (did the apiserver exit gracefully?).';
+    if (files[0]) summary = renderProfileSummary(summarizeCpuProfile(join(profileDir, files[0]), 25));
+    writeFileSync(join(profileDir, 'benchmarks.md'), `${report}\n## CPU profile of the apiserver\n\n${summary}\n`);
+    console.log(summary);
+    log(`profiled run: report and profile in ${profileDir} (docs/benchmarks.md left as it was)`);
+  } else {
+    writeFileSync(join(ROOT, 'docs', 'benchmarks.md'), report);
+    log('wrote docs/benchmarks.md');
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  rmSync(work, { recursive: true, force: true });
+  process.exit(1);
+});

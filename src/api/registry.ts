@@ -1,0 +1,229 @@
+/**
+ * The list of built-in kinds and the registry the server looks kinds up in, with `--runtime-config`
+ * deciding which group/versions (and, rarely, single resources) are served.
+ *
+ * --runtime-config keys: `api/all`, `api/ga`, `api/beta`, `api/alpha`, `api/legacy` (the core v1,
+ * deprecated), `v1` or `api/v1` (core), `<group>/<version>`, `<group>/<version>/<resource>`; values
+ * `true`, `false` or empty (= true). Broad keys apply first, then group/versions, then resources,
+ * so a specific key always wins over a broad one whatever the order given. Unknown keys throw.
+ */
+import type { ResourceDefinition } from './types.js';
+import {
+  certificateSigningRequestDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
+  cronJobDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition, endpointsDefinition, eventDefinition,
+  horizontalPodAutoscalerDefinition, jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, nodeDefinition,
+  persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, replicaSetDefinition,
+  replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition, secretDefinition,
+  serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
+} from './kinds/index.js';
+
+const BUILTIN: readonly ResourceDefinition[] = [
+  namespaceDefinition, podDefinition, nodeDefinition, serviceDefinition, endpointsDefinition, configMapDefinition, secretDefinition,
+  serviceAccountDefinition, eventDefinition, replicationControllerDefinition, persistentVolumeDefinition, persistentVolumeClaimDefinition,
+  resourceQuotaDefinition, limitRangeDefinition,
+  deploymentDefinition, replicaSetDefinition, statefulSetDefinition, daemonSetDefinition, controllerRevisionDefinition,
+  jobDefinition, cronJobDefinition,
+  leaseDefinition, endpointSliceDefinition, podDisruptionBudgetDefinition, horizontalPodAutoscalerDefinition,
+  roleDefinition, roleBindingDefinition, clusterRoleDefinition, clusterRoleBindingDefinition,
+  certificateSigningRequestDefinition,
+];
+
+/** Every built-in kind's definition (a new array each call; the definitions are shared). */
+export function builtinResources(): ResourceDefinition[] {
+  return [...BUILTIN];
+}
+
+export type VersionStage = 'ga' | 'beta' | 'alpha';
+
+/** v1 -> ga, v1beta1 -> beta, v2alpha1 -> alpha. */
+export function versionStage(version: string): VersionStage {
+  if (/^v\d+alpha\d+$/.test(version)) return 'alpha';
+  if (/^v\d+beta\d+$/.test(version)) return 'beta';
+  return 'ga';
+}
+
+/** Orders versions the established way: GA before beta before alpha, higher numbers first. */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string): [number, number, number] => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return [-1, 0, 0];
+    const stage = m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2;
+    return [stage, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const [sa, ma, na] = parse(a);
+  const [sb, mb, nb] = parse(b);
+  return sb - sa || mb - ma || nb - na || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** Discovery order of groups (the established server's priority list, in our names). */
+const GROUP_ORDER = [
+  '', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
+  'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
+  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io',
+];
+
+export interface GroupVersionRef {
+  group: string;
+  version: string;
+}
+
+export interface ApiGroupInfo {
+  /** '' for the core group. */
+  name: string;
+  /** Enabled versions, preferred first. */
+  versions: string[];
+  preferredVersion: string;
+}
+
+const gvKey = (group: string, version: string): string => (group ? `${group}/${version}` : version);
+
+function parseBool(key: string, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (v === '' || v === 'true') return true;
+  if (v === 'false') return false;
+  throw new Error(`--runtime-config: invalid value ${JSON.stringify(value)} for key ${JSON.stringify(key)}: must be true or false`);
+}
+
+export class ResourceRegistry {
+  private readonly defs: readonly ResourceDefinition[];
+  private readonly enabledGV = new Set<string>();
+  private readonly disabledResources = new Set<string>();
+  private readonly enabledResourcesSet = new Set<string>();
+
+  /** Throws an Error naming the key for unknown keys or values (a startup configuration error). */
+  constructor(defs: readonly ResourceDefinition[], runtimeConfig: Record<string, string> = {}) {
+    const seen = new Set<string>();
+    for (const d of defs) {
+      const k = `${gvKey(d.group, d.version)}/${d.plural}`;
+      if (seen.has(k)) throw new Error(`duplicate resource definition ${k}`);
+      seen.add(k);
+    }
+    this.defs = [...defs];
+    this.applyRuntimeConfig(runtimeConfig);
+  }
+
+  private allGroupVersions(): GroupVersionRef[] {
+    const out = new Map<string, GroupVersionRef>();
+    for (const d of this.defs) out.set(gvKey(d.group, d.version), { group: d.group, version: d.version });
+    return [...out.values()];
+  }
+
+  private applyRuntimeConfig(rc: Record<string, string>): void {
+    const all = this.allGroupVersions();
+    // Default: GA and beta on, alpha off.
+    for (const gv of all) if (versionStage(gv.version) !== 'alpha') this.enabledGV.add(gvKey(gv.group, gv.version));
+    const broad: [string, boolean][] = [];
+    const specific: [string, boolean][] = [];
+    const resources: [string, boolean][] = [];
+    const known = new Set(all.map((gv) => gvKey(gv.group, gv.version)));
+    for (const [rawKey, rawValue] of Object.entries(rc)) {
+      const key = rawKey.trim();
+      const on = parseBool(key, rawValue);
+      if (key === 'api/all' || key === 'api/ga' || key === 'api/beta' || key === 'api/alpha') broad.push([key, on]);
+      else if (key === 'api/legacy' || key === 'api/v1' || key === 'v1') specific.push(['v1', on]);
+      else if (known.has(key)) specific.push([key, on]);
+      else if (this.defs.some((d) => `${gvKey(d.group, d.version)}/${d.plural}` === key)) resources.push([key, on]);
+      else {
+        throw new Error(
+          `--runtime-config: unknown key ${JSON.stringify(key)}: expected api/all, api/ga, api/beta, api/alpha, api/legacy, v1, ` +
+            `<group>/<version> or <group>/<version>/<resource>; known group/versions: ${[...known].sort().join(', ')}`,
+        );
+      }
+    }
+    // "all" first, then stage selectors, so api/all=false,api/ga=true enables exactly GA.
+    broad.sort(([a], [b]) => (a === 'api/all' ? -1 : b === 'api/all' ? 1 : 0));
+    for (const [key, on] of broad) {
+      for (const gv of all) {
+        const stage = versionStage(gv.version);
+        if (key === 'api/all' || key === `api/${stage}`) {
+          if (on) this.enabledGV.add(gvKey(gv.group, gv.version));
+          else this.enabledGV.delete(gvKey(gv.group, gv.version));
+        }
+      }
+    }
+    for (const [key, on] of specific) {
+      if (on) this.enabledGV.add(key);
+      else this.enabledGV.delete(key);
+    }
+    for (const [key, on] of resources) {
+      if (on) {
+        this.enabledResourcesSet.add(key);
+        this.disabledResources.delete(key);
+      } else {
+        this.disabledResources.add(key);
+        this.enabledResourcesSet.delete(key);
+      }
+    }
+  }
+
+  private isEnabled(d: ResourceDefinition): boolean {
+    const k = `${gvKey(d.group, d.version)}/${d.plural}`;
+    if (this.disabledResources.has(k)) return false;
+    return this.enabledResourcesSet.has(k) || this.enabledGV.has(gvKey(d.group, d.version));
+  }
+
+  /** Every definition, enabled or not. */
+  allResources(): ResourceDefinition[] {
+    return [...this.defs];
+  }
+
+  /** The definitions served under the current --runtime-config. */
+  enabledResources(): ResourceDefinition[] {
+    return this.defs.filter((d) => this.isEnabled(d));
+  }
+
+  /** Group/versions with at least one served resource. */
+  enabledGroupVersions(): GroupVersionRef[] {
+    const out = new Map<string, GroupVersionRef>();
+    for (const d of this.enabledResources()) out.set(gvKey(d.group, d.version), { group: d.group, version: d.version });
+    return [...out.values()];
+  }
+
+  lookup(group: string, version: string, plural: string): ResourceDefinition | undefined {
+    return this.defs.find((d) => d.group === group && d.version === version && d.plural === plural && this.isEnabled(d));
+  }
+
+  byKind(group: string, version: string, kind: string): ResourceDefinition | undefined {
+    return this.defs.find((d) => d.group === group && d.version === version && d.kind === kind && this.isEnabled(d));
+  }
+
+  /**
+   * Resolves what a user types (`po`, `pods`, `pod`, `deployments.apps`) to served definitions,
+   * preferred versions first.
+   */
+  resolveName(name: string): ResourceDefinition[] {
+    const n = name.toLowerCase();
+    const dot = n.indexOf('.');
+    const base = dot >= 0 ? n.slice(0, dot) : n;
+    const group = dot >= 0 ? n.slice(dot + 1) : undefined;
+    const preferred = new Map(this.groups().map((g) => [g.name, g.versions]));
+    return this.enabledResources()
+      .filter((d) => (group === undefined || d.group === group) && (d.plural === base || d.singular === base || d.shortNames.includes(base)))
+      .sort((a, b) => (preferred.get(a.group) ?? []).indexOf(a.version) - (preferred.get(b.group) ?? []).indexOf(b.version));
+  }
+
+  /** Served groups in discovery order ('' = core first), each with its versions, preferred first. */
+  groups(): ApiGroupInfo[] {
+    const byGroup = new Map<string, Set<string>>();
+    for (const gv of this.enabledGroupVersions()) {
+      let s = byGroup.get(gv.group);
+      if (!s) byGroup.set(gv.group, (s = new Set()));
+      s.add(gv.version);
+    }
+    const rank = (g: string): number => {
+      const i = GROUP_ORDER.indexOf(g);
+      return i >= 0 ? i : GROUP_ORDER.length;
+    };
+    return [...byGroup.entries()]
+      .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, vs]) => {
+        const versions = [...vs].sort(compareVersions);
+        return { name, versions, preferredVersion: versions[0]! };
+      });
+  }
+
+  /** Served definitions of one group/version. */
+  resourcesFor(group: string, version: string): ResourceDefinition[] {
+    return this.enabledResources().filter((d) => d.group === group && d.version === version);
+  }
+}

@@ -1,0 +1,5 @@
+export * from './field-errors.js';
+export * from './names.js';
+export * from './quantity.js';
+export * from './object-meta.js';
+export * from './schema.js';

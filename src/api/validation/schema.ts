@@ -1,0 +1,133 @@
+/**
+ * Checks an object against its kind's OpenAPI schema with ajv: JSON types, bounds and patterns.
+ * Unknown fields of structural (non-preserving) objects are dropped silently, as established servers
+ * do for built-in kinds; type mismatches become 422 field errors with the field's path.
+ *
+ * Validators are compiled lazily per definition and cached (definitions are long-lived).
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FieldError } from '../status.js';
+import type { ResourceDefinition, SchemaNode, SvcObject } from '../types.js';
+import { invalidValue, notSupported, required, tooLong, typeInvalid } from './field-errors.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * SchemaNode -> plain JSON schema for ajv: every typed node also accepts null (the established
+ * decoders read null as "unset"), int-or-string becomes a union, structural objects forbid extra
+ * properties so `removeAdditional` drops them, and our `x-svc-*` markers are left out.
+ */
+export function toAjvSchema(node: SchemaNode): JsonSchema {
+  const out: JsonSchema = {};
+  if (node['x-svc-int-or-string']) out['type'] = ['integer', 'string', 'null'];
+  else if (node.type) out['type'] = [node.type, 'null'];
+  if (node.enum) out['enum'] = [...node.enum, null];
+  if (node.minimum !== undefined) out['minimum'] = node.minimum;
+  if (node.maximum !== undefined) out['maximum'] = node.maximum;
+  if (node.maxLength !== undefined) out['maxLength'] = node.maxLength;
+  if (node.pattern !== undefined) out['pattern'] = node.pattern;
+  if (node.required?.length) out['required'] = [...node.required];
+  if (node.items) out['items'] = toAjvSchema(node.items);
+  if (node.properties) {
+    const props: Record<string, JsonSchema> = {};
+    for (const [k, v] of Object.entries(node.properties)) props[k] = toAjvSchema(v);
+    out['properties'] = props;
+    if (!node['x-svc-preserve-unknown-fields'] && node.additionalProperties === undefined) out['additionalProperties'] = false;
+  }
+  if (node.additionalProperties !== undefined) {
+    out['additionalProperties'] = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : toAjvSchema(node.additionalProperties);
+  }
+  return out;
+}
+
+const ajv = new Ajv({ allErrors: true, removeAdditional: true, strict: false, verbose: true, validateFormats: false });
+const compiled = new WeakMap<ResourceDefinition, ValidateFunction>();
+
+function validatorFor(def: ResourceDefinition): ValidateFunction {
+  let v = compiled.get(def);
+  if (!v) {
+    v = ajv.compile(toAjvSchema(def.schema));
+    compiled.set(def, v);
+  }
+  return v;
+}
+
+function decodePointer(p: string): string[] {
+  if (!p) return [];
+  return p
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** JSON pointer -> established field path: `.field`, `[index]` for lists, `[key]` for maps. */
+function fieldPath(root: unknown, schema: SchemaNode, pointer: string, extra?: string): string {
+  const segs = decodePointer(pointer);
+  if (extra !== undefined) segs.push(extra);
+  let path = '';
+  let data: unknown = root;
+  let node: SchemaNode | undefined = schema;
+  for (const s of segs) {
+    if (Array.isArray(data)) {
+      path += `[${s}]`;
+      node = node?.items;
+    } else if (node?.properties?.[s] !== undefined || node?.additionalProperties === undefined || typeof node.additionalProperties === 'boolean') {
+      path += path ? `.${s}` : s;
+      node = node?.properties?.[s];
+    } else {
+      path += `[${s}]`;
+      node = node.additionalProperties;
+    }
+    data = data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[s] : undefined;
+  }
+  return path;
+}
+
+function toFieldError(def: ResourceDefinition, obj: unknown, e: ErrorObject): FieldError | undefined {
+  const field = fieldPath(obj, def.schema, e.instancePath, e.keyword === 'required' ? String((e.params as { missingProperty: string }).missingProperty) : undefined);
+  switch (e.keyword) {
+    case 'type': {
+      const want = (e.params as { type: string | string[] }).type;
+      const types = (Array.isArray(want) ? want : String(want).split(',')).filter((t) => t !== 'null');
+      const got = Array.isArray(e.data) ? 'array' : e.data === null ? 'null' : typeof e.data;
+      return typeInvalid(field, e.data, `must be of type ${types.join(' or ')}, not ${got}`);
+    }
+    case 'required':
+      return required(field);
+    case 'enum':
+      return notSupported(field, e.data, ((e.params as { allowedValues: unknown[] }).allowedValues ?? []).filter((x) => x !== null).map(String));
+    case 'maxLength':
+      return tooLong(field, (e.params as { limit: number }).limit);
+    case 'minimum':
+      return invalidValue(field, e.data, `must be greater than or equal to ${(e.params as { limit: number }).limit}`);
+    case 'maximum':
+      return invalidValue(field, e.data, `must be less than or equal to ${(e.params as { limit: number }).limit}`);
+    case 'pattern':
+      return invalidValue(field, e.data, `must match the regular expression '${(e.params as { pattern: string }).pattern}'`);
+    case 'additionalProperties':
+      return undefined;
+    default:
+      return invalidValue(field, e.data, e.message ?? 'is invalid');
+  }
+}
+
+/**
+ * Validates (and prunes unknown fields from) `obj` in place against the kind's schema.
+ * Returns field errors for type mismatches and violated bounds.
+ */
+export function validateAgainstSchema(def: ResourceDefinition, obj: SvcObject): FieldError[] {
+  const validate = validatorFor(def);
+  if (validate(obj)) return [];
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of validate.errors ?? []) {
+    const fe = toFieldError(def, obj, e);
+    if (!fe) continue;
+    const key = `${fe.field}\u0000${fe.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(fe);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,162 @@
+/**
+ * WATCH: a chunked stream of JSON events, one per line, served from the watch cache (or the store
+ * when the cache is off), under the watch table of the spec:
+ * unset = send the current state as ADDED then changes, 0 = the same from any (cached) state,
+ * N = every change after N (410 ERROR event when N is older than the retained history).
+ *
+ * Selectors are applied to the old and new object of each change, so an object moving into the
+ * selection arrives as ADDED and one moving out as DELETED.
+ */
+import type { SvcObject } from '../../api/types.js';
+import { gone, type Status, toStatusError } from '../../api/status.js';
+import { CompactedError, type KVEvent } from '../../storage/types.js';
+import type { CacheEvent } from '../../storage/watch-cache.js';
+import { decodeFromStorage } from '../stored-object.js';
+import { parseResourceVersion } from '../resource-store.js';
+import { boolParam, intParam, type RequestScope } from '../scope.js';
+import { filterFromQuery } from '../selectors.js';
+
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+interface Change {
+  type: EventType;
+  key: string;
+  revision: number;
+  object: SvcObject;
+  json: Buffer;
+  prevObject?: SvcObject;
+}
+
+const frames = new WeakMap<Buffer, Map<EventType, Buffer>>();
+
+/** `{"type":T,"object":...}\n`, built once per change and type however many watchers send it. */
+function frame(type: EventType, json: Buffer): Buffer {
+  let byType = frames.get(json);
+  if (!byType) frames.set(json, (byType = new Map()));
+  let f = byType.get(type);
+  if (!f) {
+    f = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), json, Buffer.from('}\n')]);
+    byType.set(type, f);
+  }
+  return f;
+}
+
+/** Default interval between bookmarks when the client allows them. */
+export const BOOKMARK_INTERVAL_MS = 10_000;
+
+export async function handleWatch(s: RequestScope): Promise<void> {
+  const { store, info, res, services } = s;
+  const filter = filterFromQuery(s.def, s.query);
+  const bookmarks = boolParam(s.query, 'allowWatchBookmarks');
+  const timeoutSeconds = intParam(s.query, 'timeoutSeconds');
+  const rv = parseResourceVersion(s.query.get('resourceVersion') ?? undefined);
+  const scope = store.keys.scope(info.namespace);
+  const nameKey = filter.exactName !== undefined ? store.keys.key(info.namespace, filter.exactName) : undefined;
+  const inScope = (key: string) => (nameKey ? key === nameKey : key.startsWith(scope));
+  const matches = (o: SvcObject | undefined) => o !== undefined && (!filter.matches || filter.matches(o));
+
+  const minTimeout = services.config.minRequestTimeoutSeconds;
+  const lifetimeMs =
+    timeoutSeconds !== undefined ? timeoutSeconds * 1000 : (minTimeout + Math.random() * minTimeout) * 1000;
+
+  // Resolve the starting point before the headers go out, so errors (400/504) are ordinary responses.
+  let initial: { items: { key: string; object: SvcObject; json: Buffer }[]; revision: number } | undefined;
+  let after: number;
+  if (rv === undefined || rv === 0) {
+    const list = await store.list({ namespace: info.namespace, resourceVersion: rv === 0 ? '0' : undefined, filtered: false });
+    initial = { items: list.items.filter((v) => inScope(v.key)), revision: list.revision };
+    after = list.revision;
+  } else {
+    after = rv;
+  }
+
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  const socket = (s.req as { socket?: { setNoDelay?: (v: boolean) => void } }).socket;
+  socket?.setNoDelay?.(true);
+  let lastSent = after;
+  let closed = false;
+  const write = (buf: Buffer) => {
+    if (!closed) res.write(buf);
+  };
+  if (initial) {
+    for (const item of initial.items) if (matches(item.object)) write(frame('ADDED', item.json));
+  }
+
+  const deliver = (changes: Change[]) => {
+    for (const c of changes) {
+      if (c.revision <= lastSent) continue;
+      lastSent = c.revision;
+      if (!inScope(c.key)) continue;
+      const now = matches(c.type === 'DELETED' ? undefined : c.object);
+      const before = c.type === 'ADDED' ? false : matches(c.type === 'DELETED' ? c.object : c.prevObject);
+      if (c.type === 'DELETED') {
+        if (before) write(frame('DELETED', c.json));
+      } else if (now && (before || c.type === 'ADDED')) write(frame(c.type, c.json));
+      else if (now) write(frame('ADDED', c.json));
+      else if (before) write(frame('DELETED', c.json));
+    }
+  };
+
+  const fail = (err: unknown) => {
+    const status: Status =
+      err instanceof CompactedError ? gone(`too old resource version: ${err.requested} (${err.compacted})`).status : toStatusError(err).status;
+    write(Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
+    finish();
+  };
+
+  let handle: { close(): void } | undefined;
+  let bookmarkTimer: NodeJS.Timeout | undefined;
+  let lifeTimer: NodeJS.Timeout | undefined;
+  let unregister: () => void = () => {};
+  const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
+  const sendBookmark = () => {
+    const revision = store.cache ? Math.max(store.cache.revision, lastSent) : lastSent;
+    write(
+      Buffer.from(
+        `${JSON.stringify({ type: 'BOOKMARK', object: { kind: s.def.kind, apiVersion, metadata: { resourceVersion: String(revision) } } })}\n`,
+      ),
+    );
+  };
+  function finish() {
+    if (closed) return;
+    if (bookmarks && handle) sendBookmark();
+    closed = true;
+    handle?.close();
+    clearInterval(bookmarkTimer);
+    clearTimeout(lifeTimer);
+    unregister();
+    if (!res.writableEnded) res.end();
+  }
+
+  try {
+    if (store.cache) {
+      handle = store.cache.watch(
+        after,
+        (events: CacheEvent[]) => deliver(events),
+        (err) => fail(err),
+      );
+    } else {
+      handle = store.kv.watch(store.keys.resourcePrefix, after, {
+        onEvents: (events: KVEvent[]) => deliver(events.map((e) => toChange(e))),
+        onError: (err) => fail(err),
+      });
+    }
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  unregister = services.watches.add({ resource: s.def.plural, end: finish });
+  lifeTimer = setTimeout(finish, lifetimeMs);
+  if (bookmarks) bookmarkTimer = setInterval(sendBookmark, BOOKMARK_INTERVAL_MS);
+  s.req.on('close', finish);
+  res.on('close', finish);
+}
+
+function toChange(e: KVEvent): Change {
+  const type: EventType = e.type === 'delete' ? 'DELETED' : e.prevModRevision === 0 ? 'ADDED' : 'MODIFIED';
+  const object = decodeFromStorage(e.value, e.type === 'delete' ? e.modRevision : e.modRevision);
+  const json = Buffer.from(JSON.stringify(object));
+  const change: Change = { type, key: e.key, revision: e.modRevision, object, json };
+  if (e.prevValue) change.prevObject = decodeFromStorage(e.prevValue, e.prevModRevision);
+  return change;
+}

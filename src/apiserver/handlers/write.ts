@@ -1,0 +1,149 @@
+/**
+ * CREATE, UPDATE (PUT) and the guaranteed-update loop PATCH and the subresources share.
+ *
+ * Order for every write: decode -> type/namespace checks -> mutating admission -> server metadata
+ * and defaults -> validation -> validating admission -> storage (skipped by dryRun=All).
+ */
+import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
+import type { ResourceDefinition, SvcObject } from '../../api/types.js';
+import { decodeBody, OBJECT_MEDIA_TYPES } from '../../codec/body.js';
+import { ConflictError } from '../../storage/types.js';
+import { readBody, writeJson } from '../http.js';
+import {
+  asObject,
+  checkTypeMeta,
+  generatedName,
+  prepareForCreate,
+  prepareForUpdate,
+  reconcileNamespace,
+  validateOrThrow,
+} from '../object-rules.js';
+import type { ObjectView, ResourceStore } from '../resource-store.js';
+import { isDryRun, type RequestScope } from '../scope.js';
+
+export async function readObjectBody(s: RequestScope, expectedKind?: string): Promise<SvcObject> {
+  const body = await readBody(s.req);
+  const obj = asObject(decodeBody(s.req.headers['content-type'], body, OBJECT_MEDIA_TYPES));
+  checkTypeMeta(s.def, obj, expectedKind);
+  return obj;
+}
+
+export async function handleCreate(s: RequestScope): Promise<void> {
+  if (s.info.name) throw badRequest(`POST is not allowed on a single ${s.def.singular}; use PUT to replace it`);
+  const dryRun = isDryRun(s.query);
+  const obj = await readObjectBody(s);
+  const view = await createObject(s, obj, dryRun);
+  writeJson(s.res, 201, view.json);
+}
+
+/** Shared by POST and by apply/update paths that create an absent object. */
+export async function createObject(s: RequestScope, obj: SvcObject, dryRun: boolean): Promise<ObjectView> {
+  reconcileNamespace(s.def, obj, s.info.namespace);
+  const { services, def, store } = s;
+  const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun };
+  const generated = !obj.metadata.name && !!obj.metadata.generateName;
+  await services.admission.mutate(attrs);
+  prepareForCreate(def, obj, services.now());
+  validateOrThrow(def, obj);
+  attrs.name = obj.metadata.name!;
+  await services.admission.validate(attrs);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await store.create(obj, dryRun);
+    } catch (err) {
+      // A generated name that happens to exist: pick another (the client never chose it).
+      if (generated && attempt < 5 && err instanceof StatusError && err.reason === 'AlreadyExists') {
+        obj.metadata.name = generatedName(obj.metadata.generateName!);
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+export interface UpdateOutcome {
+  view: ObjectView;
+  /** True when the write removed the object (last finalizer gone while deleting). */
+  deleted: boolean;
+}
+
+/**
+ * Reads the current object, lets `mutate` produce the next one, and writes it with a precondition on
+ * the version read, retrying on a concurrent change unless the caller pinned a resourceVersion.
+ */
+export async function guaranteedUpdate(
+  s: RequestScope,
+  mutate: (current: SvcObject) => Promise<SvcObject> | SvcObject,
+  opts: { dryRun: boolean; subresource: string },
+): Promise<UpdateOutcome> {
+  const { store, def, info, services } = s;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const current = await store.getForUpdate(info.namespace, info.name);
+    if (!current) throw notFound({ group: def.group, resource: def.plural, name: info.name });
+    const next = await mutate(structuredClone(current.object) as SvcObject);
+    const pinned = next.metadata.resourceVersion;
+    if (pinned !== undefined && pinned !== '' && pinned !== current.object.metadata.resourceVersion) {
+      throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun };
+    await services.admission.mutate(attrs);
+    validateOrThrow(def, next, current.object);
+    await services.admission.validate(attrs);
+    try {
+      const m = next.metadata;
+      if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !isNamespaceAwaitingFinalize(def, next)) {
+        await store.remove(current, opts.dryRun);
+        return { view: current, deleted: true };
+      }
+      if (sameContent(next, current.object)) return { view: current, deleted: false };
+      return { view: await store.replace(next, current.revision, opts.dryRun), deleted: false };
+    } catch (err) {
+      if (err instanceof ConflictError && !(pinned !== undefined && pinned !== '')) continue;
+      throw store.mapStorageError(err, info.name);
+    }
+  }
+  throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'too many concurrent changes; retry');
+}
+
+function isNamespaceAwaitingFinalize(def: ResourceDefinition, obj: SvcObject): boolean {
+  if (def.group !== '' || def.plural !== 'namespaces') return false;
+  return ((obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length > 0;
+}
+
+function sameContent(a: SvcObject, b: SvcObject): boolean {
+  const strip = (o: SvcObject) => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+  return strip(a) === strip(b);
+}
+
+export async function handleUpdate(s: RequestScope): Promise<void> {
+  const dryRun = isDryRun(s.query);
+  const body = await readObjectBody(s);
+  if (body.metadata.name !== undefined && body.metadata.name !== s.info.name) {
+    throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${s.info.name})`);
+  }
+  body.metadata.name = s.info.name;
+  reconcileNamespace(s.def, body, s.info.namespace);
+  const out = await guaranteedUpdate(
+    s,
+    (current) => {
+      const next = structuredClone(body) as SvcObject;
+      prepareForUpdate(s.def, next, current);
+      keepNamespaceFinalizers(s.def, next, current);
+      return next;
+    },
+    { dryRun, subresource: '' },
+  );
+  writeJson(s.res, 200, out.view.json);
+}
+
+/** A namespace's spec.finalizers only change through its `finalize` subresource. */
+export function keepNamespaceFinalizers(def: ResourceDefinition, next: SvcObject, current: SvcObject): void {
+  if (def.group !== '' || def.plural !== 'namespaces') return;
+  const spec = (next.spec ?? {}) as { finalizers?: string[] };
+  const old = (current.spec ?? {}) as { finalizers?: string[] };
+  if (old.finalizers) spec.finalizers = [...old.finalizers];
+  else delete spec.finalizers;
+  next.spec = spec;
+}
+
+export type { ResourceStore };

@@ -1,0 +1,84 @@
+/**
+ * The small HTTP surface shared by every handler: one request/response type for HTTP/1.1 and
+ * HTTP/2, body reading with a size limit, and writers for objects and `Status` errors.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import { requestEntityTooLarge, type Status, StatusError, toStatusError } from '../api/status.js';
+
+export type Request = IncomingMessage | Http2ServerRequest;
+/** What handlers use of a response; both node's HTTP/1.1 and HTTP/2 compatibility responses fit. */
+export interface Response {
+  statusCode: number;
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  setHeader(name: string, value: string | number | readonly string[]): unknown;
+  writeHead(code: number, headers?: Record<string, string>): unknown;
+  write(chunk: Buffer | string): boolean;
+  end(chunk?: Buffer | string): unknown;
+  on(event: 'close', listener: () => void): unknown;
+}
+
+/** Largest request body accepted (the established limit for one object is 3 MiB). */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** Reads the whole body; 413 past the limit (the rest is drained, not buffered). */
+export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? -1);
+    if (declared > limit) {
+      req.resume();
+      reject(requestEntityTooLarge(`the request body is ${declared} bytes; the limit is ${limit} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = true;
+        reject(requestEntityTooLarge(`the request body is larger than the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (!failed) {
+        failed = true;
+        reject(e);
+      }
+    });
+  });
+}
+
+export function writeJson(res: Response, code: number, body: Buffer | string | object, extra?: Record<string, string>): void {
+  if (res.headersSent || res.writableEnded) return;
+  const buf = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
+  res.end(buf);
+}
+
+export function writeStatus(res: Response, err: unknown): Status {
+  const e = err instanceof StatusError ? err : toStatusError(err);
+  const extra: Record<string, string> = {};
+  const retry = e.status.details?.retryAfterSeconds;
+  if (retry) extra['retry-after'] = String(retry);
+  writeJson(res, e.status.code, e.status, extra);
+  return e.status;
+}
+
+export function writeText(res: Response, code: number, text: string): void {
+  if (res.headersSent || res.writableEnded) return;
+  const buf = Buffer.from(text);
+  res.writeHead(code, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    'content-length': String(buf.length),
+  });
+  res.end(buf);
+}

@@ -1,0 +1,169 @@
+/**
+ * The API server: `startApiServer(config)` opens storage, fills the watch caches, ensures the
+ * system namespaces and serves HTTPS until `shutdown()`.
+ */
+import { builtinResources, ResourceRegistry } from '../api/index.js';
+import type { ResourceDefinition } from '../api/types.js';
+import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
+import { WatchCache } from '../storage/watch-cache.js';
+import { AdmissionChain } from './admission/chain.js';
+import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
+import type { ApiServerConfig } from './config.js';
+import { Discovery } from './discovery.js';
+import { HealthEndpoint, type HealthCheck } from './health.js';
+import { ApiServerMetrics } from './metrics.js';
+import { ResourceStore } from './resource-store.js';
+import type { ApiServices } from './scope.js';
+import { ApiHttpServer } from './server.js';
+import { decodeFromStorage } from './stored-object.js';
+import { SystemNamespaces } from './system-namespaces.js';
+import { WatchRegistry } from './watch-registry.js';
+
+export type { ApiServerConfig } from './config.js';
+
+export interface RunningApiServer {
+  /** https://host:port of the listener. */
+  url: string;
+  port: number;
+  /** Graceful shutdown: readyz fails, then (after --shutdown-delay-duration) serving stops cleanly. */
+  shutdown(): Promise<void>;
+}
+
+function watchCacheSize(config: ApiServerConfig, def: ResourceDefinition): number {
+  if (!config.watchCache.enabled) return 0;
+  const sizes = config.watchCache.sizes;
+  const qualified = def.group ? `${def.plural}.${def.group}` : def.plural;
+  return sizes[qualified] ?? sizes[def.plural] ?? def.watchCacheSize ?? config.watchCache.defaultSize;
+}
+
+export async function startApiServer(config: ApiServerConfig): Promise<RunningApiServer> {
+  const logger = config.logger;
+  const registry = new ResourceRegistry(builtinResources(), config.runtimeConfig);
+  const storage = await openStorage(config.storage, logger);
+  const stores = new Map<ResourceDefinition, ResourceStore>();
+  const caches: WatchCache[] = [];
+  const defs = registry.enabledResources();
+  try {
+    await Promise.all(
+      defs.map(async (def) => {
+        const kv = storage.forResource(def.group, def.plural);
+        const size = watchCacheSize(config, def);
+        const probe = new ResourceStore({ def, kv, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger });
+        let cache: WatchCache | undefined;
+        if (size > 0) {
+          cache = new WatchCache({ store: kv, prefix: probe.keys.resourcePrefix, capacity: size, decode: decodeFromStorage, logger: logger.child({ cache: def.plural }) });
+          await cache.start();
+          caches.push(cache);
+        }
+        stores.set(def, new ResourceStore({ def, kv, cache, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger }));
+      }),
+    );
+  } catch (err) {
+    for (const c of caches) c.stop();
+    await storage.close();
+    throw err;
+  }
+
+  const nsDef = registry.lookup('', 'v1', 'namespaces');
+  if (!nsDef) throw new Error('--runtime-config cannot disable v1: the core group (namespaces) is required');
+  const nsStore = stores.get(nsDef)!;
+  const watches = new WatchRegistry();
+  const metrics = new ApiServerMetrics(() => watches.countsByResource());
+  const services: ApiServices = {
+    config,
+    admission: new AdmissionChain([
+      namespaceLifecycle(async (name) => (await nsStore.getForUpdate('', name))?.object),
+    ]),
+    storeFor: (def) => {
+      const s = stores.get(def);
+      if (!s) throw new Error(`no store for ${def.plural}`);
+      return s;
+    },
+    watches,
+    now: Date.now,
+    logger,
+  };
+
+  const systemNamespaces = new SystemNamespaces(nsDef, nsStore, Date.now, logger);
+  await systemNamespaces.ensure();
+  systemNamespaces.start();
+
+  const distinct = new Set(defs.map((d) => storage.forResource(d.group, d.plural)));
+  const compactors = [...distinct].map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
+  const pollers = defs.map((def) =>
+    startCountPoller(stores.get(def)!.kv, stores.get(def)!.keys.resourcePrefix, config.storage.countMetricPollPeriodMs, (n: number) =>
+      metrics.objects.set({ resource: def.group ? `${def.plural}.${def.group}` : def.plural }, n),
+    ),
+  );
+
+  let shuttingDown = false;
+  const startedAt = Date.now();
+  const storageCheck: HealthCheck = {
+    name: 'kvstore',
+    async check() {
+      await storage.forResource('', 'namespaces').currentRevision();
+      return undefined;
+    },
+  };
+  const ping: HealthCheck = { name: 'ping', check: () => undefined };
+  const log: HealthCheck = { name: 'log', check: () => undefined };
+  const bootstrap: HealthCheck = {
+    name: 'poststarthook/bootstrap-system-namespaces',
+    check: () => (systemNamespaces.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
+  };
+  const cachesReady: HealthCheck = { name: 'informer-sync', check: () => undefined };
+  const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) };
+  const health = [
+    new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap]),
+    new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap]),
+    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, cachesReady, shutdownCheck]),
+  ];
+
+  let port = config.securePort;
+  const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' || config.bindAddress === '' ? '127.0.0.1' : config.bindAddress;
+  const hostPort = () => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+  const discovery = new Discovery(registry, hostPort);
+  const version = {
+    major: config.version.major,
+    minor: config.version.minor,
+    gitVersion: config.version.gitVersion,
+    gitCommit: '',
+    gitTreeState: 'clean',
+    buildDate: '',
+    goVersion: `node ${process.version}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${process.arch}`,
+  };
+  const http = new ApiHttpServer({ config, registry, services, discovery, health, metrics, version, logger });
+  try {
+    port = await http.listen();
+  } catch (err) {
+    for (const c of caches) c.stop();
+    await storage.close();
+    throw err;
+  }
+  logger.info({ url: `https://${hostPort()}`, storage: config.storage.servers.length ? 'etcd3' : 'embedded' }, 'serving');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `https://${hostPort()}`,
+    port,
+    shutdown() {
+      stopping ??= (async () => {
+        shuttingDown = true;
+        logger.info({ delayMs: config.shutdownDelayMs }, 'shutting down: readyz now fails');
+        if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+        systemNamespaces.stop();
+        watches.endAll();
+        await http.close(config.requestTimeoutMs);
+        watches.endAll();
+        for (const c of compactors) c.stop();
+        for (const p of pollers) p.stop();
+        for (const c of caches) c.stop();
+        await storage.close();
+        logger.info('shutdown complete');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Routes a resource request to its verb handler after the checks every resource request shares:
+ * the resource exists and is enabled, the scope matches, the verb and subresource are served, the
+ * query parameters are known, and the requested representation can be produced.
+ */
+import { methodNotAllowed, StatusError } from '../api/status.js';
+import type { ResourceRegistry } from '../api/index.js';
+import type { ResourceDefinition } from '../api/types.js';
+import { negotiate } from '../codec/body.js';
+import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
+import { handlePatch } from './handlers/patch.js';
+import { handleGet, handleList } from './handlers/read.js';
+import { handleBinding, handleFinalize, handleScale, handleStatus } from './handlers/subresources.js';
+import { handleWatch } from './handlers/watch.js';
+import { handleCreate, handleUpdate } from './handlers/write.js';
+import type { Request, Response } from './http.js';
+import type { ResourceRequestInfo } from './request-info.js';
+import { type ApiServices, checkQueryParameters, type RequestScope } from './scope.js';
+
+const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
+
+function pageNotFound(): StatusError {
+  return new StatusError(404, 'NotFound', NOT_FOUND_MESSAGE, { causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }] });
+}
+
+/** Verb of a subresource request as the query-parameter table names it. */
+function subresourceVerb(info: ResourceRequestInfo): string {
+  return info.verb === 'list' ? 'get' : info.verb;
+}
+
+export function resolveDefinition(registry: ResourceRegistry, info: ResourceRequestInfo): ResourceDefinition {
+  const def = registry.lookup(info.group, info.version, info.resource);
+  if (!def) throw pageNotFound();
+  if (!def.namespaced && info.namespace) throw pageNotFound();
+  if (def.namespaced && !info.namespace && info.name) throw pageNotFound();
+  return def;
+}
+
+export async function routeResource(
+  registry: ResourceRegistry,
+  services: ApiServices,
+  info: ResourceRequestInfo,
+  query: URLSearchParams,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const def = resolveDefinition(registry, info);
+  negotiate(req.headers['accept'], ['application/json']);
+  const scope: RequestScope = { req, res, info, query, def, store: services.storeFor(def), services };
+  if (info.subresource) {
+    const isNamespaceFinalize = def.group === '' && def.plural === 'namespaces' && info.subresource === 'finalize';
+    if (!isNamespaceFinalize && !(def.subresources as string[]).includes(info.subresource)) throw pageNotFound();
+    checkQueryParameters(subresourceVerb(info), query);
+    switch (info.subresource) {
+      case 'status':
+        return info.verb === 'patch' ? handlePatch(scope) : handleStatus(scope);
+      case 'scale':
+        return handleScale(scope);
+      case 'binding':
+        return handleBinding(scope);
+      case 'finalize':
+        return handleFinalize(scope);
+      default:
+        throw pageNotFound();
+    }
+  }
+  if (!(def.verbs as string[]).includes(info.verb)) {
+    throw methodNotAllowed(`the server does not allow this method on the requested resource: ${info.verb} ${def.plural}`);
+  }
+  checkQueryParameters(info.verb, query);
+  switch (info.verb) {
+    case 'get':
+      return handleGet(scope);
+    case 'list':
+      return handleList(scope);
+    case 'watch':
+      return handleWatch(scope);
+    case 'create':
+      return handleCreate(scope);
+    case 'update':
+      return handleUpdate(scope);
+    case 'patch':
+      return handlePatch(scope);
+    case 'delete':
+      return handleDelete(scope);
+    case 'deletecollection':
+      return handleDeleteCollection(scope);
+  }
+}

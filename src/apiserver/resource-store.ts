@@ -1,0 +1,350 @@
+/**
+ * The storage side of one resource: reads honouring the resource-version rules, and the write
+ * primitives (create, guaranteed update, delete) the verb handlers build on.
+ *
+ * Reads go to the watch cache when it is on (after waiting until it has caught up with the
+ * version the rules require), and to the key-value store for exact-revision reads (chunks of a
+ * consistent list). Every object handed out is frozen: callers clone before changing anything.
+ */
+import type { Logger } from 'pino';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  gone,
+  internalError,
+  notFound,
+  StatusError,
+  timeoutTooLargeResourceVersion,
+} from '../api/status.js';
+import type { ResourceDefinition, SvcObject } from '../api/types.js';
+import {
+  CompactedError,
+  ConflictError,
+  FutureRevisionError,
+  KeyExistsError,
+  KeyNotFoundError,
+  type KVRecord,
+  type KVStore,
+} from '../storage/types.js';
+import type { WatchCache } from '../storage/watch-cache.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import { decodeFromStorage, encodeForStorage, StorageKeys } from './stored-object.js';
+
+/** An object as read: frozen, with its JSON text. */
+export interface ObjectView {
+  key: string;
+  object: SvcObject;
+  json: Buffer;
+  revision: number;
+}
+
+export interface ListRequest {
+  namespace: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  limit?: number;
+  continueToken?: string;
+  filter?: (obj: SvcObject) => boolean;
+  /** True when a selector narrows the list (then remainingItemCount is not known). */
+  filtered: boolean;
+}
+
+export interface ListResult {
+  items: ObjectView[];
+  revision: number;
+  continueToken: string;
+  remainingItemCount?: number;
+}
+
+export interface ResourceStoreOptions {
+  def: ResourceDefinition;
+  kv: KVStore;
+  cache?: WatchCache;
+  storagePrefix: string;
+  continueTokenTtlMs: number;
+  /** How long a read waits for a too-new resourceVersion before 504 (default 3s). */
+  freshnessWaitMs?: number;
+  now?: () => number;
+  logger: Logger;
+}
+
+/** Parses a resourceVersion query value: '' (unset), 0, or a positive revision. */
+export function parseResourceVersion(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,16}$/.test(raw)) {
+    throw badRequest(`invalid resource version "${raw}": expected a resourceVersion returned by this server`);
+  }
+  return Number(raw);
+}
+
+/** How long a Most Recent read waits for the cache before reading the store directly. */
+const LATEST_WAIT_MS = 100;
+
+function freeze(obj: SvcObject): SvcObject {
+  return deepFreeze(obj);
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v as object)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+
+export class ResourceStore {
+  readonly def: ResourceDefinition;
+  readonly kv: KVStore;
+  readonly cache: WatchCache | undefined;
+  readonly keys: StorageKeys;
+  private readonly ttlMs: number;
+  private readonly waitMs: number;
+  private readonly now: () => number;
+  readonly logger: Logger;
+
+  constructor(opts: ResourceStoreOptions) {
+    this.def = opts.def;
+    this.kv = opts.kv;
+    this.cache = opts.cache;
+    this.keys = new StorageKeys(opts.storagePrefix, opts.def);
+    this.ttlMs = opts.continueTokenTtlMs;
+    this.waitMs = opts.freshnessWaitMs ?? 3000;
+    this.now = opts.now ?? Date.now;
+    this.logger = opts.logger;
+  }
+
+  private ref(name?: string) {
+    return { group: this.def.group, resource: this.def.plural, name };
+  }
+
+  view(rec: KVRecord): ObjectView {
+    const object = freeze(decodeFromStorage(rec.value, rec.modRevision));
+    return { key: rec.key, object, json: Buffer.from(JSON.stringify(object)), revision: rec.modRevision };
+  }
+
+  /**
+   * The cache, when it has caught up with `rev` ('latest': the store's current revision). A cache
+   * still behind after a short wait yields undefined and the caller reads the store, which is
+   * always current (the cache of one resource only learns of other resources' revisions through
+   * progress notifications). A version newer than the store's waits, then 504.
+   */
+  private async cacheAtLeast(rev: number | 'latest'): Promise<WatchCache | undefined> {
+    const cache = this.cache!;
+    if (rev !== 'latest' && cache.revision >= rev) return cache;
+    const current = await this.kv.currentRevision();
+    const target = rev === 'latest' ? current : rev;
+    if (cache.revision >= target) return cache;
+    if (target > current) await this.storeAtLeast(target);
+    return (await cache.waitForRevision(target, LATEST_WAIT_MS)) ? cache : undefined;
+  }
+
+  private async storeAtLeast(rev: number): Promise<void> {
+    const deadline = this.now() + this.waitMs;
+    for (;;) {
+      const current = await this.kv.currentRevision();
+      if (current >= rev) return;
+      if (this.now() >= deadline) {
+        throw timeoutTooLargeResourceVersion(`Timeout: Too large resource version: ${rev}, current: ${current}`, 1);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  mapStorageError(err: unknown, name?: string): StatusError {
+    if (err instanceof StatusError) return err;
+    if (err instanceof CompactedError) {
+      return gone(`too old resource version: ${err.requested} (${err.compacted})`);
+    }
+    if (err instanceof FutureRevisionError) {
+      return timeoutTooLargeResourceVersion(`Timeout: Too large resource version: ${err.requested}, current: ${err.current}`, 1);
+    }
+    if (err instanceof KeyExistsError) return alreadyExists(this.ref(name));
+    if (err instanceof KeyNotFoundError) return notFound(this.ref(name));
+    if (err instanceof ConflictError) {
+      return conflict(this.ref(name), 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    this.logger.error({ err }, 'storage error');
+    return internalError(`storage error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  /** GET of one object under the get table: unset = Most Recent, 0 = Any, N = Not older than N. */
+  async get(namespace: string, name: string, resourceVersion?: string): Promise<ObjectView> {
+    const rv = parseResourceVersion(resourceVersion);
+    const key = this.keys.key(namespace, name);
+    try {
+      const cache = this.cache && (rv === undefined ? await this.cacheAtLeast('latest') : rv === 0 ? this.cache : await this.cacheAtLeast(rv));
+      if (cache) {
+        const hit = cache.get(key);
+        if (!hit) throw notFound(this.ref(name));
+        return hit;
+      }
+      if (rv !== undefined && rv > 0) await this.storeAtLeast(rv);
+      const rec = await this.kv.get(key);
+      if (!rec) throw notFound(this.ref(name));
+      return this.view(rec);
+    } catch (err) {
+      throw this.mapStorageError(err, name);
+    }
+  }
+
+  /** The current stored record, bypassing the cache (for writes that need the exact modRevision). */
+  async getForUpdate(namespace: string, name: string): Promise<ObjectView | undefined> {
+    try {
+      const rec = await this.kv.get(this.keys.key(namespace, name));
+      return rec ? this.view(rec) : undefined;
+    } catch (err) {
+      throw this.mapStorageError(err, name);
+    }
+  }
+
+  /** LIST under the list table (resourceVersion x limit x continue). */
+  async list(req: ListRequest): Promise<ListResult> {
+    const rv = parseResourceVersion(req.resourceVersion);
+    const match = req.resourceVersionMatch ?? '';
+    if (match && match !== 'Exact' && match !== 'NotOlderThan') {
+      throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    }
+    if (match && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+    if (match && req.continueToken) throw badRequest('resourceVersionMatch is forbidden when continue is provided');
+    if (match === 'Exact' && rv === 0) throw badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
+    const limit = req.limit && req.limit > 0 ? req.limit : 0;
+    const scope = this.keys.scope(req.namespace);
+    try {
+      if (req.continueToken) {
+        if (rv !== undefined && rv !== 0) {
+          throw badRequest('specifying resource version is not allowed when using continue');
+        }
+        const token = decodeContinue(req.continueToken, this.now(), this.ttlMs);
+        const startKey = this.keys.resourcePrefix + token.start;
+        if (!startKey.startsWith(scope)) throw badRequest('continue key is not valid for this namespace');
+        return await this.listFromStore(scope, token.revision, startKey, limit, req, token.issuedAt);
+      }
+      const exact = limit > 0 ? rv !== undefined && rv !== 0 : match === 'Exact';
+      if (exact) {
+        await this.storeAtLeast(rv!);
+        return await this.listFromStore(scope, rv!, scope, limit, req, this.now());
+      }
+      const cache = this.cache && (rv === undefined ? await this.cacheAtLeast('latest') : rv === 0 ? this.cache : await this.cacheAtLeast(rv));
+      if (cache) return this.listFromCache(cache, scope, limit, req);
+      if (rv !== undefined && rv > 0) await this.storeAtLeast(rv);
+      return await this.listFromStore(scope, 0, scope, limit, req, this.now());
+    } catch (err) {
+      throw this.mapStorageError(err);
+    }
+  }
+
+  private listFromCache(cache: WatchCache, scope: string, limit: number, req: ListRequest): ListResult {
+    const { items: all, revision } = cache.list(scope);
+    const items: ObjectView[] = [];
+    let i = 0;
+    for (; i < all.length; i++) {
+      const item = all[i]!;
+      if (req.filter && !req.filter(item.object)) continue;
+      items.push(item);
+      if (limit && items.length === limit) {
+        i++;
+        break;
+      }
+    }
+    let more = false;
+    if (limit && items.length === limit) {
+      if (req.filter) {
+        for (let j = i; j < all.length; j++) if (req.filter(all[j]!.object)) { more = true; break; }
+      } else more = i < all.length;
+    }
+    const result: ListResult = { items, revision, continueToken: '' };
+    if (more) {
+      const last = items[items.length - 1]!;
+      result.continueToken = this.tokenAfter(last.key, revision, this.now());
+      if (!req.filtered) result.remainingItemCount = all.length - i;
+    }
+    return result;
+  }
+
+  private tokenAfter(key: string, revision: number, issuedAt: number): string {
+    return encodeContinue({ revision, start: key.slice(this.keys.resourcePrefix.length) + '\0', issuedAt });
+  }
+
+  private async listFromStore(
+    scope: string,
+    revision: number,
+    startKey: string,
+    limit: number,
+    req: ListRequest,
+    issuedAt: number,
+  ): Promise<ListResult> {
+    const items: ObjectView[] = [];
+    let key = startKey;
+    let atRevision = revision;
+    const batch = limit ? (req.filter ? Math.max(limit * 2, 500) : limit) : 0;
+    for (;;) {
+      const res = await this.kv.list(scope, { revision: atRevision || undefined, startKey: key, limit: batch });
+      atRevision = res.revision;
+      for (let i = 0; i < res.items.length; i++) {
+        const rec = res.items[i]!;
+        const v = this.view(rec);
+        if (req.filter && !req.filter(v.object)) continue;
+        items.push(v);
+        if (limit && items.length === limit) {
+          const left = res.items.length - i - 1 + res.remaining;
+          const out: ListResult = { items, revision: atRevision, continueToken: '' };
+          if (left > 0) {
+            // With a selector there may be no further match; an empty last chunk is allowed then.
+            out.continueToken = this.tokenAfter(rec.key, atRevision, issuedAt);
+            if (!req.filtered) out.remainingItemCount = left;
+          }
+          return out;
+        }
+      }
+      if (!batch || res.remaining === 0 || res.items.length === 0) {
+        return { items, revision: atRevision, continueToken: '' };
+      }
+      key = res.items[res.items.length - 1]!.key + '\0';
+    }
+  }
+
+  // ---- writes ----
+
+  async create(obj: SvcObject, dryRun: boolean): Promise<ObjectView> {
+    const key = this.keys.key(obj.metadata.namespace ?? '', obj.metadata.name!);
+    if (dryRun) {
+      const existing = await this.getForUpdate(obj.metadata.namespace ?? '', obj.metadata.name!);
+      if (existing) throw alreadyExists(this.ref(obj.metadata.name));
+      return this.preview(key, obj, 0);
+    }
+    try {
+      const rec = await this.kv.create(key, encodeForStorage(obj));
+      return this.written(key, obj, rec.modRevision);
+    } catch (err) {
+      throw this.mapStorageError(err, obj.metadata.name);
+    }
+  }
+
+  /** Writes `next` over the record at `expected` revision; ConflictError surfaces for the caller's retry loop. */
+  async replace(next: SvcObject, expected: number, dryRun: boolean): Promise<ObjectView> {
+    const key = this.keys.key(next.metadata.namespace ?? '', next.metadata.name!);
+    if (dryRun) return this.preview(key, next, expected);
+    const rec = await this.kv.update(key, encodeForStorage(next), expected);
+    return this.written(key, next, rec.modRevision);
+  }
+
+  async remove(current: ObjectView, dryRun: boolean): Promise<ObjectView> {
+    if (dryRun) return current;
+    await this.kv.delete(current.key, current.revision);
+    return current;
+  }
+
+  private written(key: string, obj: SvcObject, revision: number): ObjectView {
+    obj.metadata.resourceVersion = String(revision);
+    const object = freeze(obj);
+    return { key, object, json: Buffer.from(JSON.stringify(object)), revision };
+  }
+
+  private preview(key: string, obj: SvcObject, revision: number): ObjectView {
+    if (revision) obj.metadata.resourceVersion = String(revision);
+    else delete obj.metadata.resourceVersion;
+    const object = freeze(obj);
+    return { key, object, json: Buffer.from(JSON.stringify(object)), revision };
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * What a resource handler gets: the parsed request, the kind's definition and store, and the
+ * server-wide services (admission, clock, watch registry). One object, built once per request.
+ */
+import type { Logger } from 'pino';
+import { badRequest } from '../api/status.js';
+import type { ResourceDefinition } from '../api/types.js';
+import type { AdmissionChain } from './admission/chain.js';
+import type { ApiServerConfig } from './config.js';
+import type { Request, Response } from './http.js';
+import type { ResourceRequestInfo } from './request-info.js';
+import type { ResourceStore } from './resource-store.js';
+import type { WatchRegistry } from './watch-registry.js';
+
+export interface ApiServices {
+  config: ApiServerConfig;
+  admission: AdmissionChain;
+  storeFor(def: ResourceDefinition): ResourceStore;
+  watches: WatchRegistry;
+  now(): number;
+  logger: Logger;
+}
+
+export interface RequestScope {
+  req: Request;
+  res: Response;
+  info: ResourceRequestInfo;
+  query: URLSearchParams;
+  def: ResourceDefinition;
+  store: ResourceStore;
+  services: ApiServices;
+}
+
+/** Query parameters each verb understands; anything else is a 400 naming the parameter. */
+const COMMON = ['pretty'];
+const LIST = ['labelSelector', 'fieldSelector', 'resourceVersion', 'resourceVersionMatch', 'limit', 'continue', 'watch', 'allowWatchBookmarks', 'timeoutSeconds', 'sendInitialEvents'];
+const WRITE = ['dryRun', 'fieldManager', 'fieldValidation'];
+const ALLOWED: Record<string, string[]> = {
+  get: [...COMMON, 'resourceVersion'],
+  list: [...COMMON, ...LIST],
+  watch: [...COMMON, ...LIST],
+  create: [...COMMON, ...WRITE],
+  update: [...COMMON, ...WRITE],
+  patch: [...COMMON, ...WRITE, 'force'],
+  delete: [...COMMON, 'dryRun', 'gracePeriodSeconds', 'orphanDependents', 'propagationPolicy'],
+  deletecollection: [...COMMON, ...LIST, 'dryRun', 'gracePeriodSeconds', 'orphanDependents', 'propagationPolicy'],
+};
+
+export function checkQueryParameters(verb: string, query: URLSearchParams): void {
+  const allowed = ALLOWED[verb] ?? COMMON;
+  for (const key of new Set(query.keys())) {
+    if (!allowed.includes(key)) {
+      throw badRequest(`unknown query parameter "${key}" for ${verb}; allowed: ${allowed.join(', ')}`);
+    }
+  }
+}
+
+/** `dryRun=All` (the only accepted value); absent means a real write. */
+export function isDryRun(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return false;
+  for (const v of values) {
+    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+  }
+  return true;
+}
+
+/** Parses an optional non-negative integer query parameter (400 otherwise). */
+export function intParam(query: URLSearchParams, name: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) > max) {
+    throw badRequest(`${name}: invalid value "${raw}": must be a non-negative integer`);
+  }
+  return Number(raw);
+}
+
+export function boolParam(query: URLSearchParams, name: string): boolean {
+  const raw = query.get(name);
+  if (raw === null || raw === '' ) return false;
+  if (['1', 'true', 'True', 'TRUE'].includes(raw)) return true;
+  if (['0', 'false', 'False', 'FALSE'].includes(raw)) return false;
+  throw badRequest(`${name}: invalid value "${raw}": must be true or false`);
+}

@@ -1,0 +1,224 @@
+/**
+ * The HTTPS listener (HTTP/1.1 and HTTP/2 on one port) and the request pipeline, in one place:
+ *
+ *   TLS -> authentication -> audit -> flow control (in-flight limits) -> authorization
+ *       -> route (decode, admission, validation, storage, encode) -> metrics
+ *
+ * Authentication is anonymous and authorization AlwaysAllow until the security work lands; their
+ * stages are already here so it slots in without reordering anything.
+ */
+import { createSecureServer, type Http2SecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
+import type { Socket } from 'node:net';
+import { createSecureContext, type SecureContext } from 'node:tls';
+import type { Logger } from 'pino';
+import { StatusError, timeout, toStatusError } from '../api/status.js';
+import type { ResourceRegistry } from '../api/index.js';
+import type { ApiServerConfig } from './config.js';
+import type { Discovery } from './discovery.js';
+import type { HealthEndpoint } from './health.js';
+import { type Request, type Response, writeJson, writeStatus, writeText } from './http.js';
+import { InflightLimiter } from './inflight.js';
+import type { ApiServerMetrics } from './metrics.js';
+import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.js';
+import { routeResource } from './resource-router.js';
+import type { ApiServices } from './scope.js';
+
+export interface UserInfo {
+  username: string;
+  groups: string[];
+}
+
+/** Authentication stage: every request is anonymous for now (--anonymous-auth defaults to true). */
+function authenticate(_req: Request): UserInfo {
+  return { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+}
+
+/** Authorization stage: AlwaysAllow (the default --authorization-mode). */
+function authorize(_user: UserInfo, _info: RequestInfo): void {}
+
+export interface PipelineParts {
+  config: ApiServerConfig;
+  registry: ResourceRegistry;
+  services: ApiServices;
+  discovery: Discovery;
+  health: HealthEndpoint[];
+  metrics: ApiServerMetrics;
+  version: object;
+  logger: Logger;
+}
+
+function sniContexts(config: ApiServerConfig): ((servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void) | undefined {
+  if (!config.tls.sni.length) return undefined;
+  const exact = new Map<string, SecureContext>();
+  const wild: [string, SecureContext][] = [];
+  for (const entry of config.tls.sni) {
+    const ctx = createSecureContext({ cert: entry.cert, key: entry.key, minVersion: config.tls.minVersion, ciphers: config.tls.ciphers });
+    for (const n of entry.names) {
+      // Non-wildcard names beat wildcards; the first certificate naming a host wins.
+      if (n.startsWith('*.')) wild.push([n.slice(1).toLowerCase(), ctx]);
+      else if (!exact.has(n.toLowerCase())) exact.set(n.toLowerCase(), ctx);
+    }
+  }
+  return (servername, cb) => {
+    const host = servername.toLowerCase();
+    const hit = exact.get(host) ?? wild.find(([suffix]) => host.endsWith(suffix) && !host.slice(0, -suffix.length).includes('.'))?.[1];
+    cb(null, hit);
+  };
+}
+
+export class ApiHttpServer {
+  readonly server: Http2SecureServer;
+  private readonly limiter: InflightLimiter;
+  private readonly sockets = new Set<Socket>();
+  private readonly sessions = new Set<Http2Session>();
+  private inflight = 0;
+  private drained: (() => void) | undefined;
+  private readonly corsOrigins: RegExp[];
+
+  constructor(private readonly parts: PipelineParts) {
+    const { config } = parts;
+    const opts: SecureServerOptions = {
+      allowHTTP1: true,
+      key: config.tls.key,
+      cert: config.tls.cert,
+      minVersion: config.tls.minVersion,
+      ciphers: config.tls.ciphers,
+      SNICallback: sniContexts(config),
+      settings: config.http2MaxStreamsPerConnection > 0 ? { maxConcurrentStreams: config.http2MaxStreamsPerConnection } : {},
+    };
+    if (!opts.SNICallback) delete opts.SNICallback;
+    this.server = createSecureServer(opts, (req, res) => void this.handle(req, res as unknown as Response));
+    this.server.on('secureConnection', (sock: Socket) => {
+      this.sockets.add(sock);
+      sock.setNoDelay(true);
+      sock.on('close', () => this.sockets.delete(sock));
+    });
+    this.server.on('session', (session: Http2Session) => {
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+    });
+    this.server.on('tlsClientError', () => {});
+    this.limiter = new InflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight });
+    this.corsOrigins = config.corsAllowedOrigins.map((o) => new RegExp(o));
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.parts.config.securePort, this.parts.config.bindAddress, () => {
+        this.server.off('error', reject);
+        const addr = this.server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : this.parts.config.securePort);
+      });
+    });
+  }
+
+  private cors(req: Request, res: Response): boolean {
+    const origin = req.headers['origin'];
+    if (!origin || !this.corsOrigins.some((r) => r.test(String(origin)))) return false;
+    res.setHeader('access-control-allow-origin', String(origin));
+    res.setHeader('access-control-allow-methods', 'POST, GET, OPTIONS, PUT, DELETE, PATCH');
+    res.setHeader('access-control-allow-headers', 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since');
+    res.setHeader('access-control-expose-headers', 'Date');
+    res.setHeader('access-control-allow-credentials', 'true');
+    return req.method === 'OPTIONS';
+  }
+
+  private async handle(req: Request, res: Response): Promise<void> {
+    const started = process.hrtime.bigint();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+    let info: RequestInfo | undefined;
+    let release: (() => void) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    this.inflight++;
+    try {
+      if (this.cors(req, res)) {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      info = parseRequestInfo(req.method ?? 'GET', pathname, query);
+      const user = authenticate(req);
+      const longRunning = info.isResourceRequest && info.verb === 'watch';
+      if (!longRunning) {
+        release = this.limiter.acquire(isMutating(info.verb) ? 'mutating' : 'readOnly');
+        timer = setTimeout(() => {
+          writeStatus(res, timeout('Timeout: request did not complete within the allotted timeout', 0));
+        }, this.parts.config.requestTimeoutMs);
+      }
+      authorize(user, info);
+      if (info.isResourceRequest) {
+        await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
+      } else {
+        await this.nonResource(pathname, query, req, res);
+      }
+    } catch (err) {
+      const status = err instanceof StatusError ? err : toStatusError(err);
+      if (status.code >= 500) this.parts.logger.error({ err, path: pathname, method: req.method }, 'request failed');
+      if (!res.headersSent) writeStatus(res, status);
+      else if (!res.writableEnded) res.end();
+    } finally {
+      clearTimeout(timer);
+      release?.();
+      this.inflight--;
+      if (this.inflight === 0) this.drained?.();
+      this.record(info, res, started);
+    }
+  }
+
+  private record(info: RequestInfo | undefined, res: Response, started: bigint): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const labels =
+      info?.isResourceRequest
+        ? {
+            verb: info.verb.toUpperCase(),
+            group: info.group,
+            version: info.version,
+            resource: info.resource,
+            subresource: info.subresource,
+            scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
+            component: 'apiserver',
+          }
+        : { verb: (info?.verb ?? 'unknown').toUpperCase(), group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
+    this.parts.metrics.observe(labels, res.statusCode, seconds);
+  }
+
+  private async nonResource(pathname: string, query: URLSearchParams, req: Request, res: Response): Promise<void> {
+    const method = req.method ?? 'GET';
+    for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
+    if (pathname === '/version' || pathname === '/version/') return writeJson(res, 200, this.parts.version);
+    if (pathname === '/metrics') {
+      const body = await this.parts.metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': this.parts.metrics.registry.contentType });
+      res.end(body);
+      return;
+    }
+    if (method === 'GET') {
+      const doc = this.parts.discovery.document(pathname);
+      if (doc) return writeJson(res, 200, doc);
+    }
+    for (const h of this.parts.config.extraHandlers ?? []) if (await h(req, res)) return;
+    if (pathname === '/' ) {
+      return writeJson(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/metrics', '/version'] });
+    }
+    writeText(res, 404, '404 page not found\n');
+  }
+
+  /** Stops accepting connections, ends idle ones, and resolves when in-flight requests are done. */
+  async close(graceMs: number): Promise<void> {
+    const closed = new Promise<void>((r) => this.server.close(() => r()));
+    for (const s of this.sessions) s.close();
+    if (this.inflight > 0) {
+      await Promise.race([new Promise<void>((r) => (this.drained = r)), new Promise((r) => setTimeout(r, graceMs))]);
+    }
+    // Idle keep-alive connections would hold close() open: end them now that nothing is in flight.
+    for (const s of this.sockets) s.end();
+    setTimeout(() => {
+      for (const s of this.sockets) s.destroy();
+    }, 1000).unref();
+    await closed;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Every open watch, so a graceful shutdown can end them all cleanly and /metrics can count them.
+ */
+export interface ActiveWatch {
+  resource: string;
+  /** Ends the stream cleanly (the client sees a normal end of response). */
+  end(): void;
+}
+
+export class WatchRegistry {
+  private readonly open = new Set<ActiveWatch>();
+
+  add(w: ActiveWatch): () => void {
+    this.open.add(w);
+    return () => this.open.delete(w);
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  countsByResource(): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const w of this.open) m.set(w.resource, (m.get(w.resource) ?? 0) + 1);
+    return m;
+  }
+
+  endAll(): void {
+    for (const w of [...this.open]) w.end();
+  }
+}

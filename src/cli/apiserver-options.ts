@@ -1,0 +1,589 @@
+/**
+ * The API server's own flags (spec: admission/storage/general, authentication, audit "Events",
+ * "Limits", "Listeners"), their validation, and `buildApiServerConfig` which turns them into the
+ * `ApiServerConfig` contract.
+ *
+ * Every flag of the spec is parsed and validated so scripts keep working; flags whose behaviour is
+ * not implemented yet are marked `honoured: false` and log one warning at start when set.
+ * `--data-dir` is this project's addition: the embedded store's folder.
+ */
+import { constants } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import type { ApiServerConfig } from '../apiserver/config.js';
+import { resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
+import { checkGatePrerequisites } from './feature-gates.js';
+import { FlagValueError, parseBool, parseCidrs, parseStringSlice, type PortRange } from './flag-types.js';
+import { addFlags, FlagValues, type FlagSpec, type FlagValue } from './option-table.js';
+import { createDaemonProgram } from './program.js';
+import { createProfilingHandler } from './profiling.js';
+import { loadServingCertificates } from './tls.js';
+import { projectVersion } from './version.js';
+
+export const DEFAULT_ADMISSION_PLUGINS = [
+  'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'Priority',
+  'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize',
+  'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass',
+  'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+] as const;
+
+export const ALL_ADMISSION_PLUGINS = [
+  'AlwaysAdmit', 'AlwaysDeny', 'AlwaysPullImages', 'CertificateApproval', 'CertificateSigning',
+  'CertificateSubjectRestriction', 'DefaultIngressClass', 'DefaultStorageClass', 'DefaultTolerationSeconds',
+  'DenyEscalatingExec', 'DenyExecOnPrivileged', 'EventRateLimit', 'ExtendedResourceToleration', 'ImagePolicyWebhook',
+  'LimitPodHardAntiAffinityTopology', 'LimitRanger', 'MutatingAdmissionWebhook', 'NamespaceAutoProvision',
+  'NamespaceExists', 'NamespaceLifecycle', 'NodeRestriction', 'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize', 'PersistentVolumeLabel', 'PodNodeSelector', 'PodPreset', 'PodSecurityPolicy',
+  'PodTolerationRestriction', 'Priority', 'ResourceQuota', 'RuntimeClass', 'SecurityContextDeny', 'ServiceAccount',
+  'StorageObjectInUseProtection', 'TaintNodesByCondition', 'ValidatingAdmissionWebhook',
+] as const;
+
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// value parsers specific to the API server
+
+/** `resource[.group]#size,...` -> { 'resource[.group]': size }. */
+export function parseWatchCacheSizes(flag: string, items: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) {
+    const m = /^([a-z0-9][a-z0-9.-]*)#(\d+)$/i.exec(item.trim());
+    if (!m) throw new FlagValueError(flag, item, `expected resource[.group]#size, e.g. ${flag}=pods#1000,deployments.apps#200`);
+    out[(m[1] as string).toLowerCase()] = Number(m[2]);
+  }
+  return out;
+}
+
+/** `group/resource#url;url,...` -> { 'group/resource': [url, url] } (core group: `/pods`). */
+export function parseServersOverrides(flag: string, items: string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const item of items) {
+    const m = /^([a-z0-9.-]*)\/([a-z0-9.-]+)#(.+)$/i.exec(item.trim());
+    const fail = (): never => {
+      throw new FlagValueError(flag, item, `expected group/resource#url;url, e.g. ${flag}=/events#https://127.0.0.1:4002`);
+    };
+    if (!m) fail();
+    const servers = (m![3] as string).split(';').map((s) => s.trim()).filter(Boolean);
+    if (servers.length === 0) fail();
+    for (const s of servers) checkServerUrl(flag, s);
+    out[`${m![1]}/${m![2]}`.toLowerCase()] = servers;
+  }
+  return out;
+}
+
+function checkServerUrl(flag: string, s: string): void {
+  let ok = false;
+  try {
+    const u = new URL(s);
+    ok = (u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'unix:') && (u.host !== '' || u.protocol === 'unix:');
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new FlagValueError(flag, s, `expected scheme://ip:port, e.g. ${flag}=https://127.0.0.1:2379`);
+}
+
+const RUNTIME_CONFIG_KEY = /^(api\/(all|ga|beta|alpha|legacy)|v1|[a-z0-9.-]+\/v\d+((alpha|beta)\d+)?|[a-z0-9.-]+\/v\d+((alpha|beta)\d+)?\/[a-z0-9.-]+)$/;
+
+/** `--runtime-config`: `key[=true|false],...`; a key without a value means true. */
+export function parseRuntimeConfig(flag: string, raw: string, previous?: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = { ...previous };
+  for (const item of parseStringSlice(raw)) {
+    const eq = item.indexOf('=');
+    const key = (eq < 0 ? item : item.slice(0, eq)).trim();
+    const value = eq < 0 ? 'true' : item.slice(eq + 1).trim();
+    if (!RUNTIME_CONFIG_KEY.test(key)) {
+      throw new FlagValueError(flag, item, `expected api/all, api/ga, api/beta, api/alpha, api/legacy, v1 or <group>/<version> keys, e.g. ${flag}=api/all=true,batch/v2alpha1=false`);
+    }
+    let on: boolean;
+    try {
+      on = parseBool(flag, value === '' ? 'true' : value);
+    } catch {
+      throw new FlagValueError(flag, item, `the value of ${key} must be true or false`);
+    }
+    out[key] = String(on);
+  }
+  return out;
+}
+
+const asList = (prev: unknown): string[] => (Array.isArray(prev) ? (prev as string[]) : []);
+
+// ---------------------------------------------------------------------------------------------
+// the flag table
+
+const NOT_YET = { honoured: false } as const;
+
+function admissionStorageGeneralFlags(): FlagSpec[] {
+  return [
+    { flags: '--admission-control-config-file', type: 'string', ...NOT_YET, help: 'Admission control configuration file.' },
+    { flags: '--enable-admission-plugins', type: 'stringSlice', ...NOT_YET, help: `Plugins enabled in addition to the defaults (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Selectable: ${ALL_ADMISSION_PLUGINS.join(', ')}. Order does not matter.` },
+    { flags: '--disable-admission-plugins', type: 'stringSlice', ...NOT_YET, help: 'Default plugins to switch off. Order does not matter.' },
+    { flags: '--advertise-address', type: 'ip', ...NOT_YET, help: 'Address advertised to cluster members. If blank, --bind-address, else the host default interface.' },
+    { flags: '--allow-privileged', type: 'bool', ...NOT_YET, help: 'Allow privileged containers.' },
+    { flags: '--apiserver-count', type: 'int', default: 1, ...NOT_YET, help: 'Number of API servers (positive). Used when endpoint reconciler type is master-count.' },
+    { flags: '--endpoint-reconciler-type', type: 'string', default: 'lease', choices: ['master-count', 'lease', 'none'], ...NOT_YET, help: 'One of master-count, lease, none.' },
+    { flags: '--cloud-config', type: 'string', ...NOT_YET, help: 'Cloud provider config file. Empty means none.' },
+    { flags: '--cloud-provider', type: 'string', ...NOT_YET, help: 'Cloud provider. Empty means none.' },
+    { flags: '--cloudx-container-registry-config', type: 'string', ...NOT_YET, help: 'Registry configuration file.' },
+    { flags: '--cloud-provider-cloudy-l7lb-src-cidrs', type: 'cidrs', default: ['130.211.0.0/22', '35.191.0.0/16'], ...NOT_YET, help: 'L7 firewall CIDRs.' },
+    { flags: '--default-not-ready-toleration-seconds', type: 'int', default: 300, ...NOT_YET, help: 'tolerationSeconds of the default notReady:NoExecute toleration added to pods.' },
+    { flags: '--default-unreachable-toleration-seconds', type: 'int', default: 300, ...NOT_YET, help: 'tolerationSeconds of the default unreachable:NoExecute toleration added to pods.' },
+    { flags: '--egress-selector-config-file', type: 'string', ...NOT_YET, help: 'Egress selector configuration.' },
+    { flags: '--enable-aggregator-routing', type: 'bool', ...NOT_YET, help: 'Route aggregator requests to endpoint IPs, not cluster IPs.' },
+    { flags: '--enable-garbage-collector', type: 'bool', default: true, ...NOT_YET, help: 'Enables the generic garbage collector. Must match the controller manager.' },
+    { flags: '--enable-priority-and-fairness', type: 'bool', default: true, ...NOT_YET, help: 'With the APIPriorityAndFairness gate on, replace the in-flight handler with a queueing handler.' },
+    { flags: '--external-hostname', type: 'string', ...NOT_YET, help: 'Hostname for externalized URLs (API docs, discovery).' },
+    { flags: '--kvstore-servers', type: 'stringSlice', help: 'Storage servers, scheme://ip:port. Empty: the embedded store in --data-dir.' },
+    { flags: '--kvstore-servers-overrides', type: 'stringSlice', help: 'Per-resource override, group/resource#servers, URLs separated by semicolons (core group: /pods#...).' },
+    { flags: '--kvstore-cafile', type: 'string', help: 'SSL Certificate Authority file used to secure the storage connection.' },
+    { flags: '--kvstore-certfile', type: 'string', help: 'SSL certification file used to secure the storage connection.' },
+    { flags: '--kvstore-keyfile', type: 'string', help: 'SSL key file used to secure the storage connection.' },
+    { flags: '--kvstore-prefix', type: 'string', default: '/registry', help: 'Prefix for all resource paths in storage.' },
+    { flags: '--kvstore-compaction-interval', type: 'duration', default: 300_000, help: 'Compaction request interval. 0 disables.' },
+    { flags: '--kvstore-count-metric-poll-period', type: 'duration', default: 60_000, help: 'Poll rate of per-type resource counts. 0 disables.' },
+    { flags: '--storage-backend', type: 'string', help: 'Options: kvstore3 (default).' },
+    { flags: '--storage-media-type', type: 'string', default: 'application/vnd.svc.protobuf', help: 'Media type for stored objects. Some resources ignore it.' },
+    { flags: '--encryption-provider-config', type: 'string', ...NOT_YET, help: 'Encryption provider configuration for stored secrets.' },
+    { flags: '--event-ttl', type: 'duration', default: 3_600_000, ...NOT_YET, help: 'Retention of events.' },
+    { flags: '--default-watch-cache-size', type: 'int', default: 100, help: 'Default watch cache size. 0 disables it for resources with no default.' },
+    { flags: '--watch-cache', type: 'bool', default: true, help: 'Enable watch caching.' },
+    {
+      flags: '--watch-cache-sizes',
+      type: 'stringSlice',
+      help: 'resource[.group]#size. Group omitted for the legacy core group. Some resources (replicationcontrollers, endpoints, nodes, pods, services, apiservices.apiregistration) have heuristic defaults.',
+      parse: (flag, raw, prev) => {
+        const items = parseStringSlice(raw);
+        parseWatchCacheSizes(flag, items);
+        return [...asList(prev), ...items];
+      },
+    },
+    { flags: '--delete-collection-workers', type: 'int', default: 1, help: 'Workers for DeleteCollection.' },
+    { flags: '--svclet-https', type: 'bool', default: true, ...NOT_YET, help: 'Use https to node agents.' },
+    { flags: '--svclet-certificate-authority', type: 'string', ...NOT_YET, help: 'CA file for node-agent connections.' },
+    { flags: '--svclet-client-certificate', type: 'string', ...NOT_YET, help: 'Client certificate for node-agent connections.' },
+    { flags: '--svclet-client-key', type: 'string', ...NOT_YET, help: 'Client key for node-agent connections.' },
+    { flags: '--svclet-preferred-address-types', type: 'stringSlice', default: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], ...NOT_YET, help: 'Address types in order of preference.' },
+    { flags: '--svclet-timeout', type: 'duration', default: 5000, ...NOT_YET, help: 'Node-agent operation timeout.' },
+    { flags: '--svc-service-node-port', type: 'int', ...NOT_YET, help: 'If non-zero, the master service is NodePort on this port; if zero, ClusterIP.' },
+    { flags: '--master-service-namespace', type: 'string', default: 'default', deprecated: true, ...NOT_YET, help: 'Namespace whose master services are injected into pods.' },
+    {
+      flags: '--runtime-config',
+      type: 'mapStringString',
+      help: 'Toggle built-in APIs: v1, <group>/<version>, api/all, api/ga, api/beta, api/alpha, api/legacy (deprecated), each =true or =false.',
+      parse: (flag, raw, prev) => parseRuntimeConfig(flag, raw, prev as Record<string, string> | undefined),
+    },
+    {
+      flags: '--service-cluster-ip-range',
+      type: 'string',
+      ...NOT_YET,
+      help: 'CIDR for service cluster IPs. Must not overlap node pod ranges.',
+      parse: (flag, raw) => parseCidrs(flag, raw).join(','),
+    },
+    { flags: '--service-node-port-range', type: 'portRange', default: { base: 30000, size: 2768 }, ...NOT_YET, help: 'NodePort range, inclusive.' },
+    { flags: '--target-ram-mb', type: 'int', ...NOT_YET, help: 'Memory limit in MB used to size caches.' },
+    { flags: '--livez-grace-period', type: 'duration', help: 'Startup time during which /livez assumes unfinished post-start hooks succeed.' },
+    { flags: '--shutdown-delay-duration', type: 'duration', help: 'Delay before termination. The server keeps serving and /healthz succeeds, but /readyz fails at once.' },
+    { flags: '--goaway-chance', type: 'float', ...NOT_YET, help: 'Fraction of HTTP/2 requests that get a connection close (GOAWAY). Range 0 to 0.02. Not for single servers or setups without a load balancer.' },
+    { flags: '--cors-allowed-origins', type: 'stringSlice', help: 'Allowed CORS origins; entries may be regular expressions. Empty means CORS is off.' },
+    { flags: '--data-dir', type: 'string', default: './data', help: 'Folder of the embedded store, used when --kvstore-servers is empty (this project\'s addition).' },
+  ];
+}
+
+function authenticationFlags(): FlagSpec[] {
+  return [
+    { flags: '--anonymous-auth', type: 'bool', default: true, ...NOT_YET, help: 'Requests not rejected by another method are anonymous: user system:anonymous, group system:unauthenticated.' },
+    { flags: '--api-audiences', type: 'stringSlice', defaultText: 'issuer URL if --service-account-issuer is set', ...NOT_YET, help: 'Token audiences; a token must be bound to at least one.' },
+    { flags: '--client-ca-file', type: 'string', ...NOT_YET, help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
+    { flags: '--token-auth-file', type: 'string', ...NOT_YET, help: 'Static token file securing the secure port.' },
+    { flags: '--enable-bootstrap-token-auth', type: 'bool', ...NOT_YET, help: 'Allow secrets of type bootstrap.svc.io/token in namespace svc-system for TLS bootstrapping.' },
+    { flags: '--authentication-token-webhook-config-file', type: 'string', ...NOT_YET, help: 'Webhook config for bearer tokens.' },
+    { flags: '--authentication-token-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], ...NOT_YET, help: 'TokenReview API version.' },
+    { flags: '--authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, ...NOT_YET, help: 'Cache time of webhook token responses.' },
+    { flags: '--authorization-mode', type: 'stringSlice', default: ['AlwaysAllow'], ...NOT_YET, help: `Ordered plug-ins: ${AUTHORIZATION_MODES.join(', ')}.` },
+    { flags: '--authorization-policy-file', type: 'string', ...NOT_YET, help: 'ABAC policy, one JSON document per line.' },
+    { flags: '--authorization-webhook-config-file', type: 'string', ...NOT_YET, help: 'Webhook config for mode Webhook.' },
+    { flags: '--authorization-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], ...NOT_YET, help: 'SubjectAccessReview API version.' },
+    { flags: '--authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, ...NOT_YET, help: 'Cache of allow answers.' },
+    { flags: '--authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, ...NOT_YET, help: 'Cache of deny answers.' },
+    { flags: '--oidc-issuer-url', type: 'string', ...NOT_YET, help: 'HTTPS issuer URL for verifying identity tokens (JWT).' },
+    { flags: '--oidc-client-id', type: 'string', ...NOT_YET, help: 'Required if the issuer is set.' },
+    { flags: '--oidc-ca-file', type: 'string', ...NOT_YET, help: "CA for the issuer's certificate; else host roots." },
+    { flags: '--oidc-username-claim', type: 'string', default: 'sub', ...NOT_YET, help: 'Claim used as user name.' },
+    { flags: '--oidc-username-prefix', type: 'string', ...NOT_YET, help: 'Prefix for user names; - skips prefixing. Without a value, claims other than email are prefixed by the issuer URL.' },
+    { flags: '--oidc-groups-claim', type: 'string', ...NOT_YET, help: 'Claim with groups (string or array of strings). Experimental.' },
+    { flags: '--oidc-groups-prefix', type: 'string', ...NOT_YET, help: 'Prefix for groups.' },
+    { flags: '--oidc-required-claim', type: 'mapStringString', ...NOT_YET, help: 'key=value claim that must be in the token. Repeatable.' },
+    { flags: '--oidc-signing-algs', type: 'stringSlice', default: ['RS256'], ...NOT_YET, help: "Allowed signing algorithms; other 'alg' values are rejected." },
+    { flags: '--service-account-issuer', type: 'string', ...NOT_YET, help: 'Issuer asserted in iss. Should be an https URL that serves discovery at <issuer>/.well-known/openid-configuration.' },
+    { flags: '--service-account-jwks-uri', type: 'string', ...NOT_YET, help: 'Overrides the key-set URI in the discovery document. Needs ServiceAccountIssuerDiscovery.' },
+    { flags: '--service-account-key-file', type: 'stringArray', defaultText: '--tls-private-key-file if unset', ...NOT_YET, help: 'PEM RSA/ECDSA keys that verify tokens. Repeatable. Required when the signing key is given.' },
+    { flags: '--service-account-signing-key-file', type: 'string', ...NOT_YET, help: 'Current private key for signing tokens. Needs TokenRequest.' },
+    { flags: '--service-account-lookup', type: 'bool', default: true, ...NOT_YET, help: 'Check tokens exist in storage.' },
+    { flags: '--service-account-max-token-expiration', type: 'duration', ...NOT_YET, help: 'Upper bound of requested token validity; longer requests get this value.' },
+    { flags: '--proxy-client-cert-file', type: 'string', ...NOT_YET, help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
+    { flags: '--proxy-client-key-file', type: 'string', ...NOT_YET, help: 'Private key of --proxy-client-cert-file.' },
+    { flags: '--requestheader-client-ca-file', type: 'string', ...NOT_YET, help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
+    { flags: '--requestheader-allowed-names', type: 'stringSlice', ...NOT_YET, help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
+    { flags: '--requestheader-username-headers', type: 'stringSlice', ...NOT_YET, help: 'Headers inspected for user name.' },
+    { flags: '--requestheader-group-headers', type: 'stringSlice', ...NOT_YET, help: 'Headers inspected for groups.' },
+    { flags: '--requestheader-extra-headers-prefix', type: 'stringSlice', ...NOT_YET, help: 'Header prefixes inspected for extra attributes.' },
+  ];
+}
+
+function auditFlags(): FlagSpec[] {
+  const modes = ['batch', 'blocking', 'blocking-strict'];
+  const flags: FlagSpec[] = [
+    { flags: '--audit-policy-file', type: 'string', ...NOT_YET, help: 'Audit policy file (shared by log and webhook).' },
+    { flags: '--audit-log-path', type: 'string', ...NOT_YET, help: 'Log file for audited requests. - is standard out.' },
+    { flags: '--audit-webhook-config-file', type: 'string', ...NOT_YET, help: 'Client-config formatted webhook file.' },
+    { flags: '--audit-log-format', type: 'string', default: 'json', choices: ['json', 'legacy'], ...NOT_YET, help: 'json or legacy (one text line per event).' },
+    { flags: '--audit-log-maxage', type: 'int', ...NOT_YET, help: 'Days to retain old audit log files.' },
+    { flags: '--audit-log-maxbackup', type: 'int', ...NOT_YET, help: 'Number of old audit log files to retain.' },
+    { flags: '--audit-log-maxsize', type: 'int', ...NOT_YET, help: 'Audit log rotation size in MB.' },
+    { flags: '--audit-log-mode', type: 'string', default: 'blocking', choices: modes, ...NOT_YET, help: 'batch, blocking or blocking-strict.' },
+    { flags: '--audit-webhook-mode', type: 'string', default: 'batch', choices: modes, ...NOT_YET, help: 'batch, blocking or blocking-strict.' },
+    { flags: '--audit-log-version', type: 'string', default: 'audit.svc.io/v1', ...NOT_YET, help: 'Group/version used to serialize.' },
+    { flags: '--audit-webhook-version', type: 'string', default: 'audit.svc.io/v1', ...NOT_YET, help: 'Group/version used to serialize.' },
+    { flags: '--audit-webhook-initial-backoff', type: 'duration', default: 10_000, ...NOT_YET, help: 'Wait before retrying the first failed request.' },
+    { flags: '--audit-dynamic-configuration', type: 'bool', ...NOT_YET, help: 'Dynamic audit config; also needs the DynamicAuditing gate.' },
+  ];
+  for (const [sink, d] of [
+    ['log', { buffer: 10000, maxSize: 1, maxWait: undefined, throttle: false, qps: undefined, burst: undefined }],
+    ['webhook', { buffer: 10000, maxSize: 400, maxWait: 30_000, throttle: true, qps: 10, burst: 15 }],
+  ] as const) {
+    const p = `--audit-${sink}`;
+    const rows: FlagSpec[] = [
+      { flags: `${p}-batch-buffer-size`, type: 'int', default: d.buffer, help: 'Buffer before batching (batch mode).' },
+      { flags: `${p}-batch-max-size`, type: 'int', default: d.maxSize, help: 'Maximum batch size.' },
+      { flags: `${p}-batch-max-wait`, type: 'duration', default: d.maxWait as FlagValue, help: 'Wait before forcing a partial batch.' },
+      { flags: `${p}-batch-throttle-enable`, type: 'bool', default: d.throttle, help: 'Batch throttling.' },
+      { flags: `${p}-batch-throttle-qps`, type: 'float32', default: d.qps as FlagValue, help: 'Average batches per second.' },
+      { flags: `${p}-batch-throttle-burst`, type: 'int', default: d.burst as FlagValue, help: 'Burst of simultaneous requests.' },
+      { flags: `${p}-truncate-enabled`, type: 'bool', help: 'Truncate events and batches.' },
+      { flags: `${p}-truncate-max-batch-size`, type: 'int', default: 10485760, help: 'Batches over this are split.' },
+      { flags: `${p}-truncate-max-event-size`, type: 'int', default: 102400, help: 'Over this, request and response are dropped first, then the event is discarded.' },
+    ];
+    flags.push(...rows.map((r) => ({ ...r, ...NOT_YET })));
+  }
+  return flags;
+}
+
+function limitFlags(): FlagSpec[] {
+  return [
+    { flags: '--max-requests-inflight', type: 'int', default: 400, help: 'Non-mutating requests in flight. Above it, requests are rejected. 0 is no limit.' },
+    { flags: '--max-mutating-requests-inflight', type: 'int', default: 200, help: 'Mutating requests in flight. Above it, requests are rejected. 0 is no limit.' },
+    { flags: '--request-timeout', type: 'duration', default: 60_000, help: 'Default handler timeout. Other flags may override it per type.' },
+    { flags: '--min-request-timeout', type: 'int', default: 1800, help: 'Minimum seconds a watch handler keeps a request open; it picks a random value above this.' },
+    { flags: '--max-connection-bytes-per-sec', type: 'int', ...NOT_YET, help: 'If non-zero, throttle each user connection, for long-running requests only.' },
+  ];
+}
+
+/** Every API-server-specific flag row. */
+export function apiServerFlags(): FlagSpec[] {
+  return [...admissionStorageGeneralFlags(), ...authenticationFlags(), ...auditFlags(), ...limitFlags()];
+}
+
+/** `apiserver [flags]`: common flags plus the API server's own. */
+export function createApiServerProgram(): Command {
+  const cmd = createDaemonProgram({
+    component: 'apiserver',
+    description:
+      'Validates and configures API objects (pods, services, replication controllers and others), serves the REST operations, and is the front end to shared cluster state through which all other components interact.',
+  });
+  return addFlags(cmd, apiServerFlags());
+}
+
+// ---------------------------------------------------------------------------------------------
+// resolution and validation
+
+export interface ApiServerOptions {
+  common: CommonOptions;
+  /** True when --cert-dir came from its default (so an unwritable default may fall back). */
+  certDirIsDefault: boolean;
+  advertiseAddress?: string;
+  externalHostname?: string;
+  dataDir: string;
+  storage: {
+    backend: 'kvstore3';
+    servers: string[];
+    serversOverrides: Record<string, string[]>;
+    prefix: string;
+    caFile?: string;
+    certFile?: string;
+    keyFile?: string;
+    compactionIntervalMs: number;
+    countMetricPollPeriodMs: number;
+    mediaType: string;
+  };
+  watchCache: { enabled: boolean; defaultSize: number; sizes: Record<string, number> };
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  requestTimeoutMs: number;
+  minRequestTimeoutSeconds: number;
+  shutdownDelayMs: number;
+  livezGracePeriodMs: number;
+  deleteCollectionWorkers: number;
+  runtimeConfig: Record<string, string>;
+  corsAllowedOrigins: string[];
+  serviceNodePortRange: PortRange;
+  /** Enabled admission plugins after --enable/--disable-admission-plugins. */
+  admissionPlugins: string[];
+  authorizationModes: string[];
+  /** Warnings to log at start (e.g. an option without effect because its gate is off). */
+  warnings: string[];
+  /** Every flag value by long name, for flags not lifted into typed fields yet. */
+  flags: FlagValues;
+}
+
+/** Resolves and cross-checks the API server flags; throws OptionsError naming the flag. */
+export function resolveApiServerOptions(opts: Record<string, unknown>, explicit: ReadonlySet<string> = new Set()): ApiServerOptions {
+  const common = resolveCommonOptions(opts, 'apiserver');
+  const f = new FlagValues(opts);
+  const fail = (msg: string): never => {
+    throw new OptionsError(msg);
+  };
+  const wrap = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof FlagValueError) throw new OptionsError(e.message);
+      throw e;
+    }
+  };
+  const warnings: string[] = [];
+
+  const backend = f.string('--storage-backend');
+  if (backend !== '' && backend !== 'kvstore3') {
+    fail(`invalid value ${JSON.stringify(backend)} for --storage-backend: the only storage backend is kvstore3 (leave it empty for the default)`);
+  }
+  const servers = f.list('--kvstore-servers');
+  for (const s of servers) wrap(() => checkServerUrl('--kvstore-servers', s));
+  const serversOverrides = wrap(() => parseServersOverrides('--kvstore-servers-overrides', f.list('--kvstore-servers-overrides')));
+  const certFile = f.optionalString('--kvstore-certfile');
+  const keyFile = f.optionalString('--kvstore-keyfile');
+  if (Boolean(certFile) !== Boolean(keyFile)) fail('--kvstore-certfile and --kvstore-keyfile must be given together');
+  const prefix = f.string('--kvstore-prefix');
+  if (!prefix.startsWith('/')) fail(`invalid value ${JSON.stringify(prefix)} for --kvstore-prefix: must start with /, e.g. --kvstore-prefix=/registry`);
+  const compactionIntervalMs = f.number('--kvstore-compaction-interval');
+  const countMetricPollPeriodMs = f.number('--kvstore-count-metric-poll-period');
+  if (compactionIntervalMs < 0) fail('--kvstore-compaction-interval must not be negative (0 disables compaction)');
+  if (countMetricPollPeriodMs < 0) fail('--kvstore-count-metric-poll-period must not be negative (0 disables polling)');
+
+  const defaultSize = f.number('--default-watch-cache-size');
+  if (defaultSize < 0) fail(`invalid value ${defaultSize} for --default-watch-cache-size: must be 0 or more`);
+  const sizes = wrap(() => parseWatchCacheSizes('--watch-cache-sizes', f.list('--watch-cache-sizes')));
+
+  const nonNegative = (flag: string): number => {
+    const n = f.number(flag);
+    if (n < 0) fail(`invalid value ${n} for ${flag}: must be 0 or more`);
+    return n;
+  };
+  const maxRequestsInflight = nonNegative('--max-requests-inflight');
+  const maxMutatingRequestsInflight = nonNegative('--max-mutating-requests-inflight');
+  const minRequestTimeoutSeconds = nonNegative('--min-request-timeout');
+  const requestTimeoutMs = f.number('--request-timeout');
+  if (requestTimeoutMs <= 0) fail('--request-timeout must be greater than 0, e.g. --request-timeout=1m0s');
+  const shutdownDelayMs = f.number('--shutdown-delay-duration');
+  if (shutdownDelayMs < 0) fail('--shutdown-delay-duration must not be negative');
+  const livezGracePeriodMs = f.number('--livez-grace-period');
+  if (livezGracePeriodMs < 0) fail('--livez-grace-period must not be negative');
+  const deleteCollectionWorkers = f.number('--delete-collection-workers');
+  if (deleteCollectionWorkers < 1) fail(`invalid value ${deleteCollectionWorkers} for --delete-collection-workers: must be 1 or more`);
+  nonNegative('--max-connection-bytes-per-sec');
+  nonNegative('--target-ram-mb');
+  if (f.number('--apiserver-count') < 1) fail(`invalid value ${f.number('--apiserver-count')} for --apiserver-count: must be a positive number`);
+  const goaway = f.number('--goaway-chance');
+  if (goaway < 0 || goaway > 0.02) fail(`invalid value ${goaway} for --goaway-chance: must be between 0 and 0.02`);
+
+  const cors = f.list('--cors-allowed-origins');
+  for (const c of cors) {
+    try {
+      new RegExp(c);
+    } catch (e) {
+      fail(`invalid value ${JSON.stringify(c)} for --cors-allowed-origins: not a regular expression (${(e as Error).message})`);
+    }
+  }
+
+  const serviceNodePortRange = f.portRange('--service-node-port-range');
+  const masterNodePort = f.number('--svc-service-node-port');
+  if (masterNodePort !== 0 && (masterNodePort < serviceNodePortRange.base || masterNodePort >= serviceNodePortRange.base + serviceNodePortRange.size)) {
+    fail(`invalid value ${masterNodePort} for --svc-service-node-port: must be inside --service-node-port-range`);
+  }
+
+  // Admission plugins.
+  const enable = f.list('--enable-admission-plugins');
+  const disable = f.list('--disable-admission-plugins');
+  for (const [flag, list] of [['--enable-admission-plugins', enable], ['--disable-admission-plugins', disable]] as const) {
+    for (const p of list) {
+      if (!(ALL_ADMISSION_PLUGINS as readonly string[]).includes(p)) {
+        fail(`invalid value ${JSON.stringify(p)} for ${flag}: unknown admission plugin; known: ${ALL_ADMISSION_PLUGINS.join(', ')}`);
+      }
+    }
+  }
+  const both = enable.filter((p) => disable.includes(p));
+  if (both.length > 0) fail(`admission plugin ${both.join(', ')} is both in --enable-admission-plugins and --disable-admission-plugins`);
+  const admissionPlugins = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...enable])].filter((p) => !disable.includes(p));
+
+  // Authorization.
+  const modes = f.list('--authorization-mode');
+  for (const m of modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) {
+      fail(`invalid value ${JSON.stringify(m)} for --authorization-mode: expected some of ${AUTHORIZATION_MODES.join(', ')}`);
+    }
+  }
+  if (new Set(modes).size !== modes.length) fail(`--authorization-mode lists a mode twice: ${modes.join(',')}`);
+  if (modes.includes('ABAC') && !f.optionalString('--authorization-policy-file')) fail('--authorization-mode=ABAC needs --authorization-policy-file');
+  if (!modes.includes('ABAC') && f.optionalString('--authorization-policy-file')) fail('--authorization-policy-file is only used with --authorization-mode=ABAC');
+  if (modes.includes('Webhook') && !f.optionalString('--authorization-webhook-config-file')) fail('--authorization-mode=Webhook needs --authorization-webhook-config-file');
+
+  // Authentication.
+  const issuer = f.optionalString('--oidc-issuer-url');
+  if (issuer !== undefined) {
+    let https = false;
+    try {
+      https = new URL(issuer).protocol === 'https:';
+    } catch {
+      https = false;
+    }
+    if (!https) fail(`invalid value ${JSON.stringify(issuer)} for --oidc-issuer-url: must be an https:// URL`);
+    if (!f.optionalString('--oidc-client-id')) fail('--oidc-client-id is required when --oidc-issuer-url is set');
+  }
+  if (f.optionalString('--service-account-signing-key-file') && !f.optionalString('--service-account-issuer')) {
+    fail('--service-account-signing-key-file needs --service-account-issuer');
+  }
+  if (Boolean(f.optionalString('--proxy-client-cert-file')) !== Boolean(f.optionalString('--proxy-client-key-file'))) {
+    fail('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  }
+
+  // Gate prerequisites (spec "Versioning" 5).
+  const inUse = new Set<string>();
+  if (f.bool('--enable-priority-and-fairness') && explicit.has('--enable-priority-and-fairness')) inUse.add('--enable-priority-and-fairness');
+  if (f.bool('--audit-dynamic-configuration')) inUse.add('--audit-dynamic-configuration');
+  if (f.optionalString('--service-account-signing-key-file')) inUse.add('--service-account-signing-key-file');
+  if (f.optionalString('--service-account-jwks-uri')) inUse.add('--service-account-jwks-uri');
+  const gates = checkGatePrerequisites(common.featureGates, inUse);
+  if (gates.errors.length > 0) fail(gates.errors[0] as string);
+  warnings.push(...gates.ignored.map((m) => `${m}; it has no effect`));
+
+  const out: ApiServerOptions = {
+    common,
+    certDirIsDefault: !explicit.has('--cert-dir'),
+    dataDir: f.string('--data-dir') || './data',
+    storage: {
+      backend: 'kvstore3',
+      servers,
+      serversOverrides,
+      prefix,
+      compactionIntervalMs,
+      countMetricPollPeriodMs,
+      mediaType: f.string('--storage-media-type'),
+    },
+    watchCache: { enabled: f.bool('--watch-cache'), defaultSize, sizes },
+    maxRequestsInflight,
+    maxMutatingRequestsInflight,
+    requestTimeoutMs,
+    minRequestTimeoutSeconds,
+    shutdownDelayMs,
+    livezGracePeriodMs,
+    deleteCollectionWorkers,
+    runtimeConfig: f.map('--runtime-config'),
+    corsAllowedOrigins: cors,
+    serviceNodePortRange,
+    admissionPlugins,
+    authorizationModes: modes,
+    warnings,
+    flags: f,
+  };
+  const caFile = f.optionalString('--kvstore-cafile');
+  if (caFile) out.storage.caFile = caFile;
+  if (certFile) out.storage.certFile = certFile;
+  if (keyFile) out.storage.keyFile = keyFile;
+  const advertise = f.optionalString('--advertise-address');
+  if (advertise) out.advertiseAddress = advertise;
+  const external = f.optionalString('--external-hostname');
+  if (external) out.externalHostname = external;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ApiServerConfig
+
+const UNSPECIFIED = new Set(['', '0.0.0.0', '::']);
+
+async function writable(dir: string): Promise<boolean> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Fills the `ApiServerConfig` contract: loads or generates the serving certificate (when the
+ * default --cert-dir /var/run/svc is not writable, e.g. not running as root, the self-signed pair
+ * goes to `<data-dir>/certs` with a warning), and copies the resolved limits and storage settings.
+ */
+export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger): Promise<ApiServerConfig> {
+  for (const w of o.warnings) logger.warn(w);
+  const c = o.common;
+  let certDir = c.tls.certDir;
+  if (!c.tls.certFile && o.certDirIsDefault && !(await writable(certDir))) {
+    const fallback = join(o.dataDir, 'certs');
+    logger.warn({ certDir, fallback }, `--cert-dir ${certDir} is not writable; writing the self-signed certificate to ${fallback}`);
+    certDir = fallback;
+  }
+  const hosts = ['127.0.0.1', '::1', 'localhost', hostname()];
+  if (!UNSPECIFIED.has(c.bindAddress)) hosts.push(c.bindAddress);
+  if (o.advertiseAddress) hosts.push(o.advertiseAddress);
+  if (o.externalHostname) hosts.push(o.externalHostname);
+  const tls = await loadServingCertificates({
+    ...(c.tls.certFile ? { certFile: c.tls.certFile } : {}),
+    ...(c.tls.keyFile ? { keyFile: c.tls.keyFile } : {}),
+    ...(c.tls.minVersion ? { minVersion: c.tls.minVersion } : {}),
+    certDir,
+    sniCertKeys: c.tls.sniCertKeys,
+    cipherSuites: c.tls.cipherSuites,
+    hosts,
+    component: 'apiserver',
+  });
+  const v = projectVersion();
+  const storage: ApiServerConfig['storage'] = {
+    servers: o.storage.servers,
+    serversOverrides: o.storage.serversOverrides,
+    prefix: o.storage.prefix,
+    dataDir: o.dataDir,
+    compactionIntervalMs: o.storage.compactionIntervalMs,
+    countMetricPollPeriodMs: o.storage.countMetricPollPeriodMs,
+    mediaType: o.storage.mediaType,
+  };
+  if (o.storage.caFile) storage.caFile = o.storage.caFile;
+  if (o.storage.certFile) storage.certFile = o.storage.certFile;
+  if (o.storage.keyFile) storage.keyFile = o.storage.keyFile;
+  return {
+    bindAddress: c.bindAddress,
+    securePort: c.securePort,
+    tls,
+    http2MaxStreamsPerConnection: c.http2MaxStreamsPerConnection,
+    storage,
+    watchCache: { ...o.watchCache, sizes: { ...o.watchCache.sizes } },
+    maxRequestsInflight: o.maxRequestsInflight,
+    maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+    requestTimeoutMs: o.requestTimeoutMs,
+    minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+    shutdownDelayMs: o.shutdownDelayMs,
+    livezGracePeriodMs: o.livezGracePeriodMs,
+    deleteCollectionWorkers: o.deleteCollectionWorkers,
+    runtimeConfig: o.runtimeConfig,
+    featureGates: c.featureGates,
+    profiling: c.profiling,
+    corsAllowedOrigins: o.corsAllowedOrigins,
+    continueTokenTtlMs: 5 * 60_000,
+    version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
+    logger,
+    ...(c.profiling ? { extraHandlers: [createProfilingHandler()] } : {}),
+  };
+}

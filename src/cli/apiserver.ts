@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+/**
+ * The `apiserver` executable: `apiserver [flags]`.
+ * Parses the flags, builds the ApiServerConfig and serves until SIGTERM/SIGINT (graceful
+ * shutdown, exit 0; a second signal exits at once). Bad flags and start-up errors (port in use,
+ * storage unreachable ...) print one line to standard error and exit 1.
+ */
+import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
+import { createLogger } from './logging.js';
+import { explicitlySetFlags } from './option-table.js';
+import { runDaemon, warnUnhonouredFlags } from './program.js';
+
+await runDaemon({
+  program: createApiServerProgram(),
+  async start(program, ctx) {
+    const options = resolveApiServerOptions(program.opts(), explicitlySetFlags(program));
+    const logger = createLogger('apiserver', options.common.logging);
+    ctx.setLogger(logger);
+    warnUnhonouredFlags(program, logger);
+    const config = await buildApiServerConfig(options, logger);
+    // Loaded only now, so --version, --help and flag errors answer without loading the server.
+    const { startApiServer } = await import('../apiserver/index.js');
+    return startApiServer(config);
+  },
+});

@@ -1,0 +1,145 @@
+/**
+ * The shape every daemon executable shares: a commander program with the common flags, and a
+ * runner that parses, starts, reports start-up errors as one line, and shuts down on signals.
+ */
+import { Command, CommanderError } from 'commander';
+import type { Logger } from 'pino';
+import { addCommonOptions, type Component } from './common-options.js';
+import { closeLogger, flushLogger } from './logging.js';
+import { explicitlySetFlags, longFlag, registeredFlags } from './option-table.js';
+import { versionLine } from './version.js';
+
+export interface DaemonProgramOptions {
+  component: Component;
+  description: string;
+}
+
+/**
+ * A program named after the component with `--version` (prints `svc vX.Y.Z`), `-h/--help`, the
+ * common flags, no positional arguments, and errors thrown (exitOverride) instead of exiting, so
+ * callers and tests decide what exiting means.
+ */
+export function createDaemonProgram(o: DaemonProgramOptions): Command {
+  const cmd = new Command(o.component)
+    .description(o.description)
+    .usage('[flags]')
+    .version(versionLine(), '--version', 'Print version and quit.')
+    .helpOption('-h, --help', 'Print help.')
+    .allowExcessArguments(false)
+    .configureHelp({ sortOptions: true })
+    .showHelpAfterError(`(run "${o.component} --help" to list the flags)`)
+    .exitOverride();
+  addCommonOptions(cmd, o.component);
+  return cmd;
+}
+
+/** Logs one warning per flag the user set whose behaviour is not implemented yet. */
+export function warnUnhonouredFlags(cmd: Command, logger: Logger): string[] {
+  const set = explicitlySetFlags(cmd);
+  const out: string[] = [];
+  for (const spec of registeredFlags(cmd)) {
+    const flag = longFlag(spec);
+    if (spec.honoured === false && set.has(flag)) {
+      out.push(flag);
+      logger.warn({ flag }, `${flag} is accepted but not implemented yet; it has no effect`);
+    }
+  }
+  return out;
+}
+
+export interface RunningDaemon {
+  shutdown(): Promise<void>;
+}
+
+export interface DaemonStartContext {
+  /** Tells the runner which logger to flush and close on exit. */
+  setLogger(logger: Logger): void;
+}
+
+/** What the runner touches of the process; injectable for tests. */
+export interface DaemonProcess {
+  argv: string[];
+  exit(code: number): void;
+  writeErr(line: string): void;
+  onSignal(signal: 'SIGTERM' | 'SIGINT', handler: () => void): void;
+}
+
+export const realProcess: DaemonProcess = {
+  argv: process.argv,
+  exit: (code) => process.exit(code),
+  writeErr: (line) => process.stderr.write(line),
+  onSignal: (signal, handler) => {
+    process.on(signal, handler);
+  },
+};
+
+export interface RunDaemonOptions<R extends RunningDaemon> {
+  program: Command;
+  /** Parses options, builds the logger and config, and starts serving. */
+  start(program: Command, ctx: DaemonStartContext): Promise<R>;
+  process?: DaemonProcess;
+}
+
+/**
+ * Parses `process.argv`, starts the daemon and wires SIGTERM/SIGINT to a graceful shutdown
+ * (exit 0); a second signal exits at once (exit 1). A bad flag exits with commander's code after
+ * its message; any start-up error prints `<component>: error: <message>` and exits 1.
+ */
+export async function runDaemon<R extends RunningDaemon>(o: RunDaemonOptions<R>): Promise<R | undefined> {
+  const proc = o.process ?? realProcess;
+  const name = o.program.name();
+  try {
+    o.program.parse(proc.argv, { from: 'node' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      proc.exit(e.exitCode);
+      return undefined;
+    }
+    throw e;
+  }
+
+  let logger: Logger | undefined;
+  const ctx: DaemonStartContext = { setLogger: (l) => (logger = l) };
+  let running: R;
+  try {
+    running = await o.start(o.program, ctx);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (logger) {
+      // The one stderr line below is the report; the stack is kept for -v 4 and log files.
+      logger.debug({ err: e }, 'start-up failed');
+      closeLogger(logger);
+    }
+    proc.writeErr(`${name}: error: ${message.split('\n')[0]}\n`);
+    proc.exit(1);
+    return undefined;
+  }
+
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) {
+      proc.writeErr(`${name}: second ${signal}, exiting now\n`);
+      if (logger) flushLogger(logger);
+      proc.exit(1);
+      return;
+    }
+    stopping = true;
+    logger?.info({ signal }, 'shutting down');
+    running.shutdown().then(
+      () => {
+        logger?.info('shut down');
+        if (logger) closeLogger(logger);
+        proc.exit(0);
+      },
+      (e: unknown) => {
+        logger?.error({ err: e }, 'shutdown failed');
+        if (logger) closeLogger(logger);
+        proc.writeErr(`${name}: error during shutdown: ${e instanceof Error ? e.message : String(e)}\n`);
+        proc.exit(1);
+      },
+    );
+  };
+  proc.onSignal('SIGTERM', () => onSignal('SIGTERM'));
+  proc.onSignal('SIGINT', () => onSignal('SIGINT'));
+  return running;
+}

@@ -1,0 +1,100 @@
+/**
+ * The event history of a watch cache: a growable circular buffer ordered by revision.
+ *
+ * Retention: at least `capacity` events, plus every event younger than `windowMs`, never more than
+ * `maxEvents`. Eviction happens on append (O(1) amortized); finding where a replay starts is a binary
+ * search on revision.
+ */
+export interface RingEvent {
+  readonly revision: number;
+}
+
+export class EventRing<E extends RingEvent> {
+  private slots: Array<E | undefined>;
+  private times: number[];
+  private head = 0;
+  private len = 0;
+  private readonly hardMax: number;
+  /** Revision of the newest evicted event (0 if none): every event above it is still here. */
+  private evicted = 0;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly windowMs: number,
+    maxEvents: number,
+  ) {
+    this.hardMax = Math.max(1, capacity, maxEvents);
+    const initial = Math.min(this.hardMax, Math.max(16, capacity));
+    this.slots = new Array<E | undefined>(initial);
+    this.times = new Array<number>(initial).fill(0);
+  }
+
+  get length(): number {
+    return this.len;
+  }
+
+  /** Revision of the newest event that was dropped (0 when nothing was dropped since `clear`). */
+  get evictedRevision(): number {
+    return this.evicted;
+  }
+
+  /** Append an event (revisions must increase); `at` is the time it was received. */
+  append(event: E, at: number): void {
+    const expired = at - this.windowMs;
+    while (this.len > 0 && (this.len >= this.hardMax || (this.len >= this.capacity && this.times[this.head]! <= expired))) {
+      this.evictHead();
+    }
+    if (this.len === this.slots.length) this.grow();
+    const i = (this.head + this.len) % this.slots.length;
+    this.slots[i] = event;
+    this.times[i] = at;
+    this.len++;
+  }
+
+  /** Events with revision > `after`, oldest first. */
+  since(after: number): E[] {
+    let lo = 0;
+    let hi = this.len;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.at(mid).revision > after) hi = mid;
+      else lo = mid + 1;
+    }
+    const out: E[] = new Array(this.len - lo);
+    for (let i = lo; i < this.len; i++) out[i - lo] = this.at(i);
+    return out;
+  }
+
+  /** Drop everything (after a re-list); `evictedRevision` restarts at `revision`. */
+  clear(revision: number): void {
+    this.slots = new Array<E | undefined>(this.slots.length);
+    this.head = 0;
+    this.len = 0;
+    this.evicted = revision;
+  }
+
+  private at(i: number): E {
+    return this.slots[(this.head + i) % this.slots.length]!;
+  }
+
+  private evictHead(): void {
+    this.evicted = this.slots[this.head]!.revision;
+    this.slots[this.head] = undefined;
+    this.head = (this.head + 1) % this.slots.length;
+    this.len--;
+  }
+
+  private grow(): void {
+    const size = Math.min(this.hardMax, this.slots.length * 2);
+    const slots = new Array<E | undefined>(size);
+    const times = new Array<number>(size).fill(0);
+    for (let i = 0; i < this.len; i++) {
+      const j = (this.head + i) % this.slots.length;
+      slots[i] = this.slots[j];
+      times[i] = this.times[j]!;
+    }
+    this.slots = slots;
+    this.times = times;
+    this.head = 0;
+  }
+}

@@ -1,0 +1,462 @@
+/**
+ * The watch cache: an in-memory copy of one resource's store prefix plus a window of recent change
+ * events, so watches and lists are served without touching the storage engine.
+ *
+ * Guarantees:
+ * - Consistency: the cache lists the prefix at one revision R and watches the store from R, so its
+ *   contents at `revision` are exactly the store's state under the prefix at that revision.
+ * - `watch(after)` delivers every change under the prefix with revision > `after`, in revision
+ *   order, exactly once: from memory when `after >= oldestRevision()`, otherwise from a direct store
+ *   watch (so a watch fails with CompactedError only when the store itself compacted that history).
+ * - One decode and one JSON serialization per change: the `object` and `json` of a `CacheEvent` and
+ *   of a `CachedObject` are shared by every reader and watcher; objects are deep-frozen.
+ * - Callbacks run asynchronously (never inside `watch()`), in order per watcher; none after close().
+ * - If the store watch fails, the cache re-lists and re-watches by itself (retrying with back-off);
+ *   the watchers it was serving get `onError(CompactedError)` and must re-list (a 410 to clients).
+ */
+import type { Logger } from 'pino';
+import type { SvcObject } from '../api/types.js';
+import {
+  CompactedError,
+  StorageUnavailableError,
+  type KVEvent,
+  type KVRecord,
+  type KVStore,
+  type WatchHandle,
+} from './types.js';
+import { EventRing } from './watch-cache-ring.js';
+import { SortedKeys } from './watch-cache-keys.js';
+
+export interface CachedObject {
+  key: string;
+  /** Frozen; `metadata.resourceVersion` set. */
+  object: SvcObject;
+  /** JSON.stringify(object). */
+  json: Buffer;
+  /** modRevision of this state. */
+  revision: number;
+}
+
+export interface CacheEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  revision: number;
+  key: string;
+  /** The new state; for DELETED the last state, with resourceVersion = the deletion's revision. */
+  object: SvcObject;
+  json: Buffer;
+  /** The state before this change (MODIFIED and DELETED). */
+  prevObject?: SvcObject;
+}
+
+export interface WatchCacheOptions {
+  store: KVStore;
+  /** Store key prefix of the resource, e.g. `/registry/configmaps/`. */
+  prefix: string;
+  /** Minimum number of events kept in memory. */
+  capacity: number;
+  /** Events younger than this are kept too, up to maxEvents. Default 5 minutes. */
+  historyWindowMs?: number;
+  /** Hard bound on events kept in memory. Default 100_000 (never below capacity). */
+  maxEvents?: number;
+  /** Decode a stored value; returns the object with metadata.resourceVersion set. */
+  decode: (value: Uint8Array, modRevision: number) => SvcObject;
+  /** Clock for the history window. Default Date.now. */
+  now?: () => number;
+  logger?: Logger;
+}
+
+type Delivery = { events: CacheEvent[] } | { error: Error };
+
+interface CacheWatcher {
+  /** Only events with a revision above this are delivered. */
+  after: number;
+  onEvents: (events: CacheEvent[]) => void;
+  onError: (err: Error) => void;
+  pending: Delivery[];
+  scheduled: boolean;
+  closed: boolean;
+  /** Set when served by a direct store watch (history older than the in-memory window). */
+  direct?: WatchHandle;
+}
+
+interface RevisionWaiter {
+  revision: number;
+  resolve: (reached: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
+const LIST_PAGE = 5000;
+const RELIST_BACKOFF_MS = [100, 200, 500, 1000, 2000, 5000, 10_000];
+
+/** Freeze an object graph in place so shared cache entries cannot be mutated by a reader. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * JSON bytes in their own allocation: `Buffer.from(string)` would carve small buffers out of Node's
+ * shared 8 KiB pool, where one long-lived cache entry pins a whole slab of short-lived garbage.
+ */
+function serialize(object: SvcObject): Buffer {
+  const text = JSON.stringify(object);
+  const buf = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  buf.write(text);
+  return buf;
+}
+
+export class WatchCache {
+  private readonly store: KVStore;
+  private readonly prefix: string;
+  private readonly decodeValue: WatchCacheOptions['decode'];
+  private readonly now: () => number;
+  private readonly log: Logger | undefined;
+  private readonly ring: EventRing<CacheEvent>;
+  private objects = new Map<string, CachedObject>();
+  private readonly keys = new SortedKeys();
+  private rev = 0;
+  private listRevision = 0;
+  private state: 'new' | 'listing' | 'watching' | 'stopped' = 'new';
+  /** Incremented per (re)list; callbacks of an older store watch are ignored. */
+  private generation = 0;
+  private storeWatch: WatchHandle | undefined;
+  private readonly watchers = new Set<CacheWatcher>();
+  /** Watchers registered while a (re)list runs; attached when it completes. */
+  private waitingForList: CacheWatcher[] = [];
+  private readonly directWatchers = new Set<CacheWatcher>();
+  private waiters: RevisionWaiter[] = [];
+  private relistTimer: NodeJS.Timeout | undefined;
+
+  constructor(opts: WatchCacheOptions) {
+    this.store = opts.store;
+    this.prefix = opts.prefix;
+    this.decodeValue = opts.decode;
+    this.now = opts.now ?? Date.now;
+    this.log = opts.logger;
+    this.ring = new EventRing<CacheEvent>(
+      opts.capacity,
+      opts.historyWindowMs ?? 5 * 60_000,
+      opts.maxEvents ?? 100_000,
+    );
+  }
+
+  /** List the prefix at the current revision, then watch from it. Resolves once the list is loaded. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('watch cache already started');
+    try {
+      await this.load();
+    } catch (err) {
+      if (this.stateNow() === 'listing') this.state = 'new';
+      throw err;
+    }
+  }
+
+  /** Highest revision applied (events, or store progress notifications). */
+  get revision(): number {
+    return this.rev;
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  /** Resolves true as soon as `revision >= rev`, false after `timeoutMs` (or on stop). */
+  waitForRevision(rev: number, timeoutMs: number): Promise<boolean> {
+    if (this.rev >= rev) return Promise.resolve(true);
+    if (this.state === 'stopped') return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const waiter: RevisionWaiter = {
+        revision: rev,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  get(key: string): CachedObject | undefined {
+    return this.objects.get(key);
+  }
+
+  /** Objects whose key starts with `keyPrefix` (a full store key prefix; default all), sorted by key. */
+  list(keyPrefix = ''): { items: CachedObject[]; revision: number } {
+    const items: CachedObject[] = [];
+    for (const key of this.keys.withPrefix(keyPrefix)) items.push(this.objects.get(key)!);
+    return { items, revision: this.rev };
+  }
+
+  /** Events with a revision above this are all in memory. */
+  oldestRevision(): number {
+    return Math.max(this.listRevision, this.ring.evictedRevision);
+  }
+
+  /**
+   * Deliver every change with revision > afterRevision (see the class comment for the guarantees).
+   * `afterRevision` above the cache's revision delivers only what comes after it (callers wait first).
+   */
+  watch(
+    afterRevision: number,
+    onEvents: (events: CacheEvent[]) => void,
+    onError: (err: Error) => void,
+  ): { close(): void } {
+    const w: CacheWatcher = { after: afterRevision, onEvents, onError, pending: [], scheduled: false, closed: false };
+    if (this.state === 'stopped') this.push(w, { error: new StorageUnavailableError('watch cache stopped') });
+    else if (this.state === 'watching') this.attach(w);
+    else this.waitingForList.push(w);
+    return {
+      close: () => {
+        w.closed = true;
+        w.pending = [];
+        this.watchers.delete(w);
+        this.directWatchers.delete(w);
+        w.direct?.close();
+      },
+    };
+  }
+
+  /** Stop watching the store; no watcher callback runs afterwards and pending waits resolve false. */
+  stop(): void {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    this.generation++;
+    this.storeWatch?.close();
+    this.storeWatch = undefined;
+    if (this.relistTimer) clearTimeout(this.relistTimer);
+    for (const w of [...this.watchers, ...this.directWatchers, ...this.waitingForList]) {
+      w.closed = true;
+      w.direct?.close();
+    }
+    this.watchers.clear();
+    this.directWatchers.clear();
+    this.waitingForList = [];
+    for (const waiter of this.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+    this.waiters = [];
+  }
+
+  /** Serve a watcher from memory if its start is inside the window, else from the store. */
+  private attach(w: CacheWatcher): void {
+    if (w.closed) return;
+    if (w.after >= this.oldestRevision()) {
+      const replay = this.ring.since(w.after);
+      if (replay.length > 0) this.push(w, { events: replay });
+      this.watchers.add(w);
+      return;
+    }
+    this.directWatchers.add(w);
+    w.direct = this.store.watch(this.prefix, w.after, {
+      onEvents: (events) => {
+        const out: CacheEvent[] = [];
+        for (const ev of events) {
+          const converted = this.convertDirect(ev);
+          if (converted) out.push(converted);
+        }
+        if (out.length > 0) this.push(w, { events: out });
+      },
+      onError: (err) => {
+        this.directWatchers.delete(w);
+        this.push(w, { error: err });
+      },
+    });
+  }
+
+  /** List at one revision (in pages), replace the contents, then watch the store from that revision. */
+  private async load(): Promise<void> {
+    this.state = 'listing';
+    const generation = ++this.generation;
+    const records: KVRecord[] = [];
+    let page = await this.store.list(this.prefix, { limit: LIST_PAGE });
+    const revision = page.revision;
+    records.push(...page.items);
+    while (page.remaining > 0 && page.items.length > 0) {
+      const last = page.items[page.items.length - 1]!.key;
+      page = await this.store.list(this.prefix, { revision, startKey: `${last}\0`, limit: LIST_PAGE });
+      records.push(...page.items);
+    }
+    if (generation !== this.generation) return; // stopped meanwhile
+    const objects = new Map<string, CachedObject>();
+    const sorted: string[] = [];
+    for (const rec of records) {
+      const cached = this.decodeRecord(rec.key, rec.value, rec.modRevision);
+      if (!cached) continue;
+      objects.set(rec.key, cached);
+      sorted.push(rec.key);
+    }
+    this.objects = objects;
+    this.keys.reset(sorted);
+    this.ring.clear(revision);
+    this.listRevision = revision;
+    this.storeWatch = this.store.watch(this.prefix, revision, {
+      onEvents: (events) => {
+        if (generation === this.generation) this.apply(events);
+      },
+      onProgress: (rev) => {
+        if (generation === this.generation && rev > this.rev) this.advance(rev);
+      },
+      onError: (err) => {
+        if (generation === this.generation) this.onStoreWatchFailed(err);
+      },
+    });
+    this.state = 'watching';
+    this.log?.debug({ prefix: this.prefix, revision, objects: objects.size }, 'watch cache listed');
+    if (revision > this.rev) this.advance(revision);
+    const waiting = this.waitingForList;
+    this.waitingForList = [];
+    for (const w of waiting) this.attach(w);
+  }
+
+  /** Apply a batch of store events (revision order): update contents, record history, fan out. */
+  private apply(events: KVEvent[]): void {
+    const batch: CacheEvent[] = [];
+    const at = this.now();
+    for (const ev of events) {
+      if (ev.modRevision <= this.rev) continue; // already applied (never expected; defensive)
+      const prev = this.objects.get(ev.key);
+      if (ev.type === 'delete') {
+        const cached = this.decodeRecord(ev.key, ev.value, ev.modRevision);
+        if (prev) {
+          this.objects.delete(ev.key);
+          this.keys.remove(ev.key);
+        }
+        if (cached) {
+          batch.push({
+            type: 'DELETED',
+            revision: ev.modRevision,
+            key: ev.key,
+            object: cached.object,
+            json: cached.json,
+            prevObject: prev?.object,
+          });
+        }
+      } else {
+        const cached = this.decodeRecord(ev.key, ev.value, ev.modRevision);
+        if (cached) {
+          if (!prev) this.keys.add(ev.key);
+          this.objects.set(ev.key, cached);
+          batch.push({
+            type: ev.createRevision === ev.modRevision ? 'ADDED' : 'MODIFIED',
+            revision: ev.modRevision,
+            key: ev.key,
+            object: cached.object,
+            json: cached.json,
+            prevObject: prev?.object,
+          });
+        } else if (prev) {
+          // Undecodable new state: drop the stale one rather than serve it as current.
+          this.objects.delete(ev.key);
+          this.keys.remove(ev.key);
+        }
+      }
+      this.rev = ev.modRevision;
+    }
+    for (const ev of batch) this.ring.append(ev, at);
+    if (batch.length > 0) {
+      for (const w of this.watchers) {
+        if (batch[0]!.revision > w.after) this.push(w, { events: batch });
+        else {
+          const newer = batch.filter((e) => e.revision > w.after);
+          if (newer.length > 0) this.push(w, { events: newer });
+        }
+      }
+    }
+    this.advance(this.rev);
+  }
+
+  /** The store watch broke: fail the watchers served from memory, then re-list and re-watch. */
+  private onStoreWatchFailed(err: Error): void {
+    this.log?.warn({ err, prefix: this.prefix, revision: this.rev }, 'watch cache lost its store watch; re-listing');
+    this.storeWatch = undefined;
+    this.generation++;
+    for (const w of this.watchers) {
+      const compacted = err instanceof CompactedError ? err : new CompactedError(w.after, this.rev);
+      this.push(w, { error: compacted });
+    }
+    this.watchers.clear();
+    this.state = 'listing';
+    void this.relist(0);
+  }
+
+  private async relist(attempt: number): Promise<void> {
+    if (this.state === 'stopped') return;
+    try {
+      await this.load();
+    } catch (err) {
+      if (this.stateNow() === 'stopped') return;
+      this.state = 'listing';
+      const delay = RELIST_BACKOFF_MS[Math.min(attempt, RELIST_BACKOFF_MS.length - 1)]!;
+      this.log?.warn({ err, prefix: this.prefix, retryInMs: delay }, 'watch cache re-list failed');
+      this.relistTimer = setTimeout(() => void this.relist(attempt + 1), delay);
+      this.relistTimer.unref();
+    }
+  }
+
+  /** The state re-read after an await (defeats narrowing from before it). */
+  private stateNow(): 'new' | 'listing' | 'watching' | 'stopped' {
+    return this.state;
+  }
+
+  private advance(rev: number): void {
+    if (rev > this.rev) this.rev = rev;
+    if (this.waiters.length === 0) return;
+    const still: RevisionWaiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.revision <= this.rev) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(true);
+      } else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private decodeRecord(key: string, value: Uint8Array, modRevision: number): CachedObject | undefined {
+    try {
+      const object = deepFreeze(this.decodeValue(value, modRevision));
+      return { key, object, json: serialize(object), revision: modRevision };
+    } catch (err) {
+      this.log?.error({ err, key, revision: modRevision }, 'watch cache could not decode a stored object; skipped');
+      return undefined;
+    }
+  }
+
+  /** Convert an event of a direct store watch (not shared: only its one watcher sees it). */
+  private convertDirect(ev: KVEvent): CacheEvent | undefined {
+    const cached = this.decodeRecord(ev.key, ev.value, ev.modRevision);
+    if (!cached) return undefined;
+    const prev = ev.prevValue && this.decodeRecord(ev.key, ev.prevValue, ev.prevModRevision);
+    const type = ev.type === 'delete' ? 'DELETED' : ev.createRevision === ev.modRevision ? 'ADDED' : 'MODIFIED';
+    return { type, revision: ev.modRevision, key: ev.key, object: cached.object, json: cached.json, prevObject: prev?.object };
+  }
+
+  /** Queue a delivery for one watcher; a microtask runs its queue in order. */
+  private push(w: CacheWatcher, d: Delivery): void {
+    if (w.closed) return;
+    w.pending.push(d);
+    if (w.scheduled) return;
+    w.scheduled = true;
+    queueMicrotask(() => {
+      w.scheduled = false;
+      const pending = w.pending;
+      w.pending = [];
+      for (const item of pending) {
+        if (w.closed) return;
+        try {
+          if ('events' in item) w.onEvents(item.events);
+          else {
+            w.closed = true;
+            w.onError(item.error);
+          }
+        } catch (err) {
+          this.log?.error({ err }, 'watch cache callback threw');
+        }
+      }
+    });
+  }
+}

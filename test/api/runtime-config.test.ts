@@ -1,0 +1,68 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { builtinResources, ResourceRegistry } from '../../src/api/index.js';
+
+const gvs = (r: ResourceRegistry) => r.enabledGroupVersions().map((g) => (g.group ? `${g.group}/${g.version}` : g.version)).sort();
+
+test('by default every built-in GA and beta group/version is served', () => {
+  const r = new ResourceRegistry(builtinResources(), {});
+  assert.equal(gvs(r), [
+    'apps/v1', 'autoscaling/v1', 'batch/v1', 'batch/v1beta1', 'certificates.svc.io/v1', 'coordination.svc.io/v1',
+    'discovery.svc.io/v1beta1', 'policy/v1beta1', 'rbac.authorization.svc.io/v1', 'v1',
+  ]);
+  assert.is(r.enabledResources().length, builtinResources().length);
+});
+
+test('api/all=false with v1=true serves only the core group', () => {
+  const r = new ResourceRegistry(builtinResources(), { 'api/all': 'false', v1: 'true' });
+  assert.equal(gvs(r), ['v1']);
+  assert.ok(r.lookup('', 'v1', 'pods'));
+  assert.not.ok(r.lookup('apps', 'v1', 'deployments'));
+});
+
+test('a specific key wins over a broad one whatever the order', () => {
+  const r = new ResourceRegistry(builtinResources(), { 'batch/v1beta1': 'true', 'api/beta': 'false' });
+  assert.ok(gvs(r).includes('batch/v1beta1'));
+  assert.not.ok(gvs(r).includes('policy/v1beta1'));
+});
+
+test('api/beta=false turns off only beta versions; the group keeps its GA version preferred', () => {
+  const r = new ResourceRegistry(builtinResources(), { 'api/beta': 'false' });
+  assert.not.ok(r.lookup('batch', 'v1beta1', 'cronjobs'));
+  assert.ok(r.lookup('batch', 'v1', 'jobs'));
+  assert.equal(r.groups().find((g) => g.name === 'batch'), { name: 'batch', versions: ['v1'], preferredVersion: 'v1' });
+});
+
+test('groups list core first and prefer GA over beta', () => {
+  const r = new ResourceRegistry(builtinResources(), {});
+  const groups = r.groups();
+  assert.is(groups[0]!.name, '');
+  assert.equal(groups.find((g) => g.name === 'batch')!.versions, ['v1', 'v1beta1']);
+});
+
+test('a group/version/resource key turns off one resource', () => {
+  const r = new ResourceRegistry(builtinResources(), { 'apps/v1/daemonsets': 'false' });
+  assert.not.ok(r.lookup('apps', 'v1', 'daemonsets'));
+  assert.ok(r.lookup('apps', 'v1', 'deployments'));
+});
+
+test('an unknown key is an error naming the key', () => {
+  assert.throws(() => new ResourceRegistry(builtinResources(), { 'frobs/v9': 'true' }), /unknown key "frobs\/v9"/);
+  assert.throws(() => new ResourceRegistry(builtinResources(), { 'apps/v1': 'maybe' }), /invalid value "maybe" for key "apps\/v1"/);
+});
+
+test('lookups by plural, kind and typed name', () => {
+  const r = new ResourceRegistry(builtinResources(), {});
+  assert.is(r.byKind('apps', 'v1', 'Deployment')?.plural, 'deployments');
+  assert.is(r.resolveName('deploy')[0]?.kind, 'Deployment');
+  assert.is(r.resolveName('po')[0]?.kind, 'Pod');
+  assert.is(r.resolveName('cronjobs.batch')[0]?.version, 'v1beta1');
+  assert.is(r.resourcesFor('rbac.authorization.svc.io', 'v1').length, 4);
+});
+
+test('duplicate definitions are rejected', () => {
+  const defs = builtinResources();
+  assert.throws(() => new ResourceRegistry([...defs, defs[0]!], {}), /duplicate resource definition/);
+});
+
+test.run();

@@ -1,0 +1,50 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { configMapDefinition, deploymentDefinition, podDefinition, validateAgainstSchema, type SvcObject } from '../../src/api/index.js';
+
+test('a type mismatch is a field error with the field path', () => {
+  const d: SvcObject = { metadata: { name: 'd' }, spec: { replicas: 'three', template: { spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: '80' }] }] } } } };
+  const errs = validateAgainstSchema(deploymentDefinition, d);
+  assert.equal(errs.map((e) => e.field), ['spec.replicas', 'spec.template.spec.containers[0].ports[0].containerPort']);
+  assert.is(errs[0]!.type, 'FieldValueTypeInvalid');
+  assert.is(errs[0]!.message, 'Invalid value: "three": must be of type integer, not string');
+});
+
+test('map values are reported as field[key]', () => {
+  const errs = validateAgainstSchema(configMapDefinition, { metadata: { name: 'c', labels: { a: 1 as unknown as string } }, data: { k: 5 } });
+  assert.equal(errs.map((e) => e.field).sort(), ['data[k]', 'metadata.labels[a]']);
+});
+
+test('unknown fields of built-in kinds are dropped silently', () => {
+  const p: SvcObject = { metadata: { name: 'p', bogus: 1 } as SvcObject['metadata'], spec: { containers: [{ name: 'c', image: 'x', colour: 'red' }], extra: true }, junk: 1 };
+  assert.equal(validateAgainstSchema(podDefinition, p), []);
+  assert.equal(p, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+});
+
+test('free-form parts keep their fields and null reads as unset', () => {
+  const p: SvcObject = { metadata: { name: 'p', creationTimestamp: null as unknown as string }, spec: { affinity: { nodeAffinity: { x: 1 } }, containers: [{ name: 'c', image: 'x', ports: null }] } };
+  assert.equal(validateAgainstSchema(podDefinition, p), []);
+  assert.equal((p.spec as Record<string, unknown>)['affinity'], { nodeAffinity: { x: 1 } });
+});
+
+test('int-or-string fields take either', () => {
+  const d: SvcObject = { metadata: { name: 'd' }, spec: { strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: '10%' } } } };
+  assert.equal(validateAgainstSchema(deploymentDefinition, d), []);
+  const bad: SvcObject = { metadata: { name: 'd' }, spec: { strategy: { rollingUpdate: { maxSurge: true } } } };
+  assert.equal(validateAgainstSchema(deploymentDefinition, bad).map((e) => e.field), ['spec.strategy.rollingUpdate.maxSurge']);
+});
+
+test('schemas carry the merge markers: containers keyed by name, ports by containerPort+protocol, finalizers a set', () => {
+  const spec = podDefinition.schema.properties!['spec']!;
+  const containers = spec.properties!['containers']!;
+  assert.is(containers['x-svc-list-type'], 'map');
+  assert.equal(containers['x-svc-list-map-keys'], ['name']);
+  assert.equal(containers.items!.properties!['ports']!['x-svc-list-map-keys'], ['containerPort', 'protocol']);
+  assert.equal(containers.items!.properties!['env']!['x-svc-list-map-keys'], ['name']);
+  const meta = podDefinition.schema.properties!['metadata']!;
+  assert.is(meta.properties!['finalizers']!['x-svc-list-type'], 'set');
+  assert.equal(meta.properties!['ownerReferences']!['x-svc-list-map-keys'], ['uid']);
+  assert.is(meta.properties!['labels']!['x-svc-map-type'], 'granular');
+});
+
+test.run();

