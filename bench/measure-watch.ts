@@ -5,14 +5,19 @@
  * share the bench process, so the client's own parsing of 100 streams is inside the figure, as it
  * is for any client doing the same.
  */
+import { Worker } from 'node:worker_threads';
 import type { Dispatcher } from 'undici';
 import { call, nowMs, quantile } from './load.js';
+import type { WatchWorkerData, WatchWorkerMessage } from './watch-worker.js';
 
 export interface WatchOptions {
   /** Pool for the writes. */
   writePool: Dispatcher;
-  /** Pool with at least `watchers` connections: each open watch holds one. */
-  watchPool: Dispatcher;
+  /** Server origin and CA for the watch connections (opened in the worker threads). */
+  url: string;
+  ca: string;
+  /** Worker threads the watchers are spread over (each holds its own connections). */
+  threads: number;
   /** The watch request, e.g. `/api/v1/namespaces/w/configmaps?watch=1&resourceVersion=123`. */
   watchPath: string;
   /** Where writes are POSTed. */
@@ -31,6 +36,7 @@ export interface WatchOptions {
 
 export interface WatchResult {
   watchers: number;
+  threads: number;
   writes: number;
   p50Ms: number;
   p99Ms: number;
@@ -40,67 +46,63 @@ export interface WatchResult {
 }
 
 interface Pending {
-  seen: number;
+  groupsDone: number;
   lastAt: number;
   done: () => void;
 }
 
+const WORKER = new URL('./watch-worker.js', import.meta.url);
+
 export async function measureWatchFanout(opts: WatchOptions): Promise<WatchResult> {
   const pending = new Map<string, Pending>();
-  const aborts: AbortController[] = [];
-  const streams: Promise<void>[] = [];
-
-  const onEvent = (name: string, at: number) => {
-    const p = pending.get(name);
-    if (!p) return;
-    p.seen++;
-    p.lastAt = at;
-    if (p.seen === opts.watchers) p.done();
-  };
-
-  // All watches start at once; a watch from a resourceVersion replays anything it missed while
-  // connecting, so the warm-up writes also prove every watcher is attached.
-  // Set from the stream callbacks; typed through a holder so narrowing does not pin it to undefined.
   const failed: { error?: Error } = {};
   const failure = (): Error | undefined => failed.error;
   let attached = 0;
-  for (let w = 0; w < opts.watchers; w++) {
-    const ac = new AbortController();
-    aborts.push(ac);
-    streams.push(
-      (async () => {
-        let buf = '';
-        try {
-          const res = await opts.watchPool.request({ method: 'GET', path: opts.watchPath, signal: ac.signal, headers: { accept: 'application/json' } });
-          if (res.statusCode !== 200) {
-            failed.error ??= new Error(`watch ${opts.watchPath}: ${res.statusCode}: ${(await res.body.text()).slice(0, 500)}`);
-            return;
-          }
-          attached++;
-          for await (const chunk of res.body) {
-            buf += (chunk as Buffer).toString();
-            let nl: number;
-            while ((nl = buf.indexOf('\n')) >= 0) {
-              const line = buf.slice(0, nl);
-              buf = buf.slice(nl + 1);
-              if (!line.trim()) continue;
-              const ev = JSON.parse(line) as { type?: string; object?: { metadata?: { name?: string } } };
-              const name = ev.object?.metadata?.name;
-              if (name !== undefined && ev.type !== 'BOOKMARK') onEvent(name, nowMs());
-            }
-          }
-        } catch (err) {
-          if (!ac.signal.aborted) failed.error ??= err as Error;
-        }
-      })(),
-    );
+  const threads = Math.max(1, Math.min(opts.threads, opts.watchers));
+  const workers: Worker[] = [];
+  for (let t = 0; t < threads; t++) {
+    // Watchers split as evenly as possible; a watch from a resourceVersion replays anything it
+    // missed while connecting, so the warm-up writes also prove every watcher is attached.
+    const count = Math.floor(opts.watchers / threads) + (t < opts.watchers % threads ? 1 : 0);
+    const data: WatchWorkerData = { url: opts.url, ca: opts.ca, path: opts.watchPath, watchers: count };
+    const w = new Worker(WORKER, { workerData: data });
+    w.on('message', (m: WatchWorkerMessage) => {
+      if (m.kind === 'attached') attached++;
+      else if (m.kind === 'error') failed.error ??= new Error(m.message);
+      else if (m.kind === 'seen') {
+        const p = pending.get(m.name);
+        if (!p) return;
+        p.groupsDone++;
+        p.lastAt = Math.max(p.lastAt, m.at);
+        if (p.groupsDone === threads) p.done();
+      }
+    });
+    w.on('error', (err) => (failed.error ??= err));
+    workers.push(w);
   }
+  const stopWorkers = () =>
+    Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => void w.terminate().then(() => resolve()), 5_000);
+            w.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            w.postMessage('stop');
+          }),
+      ),
+    );
 
   // A server that holds the headers back until the first event never gets here to `watchers`;
   // the warm-up writes cover that case (a watch from a resourceVersion misses nothing).
   const attachDeadline = nowMs() + opts.attachWaitMs;
   while (attached < opts.watchers && nowMs() < attachDeadline && !failure()) await new Promise((r) => setTimeout(r, 10));
-  if (failed.error) throw failed.error;
+  if (failure()) {
+    await stopWorkers();
+    throw failure();
+  }
 
   const latencies: number[] = [];
   let early = 0;
@@ -108,7 +110,7 @@ export async function measureWatchFanout(opts: WatchOptions): Promise<WatchResul
     const name = `watched-${String(i).padStart(6, '0')}`;
     let done!: () => void;
     const delivered = new Promise<void>((r) => (done = r));
-    pending.set(name, { seen: 0, lastAt: 0, done });
+    pending.set(name, { groupsDone: 0, lastAt: 0, done });
     await call(opts.writePool, 'POST', opts.writePath, opts.writeBody(name));
     const respondedAt = nowMs();
     let timer: NodeJS.Timeout | undefined;
@@ -118,8 +120,8 @@ export async function measureWatchFanout(opts: WatchOptions): Promise<WatchResul
     const p = pending.get(name)!;
     pending.delete(name);
     if (outcome === 'timeout') {
-      for (const ac of aborts) ac.abort();
-      throw new Error(`write ${name}: only ${p.seen} of ${opts.watchers} watchers saw it within ${opts.timeoutMs} ms${failure() ? ` (${failure()!.message})` : ''}`);
+      await stopWorkers();
+      throw new Error(`write ${name}: only ${p.groupsDone} of ${threads} watcher groups saw it within ${opts.timeoutMs} ms${failure() ? ` (${failure()!.message})` : ''}`);
     }
     if (i >= opts.warmupWrites) {
       const ms = p.lastAt - respondedAt;
@@ -129,11 +131,11 @@ export async function measureWatchFanout(opts: WatchOptions): Promise<WatchResul
     await new Promise((r) => setTimeout(r, opts.gapMs));
   }
 
-  for (const ac of aborts) ac.abort();
-  await Promise.all(streams);
+  await stopWorkers();
   const sorted = Float64Array.from(latencies).sort();
   return {
     watchers: opts.watchers,
+    threads,
     writes: latencies.length,
     p50Ms: quantile(sorted, 0.5),
     p99Ms: quantile(sorted, 0.99),

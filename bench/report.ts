@@ -5,6 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, release, totalmem } from 'node:os';
+
+/** Above this 1-minute load average at start, the report warns that something else was running. */
+const BUSY_LOAD = 0.5;
 import type { LoadResult } from './load.js';
 import type { CeilingResult } from './measure-ceiling.js';
 import type { ListResult } from './measure-lists.js';
@@ -12,6 +15,8 @@ import type { RssResult } from './measure-rss.js';
 import type { WatchResult } from './measure-watch.js';
 
 export interface MachineInfo {
+  /** 1-minute load average when the run started (before any server ran). */
+  loadAtStart: number;
   cpus: number;
   cpuModel: string;
   memoryGiB: number;
@@ -19,24 +24,29 @@ export interface MachineInfo {
   kernel: string;
 }
 
-export function machineInfo(): MachineInfo {
+export function machineInfo(loadAtStart: number): MachineInfo {
   let cpuModel = 'unknown';
   try {
     cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpuModel;
   } catch {
     // not Linux
   }
-  return { cpus: availableParallelism(), cpuModel, memoryGiB: totalmem() / 2 ** 30, node: process.version, kernel: release() };
+  return { loadAtStart, cpus: availableParallelism(), cpuModel, memoryGiB: totalmem() / 2 ** 30, node: process.version, kernel: release() };
 }
 
 export interface BenchSettings {
   concurrency: number;
+  warmupCreates: number;
+  warmupGetMs: number;
+  ceilingWarmupMs: number;
   createCount: number;
+  createRounds: number;
   getDurationMs: number;
   listItems: number;
   listChunk: number;
   listRuns: number;
   watchers: number;
+  watchThreads: number;
   watchWrites: number;
   watchGapMs: number;
   /** ConfigMaps stored in all (every step's) when RSS is read. */
@@ -58,7 +68,9 @@ export interface BenchFigures {
   ceilingLists: { wholeMs: number; chunkedMs: number };
   ceilingWatch: WatchResult;
   bareRssBytes: number;
+  /** The median round of `createRounds`. */
   creates: LoadResult;
+  createRounds: LoadResult[];
   gets: LoadResult;
   lists: ListResult;
   watch: WatchResult;
@@ -82,7 +94,7 @@ export function renderReport(f: BenchFigures): string {
   const m = f.machine;
   const GiB = 2 ** 30;
   const rows: string[][] = [
-    ['Creates/s (5,000 ConfigMaps)', n0(f.creates.perSecond), `${n0(c.post.perSecond)} POSTs/s`, ofRate(f.creates.perSecond, c.post.perSecond), '≈ 2,100', '≥ 6,000', mark(f.creates.perSecond >= 6000)],
+    [`Creates/s (${n0(s.createCount)} ConfigMaps, median of ${s.createRounds} rounds)`, n0(f.creates.perSecond), `${n0(c.post.perSecond)} POSTs/s`, ofRate(f.creates.perSecond, c.post.perSecond), '≈ 2,100', '≥ 6,000', mark(f.creates.perSecond >= 6000)],
     ['Create latency p50', ms(f.creates.p50Ms), ms(c.post.p50Ms), ofTime(f.creates.p50Ms, c.post.p50Ms), '', '', ''],
     ['Create latency p99', ms(f.creates.p99Ms), ms(c.post.p99Ms), ofTime(f.creates.p99Ms, c.post.p99Ms), '40–56 ms', '', ''],
     ['Gets/s by name', n0(f.gets.perSecond), `${n0(c.get.perSecond)} GETs/s`, ofRate(f.gets.perSecond, c.get.perSecond), '≈ 4,200', '≥ 15,000', mark(f.gets.perSecond >= 15000)],
@@ -123,6 +135,7 @@ ${f.profileDir ? `\n**Profiled run** (\`--cpu-prof\`): the profiler slows the se
 - Machine: ${m.cpus} CPUs (nproc), ${m.cpuModel}, ${m.memoryGiB.toFixed(1)} GiB RAM, Linux ${m.kernel}
 - Node.js: ${m.node}
 - Command: \`${f.command}\`
+- Load average (1 min) at start: ${m.loadAtStart.toFixed(2)}${m.loadAtStart > BUSY_LOAD ? ' — **the machine was busy with other work; figures are lower and noisier than on a quiet machine**' : ''}
 
 ## Setup
 
@@ -134,20 +147,24 @@ ${f.profileDir ? `\n**Profiled run** (\`--cpu-prof\`): the profiler slows the se
   (\`${s.dataDir}\`), self-signed certificate from \`--cert-dir\`, all other flags default.
 - **Bare Node** (the ceiling): \`bench/bare-server.ts\` in its own process, \`node:https\` with the apiserver's
   own certificate and key, answering a fixed 300-byte JSON to GET and to POST (after reading the body);
-  run after the apiserver has stopped, with the same client and concurrency. For lists it answers a
+  run after the apiserver has stopped, with the same client and concurrency (after ${s.ceilingWarmupMs / 1000} s of
+  warm-up each for GET and POST, measured for as long as the gets). For lists it answers a
   fixed body of the same size as the real list (and of the average chunk size, ${f.lists.chunks} times); for watches it
   holds ${s.watchers} open streams and writes one ~300-byte event line to each after answering a POST.
 - **Share of bare Node**: rates are ours ÷ bare; times and memory (smaller is better) are bare ÷ ours,
   so 100% means as good as bare Node on this machine. The issue's reference ceiling for this machine was
   about 23,600 GETs/s and 20,300 POSTs/s; this run measured ${n0(c.get.perSecond)} and ${n0(c.post.perSecond)}.
+  Rates vary by about ±15% from run to run on this VM (both servers alike), so compare shares within one run
+  rather than absolute figures across runs.
 
-Steps, in order: warm-up (1,000 creates and 2 s of gets in another namespace); ${n0(s.createCount)} creates of small
-(~200-byte) ConfigMaps into an empty namespace; gets by name of those for ${s.getDurationMs / 1000} s (spread over all
+Steps, in order: warm-up (${n0(s.warmupCreates)} creates and ${s.warmupGetMs / 1000} s of gets in another namespace); ${s.createRounds} rounds of ${n0(s.createCount)} creates of small
+(~200-byte) ConfigMaps, each into an empty namespace (the median round is reported); gets by name of the first round's for ${s.getDurationMs / 1000} s (spread over all
 of them); a list of the ${n0(s.listItems)} whole and in chunks of ${s.listChunk}, each the median of ${s.listRuns} runs after 2
 warm-up runs, timed to the last byte of the body (the client does not decode the items); ${s.watchers} watches on a
 third namespace from its current resourceVersion, then ${s.watchWrites} sequential creates ${s.watchGapMs} ms apart (after 10 warm-up
 writes), latency per write = from its response arriving to the last of the ${s.watchers} watchers having parsed that
-event; ${f.rss ? `then creates at concurrency ${s.concurrency} up to ${n0(s.rssCount)} ConfigMaps stored in all, and VmRSS of the server process (/proc/<pid>/status)
+event (the watchers run in ${s.watchThreads} worker threads of the bench process, each with its own connections, so the
+client's parsing is spread over the cores as a multi-threaded client's would be); ${f.rss ? `then creates at concurrency ${s.concurrency} up to ${n0(s.rssCount)} ConfigMaps stored in all, and VmRSS of the server process (/proc/<pid>/status)
 after a ${s.rssSettleMs / 1000} s pause` : 'the 100,000-ConfigMap memory step was skipped (BENCH_QUICK=1)'}.
 
 ## Figures
@@ -155,6 +172,7 @@ after a ${s.rssSettleMs / 1000} s pause` : 'the 100,000-ConfigMap memory step wa
 ${table}
 
 Server RSS: ${mib(f.rssAtStartBytes)} after start, ${mib(f.rssAfterSmallStepsBytes)} after the steps before the memory step${f.rss ? `, ${mib(f.rss.rssBytes)} with ${n0(s.rssCount)} ConfigMaps stored (peak ${mib(f.rss.peakRssBytes)})` : ''}.
+Create rounds: ${f.createRounds.map((r) => `${n0(r.perSecond)}/s (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)})`).join('; ')}.
 Watch: ${f.watch.deliveredBeforeResponse} of ${f.watch.writes} events had reached all watchers before the write's own response (counted as 0 ms); max ${ms(f.watch.maxMs)}.
 List runs (ms): whole ${f.lists.wholeRunsMs.map((x) => x.toFixed(1)).join(', ')}; chunked ${f.lists.chunkedRunsMs.map((x) => x.toFixed(1)).join(', ')}.
 
@@ -177,6 +195,7 @@ and 12,000 pods.
   \`<dir>/benchmarks.md\` instead of this file (profiled figures are slower). Open the \`.cpuprofile\` in Chrome
   DevTools (Performance) or VS Code, or summarize it again with
   \`node dist/bench/profile-summary.js <file.cpuprofile> [top]\`.
+- \`BENCH_WATCH_THREADS=<n>\`: worker threads the ${s.watchers} watchers are spread over (default 2).
 - \`BENCH_DATA_DIR=<dir>\`: where the apiserver's data and cert folders go (default: the OS temp dir).
 `;
 }

@@ -15,6 +15,8 @@ export interface Response {
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   writeHead(code: number, headers?: Record<string, string>): unknown;
   write(chunk: Buffer | string): boolean;
+  /** HTTP/1.1 only: send the status line and headers now (a watch may have nothing to write yet). */
+  flushHeaders?(): void;
   end(chunk?: Buffer | string): unknown;
   on(event: 'close', listener: () => void): unknown;
 }

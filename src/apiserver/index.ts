@@ -88,8 +88,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   await systemNamespaces.ensure();
   systemNamespaces.start();
 
-  const distinct = new Set(defs.map((d) => storage.forResource(d.group, d.plural)));
-  const compactors = [...distinct].map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
+  const compactors = storage.stores().map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
   const pollers = defs.map((def) =>
     startCountPoller(stores.get(def)!.kv, stores.get(def)!.keys.resourcePrefix, config.storage.countMetricPollPeriodMs, (n: number) =>
       metrics.objects.set({ resource: def.group ? `${def.plural}.${def.group}` : def.plural }, n),

@@ -77,7 +77,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   let i = 1;
   let group = '';
   if (prefix === 'apis') {
-    if (parts.length < 3) return { isResourceRequest: false, path: pathname, verb: m };
+    if (parts.length < 4) return { isResourceRequest: false, path: pathname, verb: m };
     group = parts[i++]!;
   } else if (parts.length < 3) {
     return { isResourceRequest: false, path: pathname, verb: m };

@@ -64,6 +64,9 @@ export async function routeResource(
         throw pageNotFound();
     }
   }
+  if ((info.verb === 'update' || info.verb === 'patch') && !info.name) {
+    throw methodNotAllowed(`${info.verb === 'update' ? 'PUT' : 'PATCH'} needs a single ${def.singular}: add its name to the path`);
+  }
   if (!(def.verbs as string[]).includes(info.verb)) {
     throw methodNotAllowed(`the server does not allow this method on the requested resource: ${info.verb} ${def.plural}`);
   }

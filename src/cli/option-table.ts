@@ -235,7 +235,7 @@ export function addFlags(cmd: Command, specs: readonly FlagSpec[]): Command {
     if (spec.type === 'bool') opt.preset('true');
     const value = spec.default === undefined ? emptyDefault(spec.type) : spec.default;
     const copied = Array.isArray(value) ? listDefault(value as unknown[]) : value;
-    if (copied !== undefined) opt.default(copied, defaultText(spec, value));
+    if (copied !== undefined) opt.default(copied, defaultText(spec, value) ?? '');
     if (spec.hidden) opt.hideHelp();
     cmd.addOption(opt);
   }

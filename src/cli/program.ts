@@ -26,7 +26,12 @@ export function createDaemonProgram(o: DaemonProgramOptions): Command {
     .version(versionLine(), '--version', 'Print version and quit.')
     .helpOption('-h, --help', 'Print help.')
     .allowExcessArguments(false)
-    .configureHelp({ sortOptions: true })
+    .configureHelp({
+      sortOptions: true,
+      // Show only the spec's default text (set by addFlags), never commander's preset or raw value.
+      optionDescription: (opt) =>
+        opt.defaultValueDescription ? `${opt.description} (default: ${opt.defaultValueDescription})` : opt.description,
+    })
     .showHelpAfterError(`(run "${o.component} --help" to list the flags)`)
     .exitOverride();
   addCommonOptions(cmd, o.component);

@@ -188,7 +188,8 @@ export class EtcdStore implements KVStore {
       opts.revision,
     );
     const items = res.kvs.map(toRecord);
-    return { items, revision: Number(res.header.revision), remaining: Math.max(0, Number(res.count) - items.length) };
+    // etcd's header carries the current revision even for a read at an older one.
+    return { items, revision: opts.revision || Number(res.header.revision), remaining: Math.max(0, Number(res.count) - items.length) };
   }
 
   async count(prefix: string): Promise<number> {

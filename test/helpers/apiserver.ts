@@ -109,9 +109,11 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     async request(method, path, body, headers = {}) {
       const hasBody = body !== undefined;
       const payload = !hasBody ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-      const r = await request(`${url}${path}`, {
+      // origin + raw path: no client-side URL normalisation (tests send odd paths on purpose).
+      const r = await a.request({
+        origin: url,
+        path,
         method: method as 'GET',
-        dispatcher: a,
         body: payload,
         headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
       });

@@ -111,6 +111,11 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<RunningEtc
     child = spawn(bin, args, { env: etcdEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    // Never keep the test process alive: a suite without an explicit stop() still exits, and the
+    // 'exit' hook below kills etcd and removes its data.
+    child.unref();
+    (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
     try {
       await waitHealthy(endpoint, child, () => output);
     } catch (err) {
@@ -121,6 +126,7 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<RunningEtc
   const kill = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.ref(); // keep the loop alive until the exit is seen
     child.kill('SIGKILL');
     await exited;
   };
@@ -133,6 +139,7 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<RunningEtc
   }
   const killOnExit = (): void => {
     child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
   };
   process.on('exit', killOnExit);
 

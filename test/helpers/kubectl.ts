@@ -32,8 +32,10 @@ export function kubeconfigFor(server: ApiServerProcess): string {
       `    server: ${server.url}`,
       `    certificate-authority: ${server.caFile}`,
       'users:',
+      // kubectl asks for a password when a user entry has no credentials at all; the server
+      // authenticates nobody yet (anonymous), so any token does.
       '- name: anonymous',
-      '  user: {}',
+      '  user: {token: svc-e2e}',
       'contexts:',
       '- name: svc',
       '  context: {cluster: svc, user: anonymous, namespace: default}',

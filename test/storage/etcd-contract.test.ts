@@ -12,8 +12,3 @@ runStorageContract(
   },
   async (s) => s.close(),
 );
-process.on('beforeExit', () => {
-  const e = etcd;
-  etcd = undefined;
-  if (e) void e.stop();
-});

@@ -4,7 +4,7 @@
  */
 import { badRequest, conflict, methodNotAllowed, notFound } from '../../api/status.js';
 import type { ScaleMapping, SvcObject } from '../../api/types.js';
-import { parseLabelSelector, labelSelectorFromObject, getPath, setPath } from '../../api/index.js';
+import { getPath, labelSelectorFromMap, labelSelectorFromObject, setPath } from '../../api/index.js';
 import { writeJson } from '../http.js';
 import { prepareStatusUpdate, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
@@ -58,7 +58,7 @@ export function scaleOf(obj: SvcObject, mapping: ScaleMapping): SvcObject {
     const raw = getPath(obj, mapping.labelSelectorPath);
     if (raw && typeof raw === 'object') {
       const r = raw as Record<string, unknown>;
-      selector = 'matchLabels' in r || 'matchExpressions' in r ? labelSelectorFromObject(r).toString() : parseLabelSelector(Object.entries(r as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',')).toString();
+      selector = ('matchLabels' in r || 'matchExpressions' in r ? labelSelectorFromObject(r) : labelSelectorFromMap(r as Record<string, string>)).toString();
     }
   }
   const scale: SvcObject = {

@@ -71,6 +71,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   }
 
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  res.flushHeaders?.();
   const socket = (s.req as { socket?: { setNoDelay?: (v: boolean) => void } }).socket;
   socket?.setNoDelay?.(true);
   let lastSent = after;
