@@ -37,6 +37,8 @@ function runOne(file) {
       cwd: root,
       env: { ...process.env, FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Own process group: on a timeout the servers and etcd a test started are killed with it.
+      detached: true,
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -44,7 +46,11 @@ function runOne(file) {
     const limitMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
     const timer = setTimeout(() => {
       out += `\n[run-tests] ${relative(root, file)} exceeded ${limitMs} ms; killed\n`;
-      child.kill('SIGKILL');
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
     }, limitMs);
     child.on('close', (code) => {
       clearTimeout(timer);

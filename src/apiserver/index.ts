@@ -72,7 +72,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const services: ApiServices = {
     config,
     admission: new AdmissionChain([
-      namespaceLifecycle(async (name) => (await nsStore.getForUpdate('', name))?.object),
+      namespaceLifecycle((name) => nsStore.peek('', name)),
     ]),
     storeFor: (def) => {
       const s = stores.get(def);

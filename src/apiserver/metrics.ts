@@ -5,6 +5,16 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+export interface RequestLabels {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  scope: string;
+  component: string;
+}
+
 export class ApiServerMetrics {
   readonly registry = new Registry();
   readonly requests: Counter<string>;
@@ -59,8 +69,20 @@ export class ApiServerMetrics {
     });
   }
 
-  observe(labels: Record<string, string>, code: number, seconds: number): void {
-    this.requests.inc({ ...labels, code: String(code) });
-    this.latency.observe(labels, seconds);
+  private readonly children = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
+
+  /** Counts one request. Label children are cached: prom-client's label checks cost ~10% of a GET. */
+  observe(labels: RequestLabels, code: number, seconds: number): void {
+    const key = `${labels.verb}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}|${code}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = {
+        count: this.requests.labels({ ...labels, code: String(code) }),
+        latency: this.latency.labels({ ...labels }),
+      };
+      this.children.set(key, child);
+    }
+    child.count.inc();
+    child.latency.observe(seconds);
   }
 }

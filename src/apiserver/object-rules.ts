@@ -10,8 +10,16 @@ import { validateAgainstSchema, validateObjectMeta } from '../api/index.js';
 
 /** Time in the established RFC 3339 form with second precision. */
 export function timestamp(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastStamp = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return lastStamp;
 }
+// Writes arrive thousands per second: format each second once.
+let lastSecond = -1;
+let lastStamp = '';
 
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 

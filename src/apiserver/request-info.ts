@@ -54,6 +54,7 @@ function checkSegment(seg: string, what: string): void {
 }
 
 function decodeSegment(raw: string): string {
+  if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {

@@ -81,6 +81,18 @@ export function parseResourceVersion(raw: string | undefined): number | undefine
 /** How long a Most Recent read waits for the cache before reading the store directly. */
 const LATEST_WAIT_MS = 100;
 
+/** Index of the first item whose key is >= key (items sorted by key). */
+function firstAtOrAfter(items: readonly { key: string }[], key: string): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (items[mid]!.key < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function freeze(obj: SvcObject): SvcObject {
   return deepFreeze(obj);
 }
@@ -188,6 +200,16 @@ export class ResourceStore {
     }
   }
 
+  /**
+   * The object as the cache has it (possibly a moment old), else as stored. For checks that may
+   * lag a little, like admission's namespace lookup, as the established server's informers do.
+   */
+  async peek(namespace: string, name: string): Promise<SvcObject | undefined> {
+    const hit = this.cache?.get(this.keys.key(namespace, name));
+    if (hit) return hit.object;
+    return (await this.getForUpdate(namespace, name))?.object;
+  }
+
   /** The current stored record, bypassing the cache (for writes that need the exact modRevision). */
   async getForUpdate(namespace: string, name: string): Promise<ObjectView | undefined> {
     try {
@@ -218,6 +240,10 @@ export class ResourceStore {
         const token = decodeContinue(req.continueToken, this.now(), this.ttlMs);
         const startKey = this.keys.resourcePrefix + token.start;
         if (!startKey.startsWith(scope)) throw badRequest('continue key is not valid for this namespace');
+        // Nothing changed since the first chunk: the cache holds exactly that snapshot.
+        if (this.cache && this.cache.revision === token.revision) {
+          return this.listFromCache(this.cache, scope, limit, req, startKey, token.issuedAt);
+        }
         return await this.listFromStore(scope, token.revision, startKey, limit, req, token.issuedAt);
       }
       const exact = limit > 0 ? rv !== undefined && rv !== 0 : match === 'Exact';
@@ -234,10 +260,17 @@ export class ResourceStore {
     }
   }
 
-  private listFromCache(cache: WatchCache, scope: string, limit: number, req: ListRequest): ListResult {
+  private listFromCache(
+    cache: WatchCache,
+    scope: string,
+    limit: number,
+    req: ListRequest,
+    startKey?: string,
+    issuedAt = this.now(),
+  ): ListResult {
     const { items: all, revision } = cache.list(scope);
     const items: ObjectView[] = [];
-    let i = 0;
+    let i = startKey ? firstAtOrAfter(all, startKey) : 0;
     for (; i < all.length; i++) {
       const item = all[i]!;
       if (req.filter && !req.filter(item.object)) continue;
@@ -256,7 +289,7 @@ export class ResourceStore {
     const result: ListResult = { items, revision, continueToken: '' };
     if (more) {
       const last = items[items.length - 1]!;
-      result.continueToken = this.tokenAfter(last.key, revision, this.now());
+      result.continueToken = this.tokenAfter(last.key, revision, issuedAt);
       if (!req.filtered) result.remainingItemCount = all.length - i;
     }
     return result;

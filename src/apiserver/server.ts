@@ -11,7 +11,7 @@ import { createSecureServer, type Http2SecureServer, type Http2Session, type Sec
 import type { Socket } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
-import { StatusError, timeout, toStatusError } from '../api/status.js';
+import { StatusError, toStatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
@@ -20,6 +20,7 @@ import { type Request, type Response, writeJson, writeStatus, writeText } from '
 import { InflightLimiter } from './inflight.js';
 import type { ApiServerMetrics } from './metrics.js';
 import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.js';
+import { RequestDeadlines } from './request-deadlines.js';
 import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
 
@@ -74,6 +75,7 @@ export class ApiHttpServer {
   private inflight = 0;
   private drained: (() => void) | undefined;
   private readonly corsOrigins: RegExp[];
+  private readonly deadlines: RequestDeadlines;
 
   constructor(private readonly parts: PipelineParts) {
     const { config } = parts;
@@ -100,6 +102,7 @@ export class ApiHttpServer {
     this.server.on('tlsClientError', () => {});
     this.limiter = new InflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight });
     this.corsOrigins = config.corsAllowedOrigins.map((o) => new RegExp(o));
+    this.deadlines = new RequestDeadlines(config.requestTimeoutMs);
   }
 
   listen(): Promise<number> {
@@ -132,7 +135,7 @@ export class ApiHttpServer {
     const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     let info: RequestInfo | undefined;
     let release: (() => void) | undefined;
-    let timer: NodeJS.Timeout | undefined;
+    let untrack: (() => void) | undefined;
     this.inflight++;
     try {
       if (this.cors(req, res)) {
@@ -145,9 +148,7 @@ export class ApiHttpServer {
       const longRunning = info.isResourceRequest && info.verb === 'watch';
       if (!longRunning) {
         release = this.limiter.acquire(isMutating(info.verb) ? 'mutating' : 'readOnly');
-        timer = setTimeout(() => {
-          writeStatus(res, timeout('Timeout: request did not complete within the allotted timeout', 0));
-        }, this.parts.config.requestTimeoutMs);
+        untrack = this.deadlines.track(res);
       }
       authorize(user, info);
       if (info.isResourceRequest) {
@@ -161,7 +162,7 @@ export class ApiHttpServer {
       if (!res.headersSent) writeStatus(res, status);
       else if (!res.writableEnded) res.end();
     } finally {
-      clearTimeout(timer);
+      untrack?.();
       release?.();
       this.inflight--;
       if (this.inflight === 0) this.drained?.();
@@ -220,5 +221,6 @@ export class ApiHttpServer {
       for (const s of this.sockets) s.destroy();
     }, 1000).unref();
     await closed;
+    this.deadlines.stop();
   }
 }

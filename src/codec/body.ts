@@ -76,6 +76,7 @@ export function parseAccept(header: string | undefined): { type: string; params:
  * are skipped so a listed fallback (e.g. plain application/json) is used.
  */
 export function negotiate(header: string | undefined, offered: readonly string[]): string {
+  if (header === undefined || header === '*/*' || header === offered[0]) return offered[0]!;
   for (const range of parseAccept(header)) {
     if (range.params['as']) continue;
     if (range.type === '*/*') return offered[0]!;
