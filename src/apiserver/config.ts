@@ -4,6 +4,7 @@
  * `src/cli/apiserver.ts` turns flags into this; tests and the all-in-one mode build it directly.
  * Every duration is in milliseconds unless the name says otherwise.
  */
+import type { SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Request, Response } from './http.js';
 
@@ -13,6 +14,8 @@ export interface ServingCertificates {
   key: string;
   /** Extra certificates chosen by SNI; `names` are exact hosts or `*.domain` wildcards. */
   sni: { names: string[]; cert: string; key: string }[];
+  /** Picks the certificate for a TLS client hello's server name (built from `sni` by the daemon). */
+  sniCallback?: (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
   /** node's `minVersion` value, e.g. 'TLSv1.2'; undefined leaves node's default. */
   minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   /** OpenSSL cipher list derived from --tls-cipher-suites; undefined leaves node's default. */

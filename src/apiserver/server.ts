@@ -9,7 +9,6 @@
  */
 import { createSecureServer, type Http2SecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
-import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { StatusError, toStatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
@@ -48,25 +47,6 @@ export interface PipelineParts {
   logger: Logger;
 }
 
-function sniContexts(config: ApiServerConfig): ((servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void) | undefined {
-  if (!config.tls.sni.length) return undefined;
-  const exact = new Map<string, SecureContext>();
-  const wild: [string, SecureContext][] = [];
-  for (const entry of config.tls.sni) {
-    const ctx = createSecureContext({ cert: entry.cert, key: entry.key, minVersion: config.tls.minVersion, ciphers: config.tls.ciphers });
-    for (const n of entry.names) {
-      // Non-wildcard names beat wildcards; the first certificate naming a host wins.
-      if (n.startsWith('*.')) wild.push([n.slice(1).toLowerCase(), ctx]);
-      else if (!exact.has(n.toLowerCase())) exact.set(n.toLowerCase(), ctx);
-    }
-  }
-  return (servername, cb) => {
-    const host = servername.toLowerCase();
-    const hit = exact.get(host) ?? wild.find(([suffix]) => host.endsWith(suffix) && !host.slice(0, -suffix.length).includes('.'))?.[1];
-    cb(null, hit);
-  };
-}
-
 export class ApiHttpServer {
   readonly server: Http2SecureServer;
   private readonly limiter: InflightLimiter;
@@ -85,7 +65,7 @@ export class ApiHttpServer {
       cert: config.tls.cert,
       minVersion: config.tls.minVersion,
       ciphers: config.tls.ciphers,
-      SNICallback: sniContexts(config),
+      SNICallback: config.tls.sniCallback,
       settings: config.http2MaxStreamsPerConnection > 0 ? { maxConcurrentStreams: config.http2MaxStreamsPerConnection } : {},
     };
     if (!opts.SNICallback) delete opts.SNICallback;

@@ -139,6 +139,7 @@ export async function loadServingCertificates(o: ServingCertificateOptions): Pro
       throw new TlsConfigError(`--tls-cipher-suites: none of the listed suites is available here (${(e as Error).message})`);
     }
   }
+  if (sni.length) out.sniCallback = createSniCallback(out);
   return out;
 }
 

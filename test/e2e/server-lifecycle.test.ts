@@ -148,6 +148,82 @@ test('--runtime-config turns groups and versions off and on', async () => {
   }
 });
 
+test('--kvstore-count-metric-poll-period exports stored object counts in /metrics', async () => {
+  const server = await startApiServer({ args: ['--kvstore-count-metric-poll-period=1s'] });
+  try {
+    for (let i = 0; i < 3; i++) await server.request('POST', CM, { metadata: { name: `count-${i}` } });
+    await new Promise((r) => setTimeout(r, 2500));
+    const m = await server.request('GET', '/metrics');
+    assert.match(m.text, /apiserver_storage_objects\{resource="configmaps"\} 3/);
+    assert.match(m.text, /apiserver_storage_objects\{resource="namespaces"\} 4/);
+  } finally {
+    await server.stop();
+    server.cleanup();
+  }
+});
+
+test('--feature-gates=RemainingItemCount=false leaves remainingItemCount out; an unknown gate stops the start', async () => {
+  const server = await startApiServer({ args: ['--feature-gates=RemainingItemCount=false'] });
+  try {
+    const r = await server.request('GET', '/api/v1/namespaces?limit=1');
+    assert.ok(r.json.metadata.continue);
+    assert.is(r.json.metadata.remainingItemCount, undefined);
+  } finally {
+    await server.stop();
+    server.cleanup();
+  }
+  let message = '';
+  try {
+    await (await startApiServer({ args: ['--feature-gates=NoSuchGate=true'], readyTimeoutMs: 10_000 })).stop();
+  } catch (err) {
+    message = String(err);
+  }
+  assert.match(message, /NoSuchGate/);
+});
+
+test('--tls-min-version is enforced on the listener', async () => {
+  const server = await startApiServer({ args: ['--tls-min-version=VersionTLS13'] });
+  try {
+    const { connect } = await import('node:tls');
+    const outcome = await new Promise<string>((resolve) => {
+      const sock = connect({ host: '127.0.0.1', port: server.port, ca: readFileSync(server.caFile), servername: 'localhost', maxVersion: 'TLSv1.2' });
+      sock.once('secureConnect', () => {
+        sock.destroy();
+        resolve('connected');
+      });
+      sock.once('error', (e) => resolve(`refused: ${e.message}`));
+    });
+    assert.match(outcome, /refused/);
+    assert.is((await server.request('GET', '/healthz')).status, 200, 'a TLS 1.3 client still connects');
+  } finally {
+    await server.stop();
+    server.cleanup();
+  }
+});
+
+test('a deleted system namespace is recreated', async () => {
+  const server = await startApiServer();
+  try {
+    const ns = '/api/v1/namespaces/svc-node-lease';
+    const before = (await server.request('GET', ns)).json;
+    const deleting = (await server.request('DELETE', ns)).json;
+    assert.is(deleting.status.phase, 'Terminating');
+    const fin = await server.request('PUT', `${ns}/finalize`, { ...deleting, spec: { finalizers: [] } });
+    assert.is(fin.status, 200, fin.text);
+    assert.is((await server.request('GET', ns)).status, 404);
+    let again: { status: number; json: { metadata: { uid: string } } } = { status: 0, json: { metadata: { uid: '' } } };
+    for (let i = 0; i < 30 && again.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      again = await server.request('GET', ns);
+    }
+    assert.is(again.status, 200, 'recreated within 15 s');
+    assert.is.not(again.json.metadata.uid, before.metadata.uid);
+  } finally {
+    await server.stop();
+    server.cleanup();
+  }
+});
+
 test('a malformed flag stops the daemon at start with a message naming the flag', async () => {
   let message = '';
   try {
