@@ -46,8 +46,10 @@ export function checkTypeMeta(def: ResourceDefinition, obj: SvcObject, expectedK
   if (obj.kind !== undefined && obj.kind !== expectedKind) {
     throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${expectedKind})`);
   }
-  obj.apiVersion = gv;
-  obj.kind = expectedKind;
+  // apiVersion and kind lead the object, as clients print it.
+  const rest = { ...obj };
+  for (const k of Object.keys(obj)) delete obj[k];
+  Object.assign(obj, { apiVersion: gv, kind: expectedKind }, rest, { apiVersion: gv, kind: expectedKind });
 }
 
 /** Ensures the body is a JSON object with an object `metadata`. */
