@@ -1,0 +1,142 @@
+/**
+ * The one client interface controllers, the scheduler and users' own controllers use to reach the
+ * API. Two transports sit behind it: HTTPS (src/client/http-transport.ts) and, in the all-in-one
+ * mode, in-process calls into the API server's pipeline (wired in src/cli; client never imports
+ * the API server).
+ *
+ * Guarantees: every failure is an `ApiError` carrying the server's `Status`; objects returned are
+ * the caller's own (never shared with a cache or the server); watch streams end with `complete`
+ * when the server ends them cleanly and with `error` (an ApiError, e.g. 410 Gone) otherwise.
+ */
+import type { Observable } from 'rxjs';
+import type { Status } from '../api/status.js';
+import type { SvcList, SvcObject, WatchEventType } from '../api/types.js';
+
+/** Names a resource: the path parts plus what the client needs to build paths. */
+export interface ResourceRef {
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  /** Plural, e.g. `configmaps`. */
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+}
+
+export type PatchType = 'merge' | 'json' | 'apply';
+
+export interface PatchOptions extends WriteOptions {
+  /** Only for apply patches. */
+  force?: boolean;
+}
+
+export interface DeleteOptions {
+  dryRun?: boolean;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface ClientWatchEvent<T extends SvcObject = SvcObject> {
+  type: Exclude<WatchEventType, 'ERROR'>;
+  object: T;
+}
+
+/** A failed API call: the HTTP code and the server's Status. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly status: Status,
+    /** Seconds from a Retry-After header, when the server sent one. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(status.message ?? `HTTP ${code}`);
+    this.name = 'ApiError';
+  }
+  get reason(): string | undefined {
+    return this.status.reason;
+  }
+}
+
+export interface ApiClient {
+  get<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, name: string): Promise<T>;
+  list<T extends SvcObject = SvcObject>(ref: ResourceRef, opts?: ListOptions): Promise<SvcList<T>>;
+  /** Server-side watch; unsubscribe closes the connection. */
+  watch<T extends SvcObject = SvcObject>(ref: ResourceRef, opts?: WatchOptions): Observable<ClientWatchEvent<T>>;
+  create<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
+  update<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
+  updateStatus<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
+  patch<T extends SvcObject = SvcObject>(
+    ref: ResourceRef,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts?: PatchOptions,
+  ): Promise<T>;
+  /** Resolves to the object while it is still being finalized, or undefined once it is gone. */
+  delete<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, name: string, opts?: DeleteOptions): Promise<T | undefined>;
+  /** Any subresource call (e.g. pods/binding, deployments/scale). */
+  subresource<T = unknown>(
+    ref: ResourceRef,
+    namespace: string,
+    name: string,
+    subresource: string,
+    method: 'GET' | 'PUT' | 'POST' | 'PATCH',
+    body?: unknown,
+  ): Promise<T>;
+}
+
+/** One HTTP-shaped exchange, as both transports carry it. */
+export interface TransportRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute API path, e.g. `/api/v1/namespaces/default/pods`. */
+  path: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** An object (encoded by the transport per its content type) or raw bytes. */
+  body?: unknown;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The decoded body (objects are the caller's own copies). */
+  body: unknown;
+}
+
+/** A long-running response: one decoded watch event at a time. */
+export interface TransportStream {
+  status: number;
+  events: AsyncIterable<{ type: string; object: unknown }>;
+  close(): void;
+}
+
+export interface Transport {
+  request(req: TransportRequest): Promise<TransportResponse>;
+  stream(req: TransportRequest): Promise<TransportStream>;
+}
