@@ -4,9 +4,9 @@
  * Missing binary: an error (the test fails; it never skips).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ROOT, type ApiServerProcess } from './apiserver.js';
 
 export const KUBECTL = join(ROOT, '.tools', 'kubectl-v31', 'kubectl');
@@ -20,6 +20,7 @@ export interface KubectlResult {
 export function kubeconfigFor(server: ApiServerProcess): string {
   if (!existsSync(KUBECTL)) throw new Error(`kubectl not found at ${KUBECTL}: run \`node scripts/install-kubectl.mjs\` (npm ci does)`);
   const dir = mkdtempSync(join(tmpdir(), 'svc-kubeconfig-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'config');
   writeFileSync(
     file,
@@ -49,7 +50,8 @@ export function kubeconfigFor(server: ApiServerProcess): string {
 export function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000): Promise<KubectlResult> {
   return new Promise((resolve) => {
     const child = spawn(KUBECTL, args, {
-      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir(), KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kc-cache-')) },
+      // The discovery cache lives beside the kubeconfig: one per test server, gone with its folder.
+      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir(), KUBECACHEDIR: join(dirname(kubeconfig), 'cache') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -66,7 +68,10 @@ export function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000):
 
 /** Starts a long-running kubectl (e.g. `get -w`) and exposes its growing output. */
 export function kubectlStream(kubeconfig: string, args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(KUBECTL, args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(KUBECTL, args, {
+    env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir(), KUBECACHEDIR: join(dirname(kubeconfig), 'cache') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
