@@ -55,7 +55,11 @@ test('progress and events arrive in one order: no event follows a progress at or
         written.push((await store.create(`${p}${round}-${i}`, bytes('x'))).modRevision);
         await store.create(`${other}${round}-${i}`, bytes('x'));
       }
-      await sleep(400); // longer than the notify interval, so progress comes between the rounds
+      // Quiet until a progress notification arrives (etcd sends one only on a ticker that found the
+      // watch idle, so a fixed sleep is not enough on a loaded machine).
+      const seen = log.length;
+      const deadline = Date.now() + 5000;
+      while (!log.slice(seen).some((l) => l.kind === 'progress') && Date.now() < deadline) await sleep(50);
     }
     const events = log.filter((l) => l.kind === 'event').map((l) => l.rev);
     assert.equal(events, written, 'every event once, in order');
