@@ -1,0 +1,154 @@
+/**
+ * `createClient(transport)`: the `ApiClient` over any transport. It builds paths from a
+ * `ResourceRef` (any resource: built-in or custom), turns options into query parameters, and turns
+ * a watch stream into an RxJS Observable.
+ *
+ * Guarantees (on top of src/client/types.ts): every failure is an `ApiError` (a watch's `ERROR`
+ * event becomes one carrying the server's Status, e.g. 410 Gone); `BOOKMARK` events are passed on
+ * (their object carries only `metadata.resourceVersion`); unsubscribing closes the watch at once.
+ */
+import { Observable } from 'rxjs';
+import type { Status } from '../api/status.js';
+import type { SvcList, SvcObject } from '../api/types.js';
+import { apiError, toApiError } from './api-errors.js';
+import {
+  ApiError, type ApiClient, type ClientWatchEvent, type DeleteOptions, type ListOptions, type PatchType, type ResourceRef, type Transport,
+  type TransportRequest, type TransportStream, type WatchOptions, type WriteOptions,
+} from './types.js';
+
+export interface ClientOptions {
+  /** `fieldManager` of writes that name none. Default: none (the server derives one). */
+  fieldManager?: string;
+}
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+const WATCH_EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
+
+/**
+ * The path of a resource collection or object: `/api/v1[/namespaces/<ns>]/<resource>[/<name>]`, or
+ * `/apis/<group>/<version>/...`. A namespaced resource without a namespace is the collection across
+ * all namespaces.
+ */
+export function resourcePath(ref: ResourceRef, namespace?: string, name?: string, subresource?: string): string {
+  let p = ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
+  if (ref.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${ref.resource}`;
+  if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+  if (subresource) p += `/${subresource}`;
+  return p;
+}
+
+function queryOf(entries: Record<string, string | number | boolean | undefined>): Record<string, string> {
+  const q: Record<string, string> = {};
+  for (const [k, v] of Object.entries(entries)) if (v !== undefined && v !== '') q[k] = String(v);
+  return q;
+}
+
+function writeQuery(opts: WriteOptions | undefined, fieldManager: string | undefined): Record<string, string> {
+  return queryOf({ dryRun: opts?.dryRun ? 'All' : undefined, fieldManager: opts?.fieldManager ?? fieldManager });
+}
+
+const badRequest = (message: string): ApiError => apiError(400, message);
+
+export function createClient(transport: Transport, opts: ClientOptions = {}): ApiClient {
+  const fm = opts.fieldManager;
+
+  /** A namespaced object needs its namespace; cluster-scoped objects ignore it. */
+  const objectPath = (ref: ResourceRef, namespace: string, name: string, sub?: string): string => {
+    if (ref.namespaced && !namespace) throw badRequest(`${ref.resource} ${JSON.stringify(name)}: a namespace is required`);
+    if (!name) throw badRequest(`${ref.resource}: a name is required`);
+    return resourcePath(ref, namespace, name, sub);
+  };
+  const nameOf = (ref: ResourceRef, obj: SvcObject): string => {
+    const name = obj.metadata?.name;
+    if (!name) throw badRequest(`${ref.resource}: the object has no metadata.name`);
+    return name;
+  };
+  async function call<T>(req: TransportRequest): Promise<T> {
+    return (await transport.request(req)).body as T;
+  }
+
+  return {
+    get: async (ref, namespace, name) => call({ method: 'GET', path: objectPath(ref, namespace, name) }),
+
+    list<T extends SvcObject>(ref: ResourceRef, o: ListOptions = {}) {
+      const query = queryOf({
+        labelSelector: o.labelSelector,
+        fieldSelector: o.fieldSelector,
+        limit: o.limit,
+        continue: o.continue,
+        resourceVersion: o.resourceVersion,
+        resourceVersionMatch: o.resourceVersionMatch,
+      });
+      return call<SvcList<T>>({ method: 'GET', path: resourcePath(ref, o.namespace), query });
+    },
+
+    watch<T extends SvcObject>(ref: ResourceRef, o: WatchOptions = {}) {
+      const query = queryOf({
+        watch: 'true',
+        labelSelector: o.labelSelector,
+        fieldSelector: o.fieldSelector,
+        resourceVersion: o.resourceVersion,
+        allowWatchBookmarks: o.allowWatchBookmarks ? 'true' : undefined,
+        timeoutSeconds: o.timeoutSeconds,
+      });
+      const req: TransportRequest = { method: 'GET', path: resourcePath(ref, o.namespace), query };
+      return new Observable<ClientWatchEvent<T>>((sub) => {
+        let stream: TransportStream | undefined;
+        let closed = false;
+        void (async () => {
+          stream = await transport.stream(req);
+          if (closed) return stream.close();
+          for await (const ev of stream.events) {
+            if (closed) return;
+            if (ev.type === 'ERROR') {
+              const status = ev.object as Status;
+              return sub.error(new ApiError(status.code ?? 500, status, status.details?.retryAfterSeconds));
+            }
+            if (WATCH_EVENT_TYPES.has(ev.type)) sub.next({ type: ev.type as ClientWatchEvent['type'], object: ev.object as T });
+          }
+          sub.complete();
+        })().catch((err: unknown) => {
+          if (!closed) sub.error(toApiError(err));
+        });
+        return () => {
+          closed = true;
+          stream?.close();
+        };
+      });
+    },
+
+    create: async (ref, namespace, obj, o) => {
+      if (ref.namespaced && !namespace) throw badRequest(`${ref.resource}: a namespace is required to create`);
+      return call({ method: 'POST', path: resourcePath(ref, namespace), query: writeQuery(o, fm), body: obj });
+    },
+
+    update: async (ref, namespace, obj, o) =>
+      call({ method: 'PUT', path: objectPath(ref, namespace, nameOf(ref, obj)), query: writeQuery(o, fm), body: obj }),
+
+    updateStatus: async (ref, namespace, obj, o) =>
+      call({ method: 'PUT', path: objectPath(ref, namespace, nameOf(ref, obj), 'status'), query: writeQuery(o, fm), body: obj }),
+
+    patch: async (ref, namespace, name, type, patch, o) => {
+      const query = { ...writeQuery(o, fm), ...queryOf({ force: type === 'apply' && o?.force ? 'true' : undefined }) };
+      return call({ method: 'PATCH', path: objectPath(ref, namespace, name), query, body: patch, headers: { 'content-type': PATCH_CONTENT_TYPES[type] } });
+    },
+
+    async delete<T extends SvcObject>(ref: ResourceRef, namespace: string, name: string, o: DeleteOptions = {}) {
+      // Options travel as query parameters; only preconditions need a DeleteOptions body.
+      const query = queryOf({ dryRun: o.dryRun ? 'All' : undefined, gracePeriodSeconds: o.gracePeriodSeconds, propagationPolicy: o.propagationPolicy });
+      const req: TransportRequest = { method: 'DELETE', path: objectPath(ref, namespace, name), query };
+      if (o.preconditions) req.body = { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: o.preconditions };
+      const out = await call<SvcObject>(req);
+      return out?.kind === 'Status' ? undefined : (out as T);
+    },
+
+    subresource: async (ref, namespace, name, subresource, method, body) =>
+      call({ method, path: objectPath(ref, namespace, name, subresource), ...(body === undefined ? {} : { body }) }),
+  };
+}

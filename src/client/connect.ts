@@ -1,0 +1,24 @@
+/**
+ * One call from the API client options (`--svcconfig`, `--master`, `--svc-api-qps`,
+ * `--svc-api-burst`, `--svc-api-content-type`) to a ready client over HTTPS.
+ */
+import { createClient, type ClientOptions } from './client.js';
+import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
+import { loadClientConfig, type LoadClientConfigOptions } from './svcconfig.js';
+import type { ApiClient } from './types.js';
+
+export interface ConnectOptions extends LoadClientConfigOptions, HttpTransportOptions, ClientOptions {}
+
+export interface Connection {
+  client: ApiClient;
+  transport: HttpTransport;
+  /** Closes every connection (open watches end). */
+  close(): Promise<void>;
+}
+
+/** Loads the configuration (file and/or `--master`) and builds transport and client. */
+export function connect(opts: ConnectOptions): Connection {
+  const transport = new HttpTransport(loadClientConfig(opts), opts);
+  const client = createClient(transport, opts);
+  return { client, transport, close: () => transport.close() };
+}
