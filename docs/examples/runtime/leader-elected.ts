@@ -1,0 +1,25 @@
+// Running a controller only while leading: leader election decides, the controller follows.
+// On `lost` a daemon exits (as the established implementation does); an embedder may choose
+// otherwise in `onLost`.
+import type { Logger } from 'pino';
+import type { ApiClient, InformerFactory } from '../../../src/client/index.js';
+import { startLeaderElection, type ControllerDefinition, type LeaderElection, type RunningController } from '../../../src/runtime/index.js';
+
+export function runWhileLeading(
+  definition: ControllerDefinition,
+  host: { client: ApiClient; informers: InformerFactory; logger: Logger },
+  onLost: () => void = () => process.exit(1),
+): { controller: RunningController; election: LeaderElection } {
+  const controller = definition.start({ ...host, leaderElection: true });
+  const election = startLeaderElection({
+    client: host.client,
+    logger: host.logger,
+    config: { resourceName: definition.name, lockType: 'leases' },
+    onStartedLeading: () => controller.leaderElected(),
+    onStoppedLeading: (reason) => {
+      controller.leaderLost();
+      if (reason === 'lost') onLost();
+    },
+  });
+  return { controller, election };
+}

@@ -1,0 +1,10 @@
+/** Every machine of the project (for hosts, charts and /debug/machines). */
+export {
+  controllerMachine, DEFAULT_CACHE_SYNC_TIMEOUT_MS, DEFAULT_MIN_RESYNC_PERIOD_MS,
+  type ControllerActor, type ControllerEvent, type ControllerMachineInput, type ControllerSource,
+} from './controller.js';
+export {
+  leaderElectionMachine,
+  type LeaderElectionActor, type LeaderElectionCallbacks, type LeaderElectionEvent, type LeaderElectionInput, type StoppedLeadingReason,
+} from './leader-election.js';
+export { runReconcile, settle, workerMachine, type ReconcileFunction, type WorkerInput } from './worker.js';

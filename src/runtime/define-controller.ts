@@ -1,0 +1,189 @@
+/**
+ * `defineController`: the common shape of a controller in a few lines. It watches one resource
+ * (its keys are `namespace/name` of those objects), optionally owns others (a change to an owned
+ * object queues its controlling owner), and reconciles keys with `concurrency` workers.
+ *
+ * The definition is inert: `start(host)` wires it to a client and informer factory and runs the
+ * controller machine (machines/controller.ts); `machine` is that machine's definition, for charts.
+ * For full control, write your own machine on the same parts (see docs/runtime.md).
+ */
+import type { Logger } from 'pino';
+import pino from 'pino';
+import type { Registry } from 'prom-client';
+import { createActor, toPromise } from 'xstate';
+import { controllerMachine, type ControllerActor, type ControllerSource } from '../../machines/controller.js';
+import type { SvcObject } from '../api/types.js';
+import { objectKey, type IndexedCache, type InformerFactory, type InformerSelector, type SharedInformer } from '../client/informer-types.js';
+import type { ApiClient, ResourceRef } from '../client/types.js';
+import { systemClock, type Clock } from './clock.js';
+import { EventRecorder } from './event-recorder.js';
+import type { ReconcileOutcome } from './outcome.js';
+import { apiVersionOf } from './resource-refs.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface ReconcileContext<T extends SvcObject = SvcObject> {
+  key: string;
+  /** From the key; undefined for cluster-scoped objects. */
+  namespace: string | undefined;
+  name: string;
+  /** The watched object as cached now; undefined once it is deleted. Frozen: clone before changing. */
+  object: T | undefined;
+  /** The watched resource's cache. */
+  cache: IndexedCache<T>;
+  /** The cache of the watched or an owned resource (only those: others are not informed). */
+  cacheOf<U extends SvcObject = SvcObject>(ref: ResourceRef): IndexedCache<U>;
+  client: ApiClient;
+  recorder: EventRecorder;
+  /** The controller's logger with `key` bound. */
+  logger: Logger;
+}
+
+export interface ControllerSpec<T extends SvcObject = SvcObject> {
+  /** Names the controller in logs, metrics (`name` label), Events' source and charts. */
+  name: string;
+  watches: ResourceRef;
+  /** Restricts the watched objects (namespace, label and field selectors). */
+  selector?: InformerSelector;
+  /** Resources whose objects the controller creates with a controller ownerReference to a watched object. */
+  owns?: ResourceRef[];
+  /** Workers, i.e. reconciles at once; default 1 (the `--concurrent-*-syncs` value). */
+  concurrency?: number;
+  reconcile(key: string, ctx: ReconcileContext<T>): Promise<ReconcileOutcome> | ReconcileOutcome;
+}
+
+export interface ControllerHost {
+  client: ApiClient;
+  informers: InformerFactory;
+  /** Default: pino at info to standard error. */
+  logger?: Logger;
+  /** Where `workqueue_*` metrics go; none when absent. */
+  registry?: Registry;
+  /** Default systemClock; tests pass xstate's SimulatedClock. */
+  clock?: Clock;
+  /** When true the controller waits for `leaderElected()`; default false. */
+  leaderElection?: boolean;
+  /** `--min-resync-period`; default 12 h. */
+  minResyncPeriodMs?: number;
+  /** Default 2 min. */
+  cacheSyncTimeoutMs?: number;
+  random?: () => number;
+}
+
+/** How a controller ended: stopped (asked to, or leadership lost) or caches never synced. */
+export type ControllerEnd = 'stopped' | 'cacheSyncFailed';
+
+export interface RunningController {
+  readonly name: string;
+  readonly actor: ControllerActor;
+  readonly queue: WorkQueue;
+  readonly recorder: EventRecorder;
+  leaderElected(): void;
+  leaderLost(): void;
+  /** Stops taking keys, waits for in-flight reconciles, resolves how it ended. */
+  stop(): Promise<ControllerEnd>;
+  /** Resolves when the controller machine reaches a final state. */
+  readonly finished: Promise<ControllerEnd>;
+}
+
+export interface ControllerDefinition<T extends SvcObject = SvcObject> {
+  readonly name: string;
+  readonly spec: ControllerSpec<T>;
+  /** The machine every defineController controller runs (for charts and inspection). */
+  readonly machine: typeof controllerMachine;
+  start(host: ControllerHost): RunningController;
+}
+
+/** Splits `namespace/name` (or `name`). */
+export function splitKey(key: string): { namespace: string | undefined; name: string } {
+  const i = key.indexOf('/');
+  return i < 0 ? { namespace: undefined, name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+/** Keys of the watched owners that control `obj` (controller ownerReferences of the watched kind). */
+export function controllerOwnerKeys(obj: SvcObject, owner: ResourceRef): string[] {
+  const apiVersion = apiVersionOf(owner);
+  return (obj.metadata.ownerReferences ?? [])
+    .filter((r) => r.controller === true && r.kind === owner.kind && r.apiVersion === apiVersion)
+    .map((r) => (owner.namespaced && obj.metadata.namespace ? `${obj.metadata.namespace}/${r.name}` : r.name));
+}
+
+function refId(ref: ResourceRef): string {
+  return `${ref.group}/${ref.resource}`;
+}
+
+export function defineController<T extends SvcObject = SvcObject>(spec: ControllerSpec<T>): ControllerDefinition<T> {
+  if (!spec.name) throw new Error('defineController: name is required');
+  return {
+    name: spec.name,
+    spec,
+    machine: controllerMachine,
+    start(host) {
+      const clock = host.clock ?? systemClock;
+      const logger = (host.logger ?? pino({ level: 'info' }, pino.destination(2))).child({ controller: spec.name });
+      const queue = new WorkQueue({ name: spec.name, clock, ...(host.registry ? { registry: host.registry } : {}) });
+      const recorder = new EventRecorder({ client: host.client, component: spec.name, clock, logger });
+      const watched = host.informers.informer<T>(spec.watches, spec.selector);
+      const informers = new Map<string, SharedInformer>([[refId(spec.watches), watched as unknown as SharedInformer]]);
+      const source = (inf: SharedInformer, keysFor: (o: SvcObject) => string[]): ControllerSource => ({
+        events$: inf.events$,
+        cache: inf.cache,
+        hasSynced: () => inf.hasSynced(),
+        keysFor,
+      });
+      const sources = [source(watched as unknown as SharedInformer, (o) => [objectKey(o)])];
+      for (const ref of spec.owns ?? []) {
+        const inf = host.informers.informer(ref);
+        informers.set(refId(ref), inf);
+        sources.push(source(inf, (o) => controllerOwnerKeys(o, spec.watches)));
+      }
+      const reconcile = (key: string) => {
+        const { namespace, name } = splitKey(key);
+        return spec.reconcile(key, {
+          key,
+          namespace,
+          name,
+          object: watched.cache.get(key),
+          cache: watched.cache,
+          cacheOf: <U extends SvcObject>(ref: ResourceRef) => {
+            const inf = informers.get(refId(ref));
+            if (!inf) throw new Error(`${spec.name}: ${ref.resource} is neither watched nor owned; its cache is not kept`);
+            return inf.cache as unknown as IndexedCache<U>;
+          },
+          client: host.client,
+          recorder,
+          logger: logger.child({ key }),
+        });
+      };
+      const actor = createActor(controllerMachine, {
+        clock,
+        input: {
+          name: spec.name,
+          queue,
+          sources,
+          concurrency: spec.concurrency ?? 1,
+          reconcile,
+          logger,
+          needsLeader: host.leaderElection ?? false,
+          ...(host.minResyncPeriodMs !== undefined ? { minResyncPeriodMs: host.minResyncPeriodMs } : {}),
+          ...(host.cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs: host.cacheSyncTimeoutMs } : {}),
+          ...(host.random ? { random: host.random } : {}),
+        },
+      });
+      const finished = toPromise(actor).then(() => (actor.getSnapshot().value === 'cacheSyncFailed' ? 'cacheSyncFailed' : 'stopped') as ControllerEnd);
+      actor.start();
+      return {
+        name: spec.name,
+        actor,
+        queue,
+        recorder,
+        finished,
+        leaderElected: () => actor.send({ type: 'LEADER_ELECTED' }),
+        leaderLost: () => actor.send({ type: 'LEADER_LOST' }),
+        stop() {
+          actor.send({ type: 'STOP' });
+          return finished;
+        },
+      };
+    },
+  };
+}

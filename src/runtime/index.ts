@@ -1,0 +1,15 @@
+/** The actor runtime: work queues, controllers, Events, leader election (docs/runtime.md). */
+export { systemClock, type Clock } from './clock.js';
+export {
+  controllerOwnerKeys, defineController, splitKey,
+  type ControllerDefinition, type ControllerEnd, type ControllerHost, type ControllerSpec, type ReconcileContext, type RunningController,
+} from './define-controller.js';
+export { EventRecorder, type EventRecorderOptions, type EventType, type RecordOutcome } from './event-recorder.js';
+export * from './leader-election/index.js';
+export { workQueueMetrics, type WorkQueueMetrics } from './metrics.js';
+export { done, requeue, requeueAfter, TerminalError, type ReconcileOutcome, type ReconcileResult } from './outcome.js';
+export {
+  defaultControllerRateLimiter, ExponentialBackoffRateLimiter, MaxOfRateLimiter, TokenBucketRateLimiter, type RateLimiter,
+} from './rate-limiters.js';
+export { apiVersionOf, CONFIGMAPS, ENDPOINTS, EVENTS, LEASES } from './resource-refs.js';
+export { WorkQueue, type WorkQueueOptions } from './work-queue.js';

@@ -1,0 +1,89 @@
+/**
+ * One attempt to acquire or renew a lock, with client-go's rules:
+ *
+ * - A missing lock object is created holding us.
+ * - Someone else's lease counts as live until `leaseDurationSeconds` after WE last saw its record
+ *   change (local observation time, so clocks of different hosts need not agree).
+ * - Taking the lock over increments `leaderTransitions`; renewing keeps it and `acquireTime`.
+ * - Writes are optimistic (resourceVersion): losing a race fails the attempt, never overwrites.
+ */
+import type { Clock } from '../clock.js';
+import { rfc3339Micro, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
+
+export type AttemptOutcome =
+  | { kind: 'acquired'; holder: string }
+  | { kind: 'renewed'; holder: string }
+  | { kind: 'heldByOther'; holder: string }
+  | { kind: 'failed'; error: unknown };
+
+export class LockKeeper {
+  private observed: ObservedRecord | undefined;
+  private observedAt = 0;
+
+  constructor(
+    readonly lock: ResourceLock,
+    private readonly leaseDurationMs: number,
+    private readonly clock: Pick<Clock, 'now'>,
+  ) {}
+
+  /** The holder in the record last seen or written ('' when none). */
+  get observedHolder(): string {
+    return this.observed?.record.holderIdentity ?? '';
+  }
+
+  async tryAcquireOrRenew(): Promise<AttemptOutcome> {
+    const now = this.clock.now();
+    const id = this.lock.identity;
+    const desired: LeaderElectionRecord = {
+      holderIdentity: id,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      acquireTime: rfc3339Micro(now),
+      renewTime: rfc3339Micro(now),
+      leaderTransitions: 0,
+    };
+    try {
+      const current = await this.lock.get();
+      if (!current) {
+        await this.lock.create(desired);
+        this.observe(desired, now);
+        return { kind: 'acquired', holder: id };
+      }
+      if (current.raw !== this.observed?.raw) {
+        this.observed = current;
+        this.observedAt = now;
+      }
+      const held = current.record;
+      if (held.holderIdentity && held.holderIdentity !== id && this.observedAt + held.leaseDurationSeconds * 1000 > now) {
+        return { kind: 'heldByOther', holder: held.holderIdentity };
+      }
+      const renewing = held.holderIdentity === id;
+      if (renewing) {
+        desired.acquireTime = held.acquireTime || desired.acquireTime;
+        desired.leaderTransitions = held.leaderTransitions;
+      } else {
+        desired.leaderTransitions = held.leaderTransitions + 1;
+      }
+      await this.lock.update(desired);
+      this.observe(desired, now);
+      return { kind: renewing ? 'renewed' : 'acquired', holder: id };
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
+  }
+
+  /** Gives the lock up if we hold it: holder '' and a 1 s lease, so a follower takes over at once. */
+  async release(): Promise<boolean> {
+    if (this.observedHolder !== this.lock.identity) return false;
+    const now = rfc3339Micro(this.clock.now());
+    const record = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaderTransitions: this.observed!.record.leaderTransitions };
+    await this.lock.update(record);
+    this.observe(record, this.clock.now());
+    return true;
+  }
+
+  private observe(record: LeaderElectionRecord, at: number): void {
+    // Our own write: its raw form is unknown until the next read, which then counts as a change.
+    this.observed = { record, raw: '' };
+    this.observedAt = at;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Two locks kept as one, for migrating from the annotation locks to Leases (`endpointsleases`,
+ * `configmapsleases`): every write goes to the primary first, then the secondary; a read takes the
+ * primary's record, and reports an unknown holder when the two disagree (so nobody treats a
+ * half-written pair as theirs). A secondary that does not exist yet is created on the next write.
+ */
+import { isAlreadyExists, isNotFound, UNKNOWN_LEADER, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
+
+export class MultiLock implements ResourceLock {
+  constructor(
+    readonly primary: ResourceLock,
+    readonly secondary: ResourceLock,
+  ) {}
+
+  get identity(): string {
+    return this.primary.identity;
+  }
+
+  describe(): string {
+    return `${this.primary.describe()},${this.secondary.describe()}`;
+  }
+
+  async get(): Promise<ObservedRecord | undefined> {
+    const primary = await this.primary.get();
+    if (!primary) return undefined;
+    const secondary = await this.secondary.get();
+    // Only the primary exists: held by a client that writes only the old lock.
+    if (!secondary) return primary;
+    if (primary.record.holderIdentity !== secondary.record.holderIdentity) {
+      const record = { ...primary.record, holderIdentity: UNKNOWN_LEADER };
+      return { record, raw: JSON.stringify(record) + secondary.raw };
+    }
+    return { record: primary.record, raw: primary.raw + secondary.raw };
+  }
+
+  /** A primary that appeared meanwhile is fine; a secondary held by someone else fails the attempt. */
+  async create(record: LeaderElectionRecord): Promise<void> {
+    try {
+      await this.primary.create(record);
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+    await this.secondary.create(record);
+  }
+
+  async update(record: LeaderElectionRecord): Promise<void> {
+    await this.primary.update(record);
+    const secondary = await this.secondary.get().catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+    if (secondary) await this.secondary.update(record);
+    else await this.secondary.create(record);
+  }
+}

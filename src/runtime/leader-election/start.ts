@@ -1,0 +1,54 @@
+/**
+ * `startLeaderElection`: builds the configured lock and runs the leader-election machine. The
+ * embedder decides what losing means through `onStoppedLeading` (the daemons exit on `lost`).
+ */
+import type { Logger } from 'pino';
+import { createActor } from 'xstate';
+import { leaderElectionMachine, type LeaderElectionActor, type LeaderElectionCallbacks } from '../../../machines/leader-election.js';
+import type { ApiClient } from '../../client/types.js';
+import { systemClock, type Clock } from '../clock.js';
+import { leaderElectionConfig, type LeaderElectionConfig } from './config.js';
+import { newResourceLock } from './new-lock.js';
+
+export interface StartLeaderElectionOptions extends LeaderElectionCallbacks {
+  client: ApiClient;
+  /** Validated here (throws LeaderElectionConfigError); defaults as `leaderElectionConfig`. */
+  config: Partial<LeaderElectionConfig> & { resourceName: string };
+  logger: Logger;
+  clock?: Clock;
+  random?: () => number;
+}
+
+export interface LeaderElection {
+  readonly actor: LeaderElectionActor;
+  readonly config: LeaderElectionConfig;
+  isLeader(): boolean;
+  /** Stops electing; a leader releases the lock first when `releaseOnStop`. */
+  stop(): void;
+}
+
+export function startLeaderElection(opts: StartLeaderElectionOptions): LeaderElection {
+  const config = leaderElectionConfig(opts.config);
+  const clock = opts.clock ?? systemClock;
+  const lock = newResourceLock(config.lockType, opts.client, { namespace: config.resourceNamespace, name: config.resourceName, identity: config.identity });
+  const actor = createActor(leaderElectionMachine, {
+    clock,
+    input: {
+      lock,
+      config,
+      logger: opts.logger.child({ module: 'leader-election' }),
+      clock,
+      ...(opts.random ? { random: opts.random } : {}),
+      ...(opts.onStartedLeading ? { onStartedLeading: opts.onStartedLeading } : {}),
+      ...(opts.onStoppedLeading ? { onStoppedLeading: opts.onStoppedLeading } : {}),
+      ...(opts.onNewLeader ? { onNewLeader: opts.onNewLeader } : {}),
+    },
+  });
+  actor.start();
+  return {
+    actor,
+    config,
+    isLeader: () => actor.getSnapshot().status === 'active' && actor.getSnapshot().matches('leader'),
+    stop: () => actor.send({ type: 'STOP' }),
+  };
+}

@@ -1,0 +1,128 @@
+// Leader-election locks against the real apiserver: the established record shapes for every lock
+// type, optimistic concurrency, and multilocks writing both objects, primary first.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { SvcObject } from '../../src/api/types.js';
+import { ApiError } from '../../src/client/types.js';
+import { LOCK_TYPES } from '../../src/runtime/leader-election/config.js';
+import { LockKeeper } from '../../src/runtime/leader-election/lock-keeper.js';
+import { newResourceLock } from '../../src/runtime/leader-election/new-lock.js';
+import { LEADER_ANNOTATION, type LeaderElectionRecord } from '../../src/runtime/leader-election/record.js';
+import { LeaseLock } from '../../src/runtime/leader-election/lease-lock.js';
+import { startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
+import { realClient } from '../helpers/real-client.js';
+
+let server: ApiServerProcess;
+let conn: ReturnType<typeof realClient>;
+test.before(async () => {
+  server = await startApiServer();
+  conn = realClient(server);
+});
+test.after(async () => {
+  await conn.close();
+  await server.stop();
+  server.cleanup();
+});
+
+const NS = 'svc-system';
+const MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const clock = { now: () => Date.now() };
+
+async function read(path: string): Promise<SvcObject> {
+  const r = await server.request('GET', path);
+  assert.is(r.status, 200, `${path}: ${r.text}`);
+  return r.json as SvcObject;
+}
+
+test('leases: the record is the Lease spec (holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions)', async () => {
+  const client = conn.client;
+  const keeper = new LockKeeper(newResourceLock('leases', client, { namespace: NS, name: 'lease-shape', identity: 'host_a' }), 15_000, clock);
+  assert.equal(await keeper.tryAcquireOrRenew(), { kind: 'acquired', holder: 'host_a' });
+  const lease = await read(`/apis/coordination.svc.io/v1/namespaces/${NS}/leases/lease-shape`);
+  const spec = lease['spec'] as Record<string, unknown>;
+  assert.is(spec['holderIdentity'], 'host_a');
+  assert.is(spec['leaseDurationSeconds'], 15);
+  assert.is(spec['leaseTransitions'], 0);
+  assert.match(String(spec['acquireTime']), MICRO);
+  assert.match(String(spec['renewTime']), MICRO);
+  assert.equal(await keeper.tryAcquireOrRenew(), { kind: 'renewed', holder: 'host_a' });
+  const renewed = (await read(`/apis/coordination.svc.io/v1/namespaces/${NS}/leases/lease-shape`))['spec'] as Record<string, unknown>;
+  assert.is(renewed['acquireTime'], spec['acquireTime'], 'renewing keeps acquireTime');
+});
+
+for (const [type, resource] of [
+  ['endpoints', 'endpoints'],
+  ['configmaps', 'configmaps'],
+] as const) {
+  test(`${type}: the record is JSON in the ${LEADER_ANNOTATION} annotation`, async () => {
+    const client = conn.client;
+    const keeper = new LockKeeper(newResourceLock(type, client, { namespace: NS, name: `${type}-shape`, identity: 'host_b' }), 15_000, clock);
+    assert.is((await keeper.tryAcquireOrRenew()).kind, 'acquired');
+    const obj = await read(`/api/v1/namespaces/${NS}/${resource}/${type}-shape`);
+    const record = JSON.parse(obj.metadata.annotations![LEADER_ANNOTATION]!) as LeaderElectionRecord;
+    assert.equal(Object.keys(record).sort(), ['acquireTime', 'holderIdentity', 'leaderTransitions', 'leaseDurationSeconds', 'renewTime']);
+    assert.is(record.holderIdentity, 'host_b');
+    assert.is(record.leaseDurationSeconds, 15);
+    assert.is(record.leaderTransitions, 0);
+    assert.match(record.renewTime, SECONDS);
+  });
+}
+
+for (const [type, primary] of [
+  ['endpointsleases', 'endpoints'],
+  ['configmapsleases', 'configmaps'],
+] as const) {
+  test(`${type}: writes the ${primary} lock and the Lease, primary first, with the same holder`, async () => {
+    const client = conn.client;
+    const keeper = new LockKeeper(newResourceLock(type, client, { namespace: NS, name: `${type}-multi`, identity: 'host_c' }), 15_000, clock);
+    assert.is((await keeper.tryAcquireOrRenew()).kind, 'acquired');
+    assert.is((await keeper.tryAcquireOrRenew()).kind, 'renewed');
+    const old = await read(`/api/v1/namespaces/${NS}/${primary}/${type}-multi`);
+    const lease = await read(`/apis/coordination.svc.io/v1/namespaces/${NS}/leases/${type}-multi`);
+    assert.is((JSON.parse(old.metadata.annotations![LEADER_ANNOTATION]!) as LeaderElectionRecord).holderIdentity, 'host_c');
+    assert.is((lease['spec'] as Record<string, unknown>)['holderIdentity'], 'host_c');
+    // Primary first: the old lock was created before the Lease.
+    assert.ok(Number(old.metadata.resourceVersion) < Number(lease.metadata.resourceVersion));
+  });
+}
+
+test('a multilock whose two records name different holders reports an unknown holder', async () => {
+  const client = conn.client;
+  const keeper = new LockKeeper(newResourceLock('configmapsleases', client, { namespace: NS, name: 'split', identity: 'host_d' }), 15_000, clock);
+  await keeper.tryAcquireOrRenew();
+  const r = await server.request('PATCH', `/apis/coordination.svc.io/v1/namespaces/${NS}/leases/split`, { spec: { holderIdentity: 'someone-else' } }, {
+    'content-type': 'application/merge-patch+json',
+  });
+  assert.is(r.status, 200);
+  const other = new LockKeeper(newResourceLock('configmapsleases', client, { namespace: NS, name: 'split', identity: 'host_e' }), 15_000, clock);
+  const out = await other.tryAcquireOrRenew();
+  assert.equal(out, { kind: 'heldByOther', holder: 'leaderelection.svc.io/unknown' });
+});
+
+test('every update is optimistic: a write based on a stale read fails with 409 Conflict', async () => {
+  const client = conn.client;
+  const a = new LeaseLock(client, NS, 'occ', 'a');
+  const b = new LeaseLock(client, NS, 'occ', 'b');
+  const rec = (holder: string): LeaderElectionRecord => ({ holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: '', renewTime: '', leaderTransitions: 0 });
+  await a.create(rec('a'));
+  await b.get();
+  // A real change: an identical update is a no-op that keeps the resourceVersion.
+  await a.update({ ...rec('a'), leaderTransitions: 1 });
+  try {
+    await b.update(rec('b'));
+    assert.unreachable('stale update went through');
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    assert.is((e as ApiError).code, 409);
+  }
+  const keeper = new LockKeeper(b, 15_000, clock);
+  assert.is((await keeper.tryAcquireOrRenew()).kind, 'heldByOther');
+});
+
+test('every lock type is buildable by name', () => {
+  const client = conn.client;
+  for (const t of LOCK_TYPES) assert.ok(newResourceLock(t, client, { namespace: NS, name: 'n', identity: 'i' }).describe().startsWith(`${NS}/n`));
+});
+
+test.run();
