@@ -10,6 +10,8 @@ export interface LoadRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: Buffer;
+  /** Accept header (default application/json). */
+  accept?: string;
 }
 
 export interface LoadOptions {
@@ -73,7 +75,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
         method: r.method,
         path: r.path,
         body: r.body,
-        headers: r.body ? JSON_HEADERS : { accept: 'application/json' },
+        headers: r.body ? JSON_HEADERS : { accept: r.accept ?? 'application/json' },
       });
       if (res.statusCode !== opts.expectStatus) {
         const text = await res.body.text();

@@ -12,6 +12,7 @@ import type { LoadResult } from './load.js';
 import type { CeilingResult } from './measure-ceiling.js';
 import type { ListResult } from './measure-lists.js';
 import type { RssResult } from './measure-rss.js';
+import { type ProtobufFigures, renderProtobufSection } from './report-protobuf.js';
 import type { WatchResult } from './measure-watch.js';
 
 export interface MachineInfo {
@@ -52,6 +53,15 @@ export interface BenchSettings {
   /** ConfigMaps stored in all (every step's) when RSS is read. */
   rssCount: number;
   rssSettleMs: number;
+  /** Deployments the server-side apply step applies to, round robin. */
+  applyObjects: number;
+  applyDurationMs: number;
+  /** Pods in the Protobuf step's list, codec runs, and the served-list step's concurrency and duration. */
+  protobufItems: number;
+  protobufCodecRuns: number;
+  protobufListConcurrency: number;
+  protobufServeMs: number;
+  protobufServeRounds: number;
   dataDir: string;
 }
 
@@ -76,6 +86,10 @@ export interface BenchFigures {
   watch: WatchResult;
   rssAtStartBytes: number;
   rssAfterSmallStepsBytes: number;
+  /** Server-side applies of Deployments by two managers. */
+  applies?: LoadResult;
+  /** JSON vs Protobuf: codec in the bench process, and lists served. */
+  protobuf?: ProtobufFigures;
   rss?: RssResult;
 }
 
@@ -105,6 +119,12 @@ export function renderReport(f: BenchFigures): string {
     [`Watch delivery to ${s.watchers} watchers p50`, ms(f.watch.p50Ms), ms(f.ceilingWatch.p50Ms), ofTime(f.watch.p50Ms, f.ceilingWatch.p50Ms), '1.8 ms', '', ''],
     [`Watch delivery to ${s.watchers} watchers p99`, ms(f.watch.p99Ms), ms(f.ceilingWatch.p99Ms), ofTime(f.watch.p99Ms, f.ceilingWatch.p99Ms), '5–7 ms', '≤ 5 ms', mark(f.watch.p99Ms <= 5)],
   ];
+  if (f.applies) {
+    rows.push(
+      [`Server-side applies/s (${s.applyObjects} Deployments, two managers)`, n0(f.applies.perSecond), `${n0(c.post.perSecond)} POSTs/s`, ofRate(f.applies.perSecond, c.post.perSecond), '', '', ''],
+      ['Apply latency p50 / p99', `${ms(f.applies.p50Ms)} / ${ms(f.applies.p99Ms)}`, `${ms(c.post.p50Ms)} / ${ms(c.post.p99Ms)}`, '', '', '', ''],
+    );
+  }
   if (f.rss) {
     rows.push(
       [`RSS with ${n0(s.rssCount)} ConfigMaps stored`, mib(f.rss.rssBytes), `${mib(f.bareRssBytes)} (bare process)`, ofTime(f.rss.rssBytes, f.bareRssBytes), '≈ 890 MB (20,000 ConfigMaps + 12,000 pods)', '≤ 1 GiB', mark(f.rss.rssBytes <= GiB)],
@@ -170,9 +190,10 @@ after a ${s.rssSettleMs / 1000} s pause` : 'the 100,000-ConfigMap memory step wa
 ## Figures
 
 ${table}
+${f.protobuf ? `\n${renderProtobufSection(f.protobuf)}` : ''}
 
 Server RSS: ${mib(f.rssAtStartBytes)} after start, ${mib(f.rssAfterSmallStepsBytes)} after the steps before the memory step${f.rss ? `, ${mib(f.rss.rssBytes)} with ${n0(s.rssCount)} ConfigMaps stored (peak ${mib(f.rss.peakRssBytes)})` : ''}.
-Create rounds: ${f.createRounds.map((r) => `${n0(r.perSecond)}/s (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)})`).join('; ')}.
+${f.applies ? `Server-side apply: for ${s.applyDurationMs / 1000} s, ${s.applyObjects} Deployments (two containers each) applied round robin, rounds alternating between manager \`alpha\` (the pod template, a new image tag each round) and \`beta\` (\`spec.replicas\`, with force), so every apply merges, updates ownership and writes.\n` : ''}Create rounds: ${f.createRounds.map((r) => `${n0(r.perSecond)}/s (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)})`).join('; ')}.
 Watch: ${f.watch.deliveredBeforeResponse} of ${f.watch.writes} events had reached all watchers before the write's own response (counted as 0 ms); max ${ms(f.watch.maxMs)}.
 List runs (ms): whole ${f.lists.wholeRunsMs.map((x) => x.toFixed(1)).join(', ')}; chunked ${f.lists.chunkedRunsMs.map((x) => x.toFixed(1)).join(', ')}.
 

@@ -10,6 +10,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, type LoadResult } from './load.js';
+import { measureApplies } from './measure-apply.js';
+import { measureCodec, measureServedLists } from './measure-protobuf.js';
 import { measureCeiling } from './measure-ceiling.js';
 import { configMapBody, createNamespace, measureCreates } from './measure-creates.js';
 import { measureGets } from './measure-gets.js';
@@ -37,6 +39,13 @@ const settings: BenchSettings = {
   listItems: 5_000,
   listChunk: 500,
   listRuns: 10,
+  applyObjects: 101,
+  applyDurationMs: 5_000,
+  protobufItems: 1_000,
+  protobufCodecRuns: 21,
+  protobufListConcurrency: 8,
+  protobufServeMs: 2_000,
+  protobufServeRounds: 3,
   watchers: 100,
   watchThreads: Number(process.env.BENCH_WATCH_THREADS ?? 2),
   watchWrites: 500,
@@ -88,7 +97,7 @@ async function main(): Promise<void> {
   try {
     const pool = api.pool(CONCURRENCY);
     const rssAtStartBytes = api.rssBytes();
-    const namespaces = ['bench-warmup', 'bench-watch', 'bench-memory'];
+    const namespaces = ['bench-warmup', 'bench-watch', 'bench-memory', 'bench-apply', 'bench-protobuf'];
     for (let r = 0; r < settings.createRounds; r++) namespaces.push(createNamespaceName(r));
     for (const ns of namespaces) await createNamespace(pool, ns);
 
@@ -122,6 +131,15 @@ async function main(): Promise<void> {
     );
     log(`watch: p50 ${watch.p50Ms.toFixed(2)} ms p99 ${watch.p99Ms.toFixed(2)} ms max ${watch.maxMs.toFixed(2)} ms`);
 
+    const applies = await measureApplies(pool, { namespace: 'bench-apply', objects: settings.applyObjects, concurrency: CONCURRENCY, durationMs: settings.applyDurationMs });
+    log(`server-side applies (two managers): ${rate(applies)}`);
+
+    const codec = measureCodec(settings.protobufItems, settings.protobufCodecRuns);
+    log(`${codec.items}-pod list: JSON ${codec.jsonBytes} B, encode ${codec.jsonEncodeMs.toFixed(1)} ms, decode ${codec.jsonDecodeMs.toFixed(1)} ms; Protobuf ${codec.protobufBytes} B, encode ${codec.protobufEncodeMs.toFixed(1)} ms, decode ${codec.protobufDecodeMs.toFixed(1)} ms`);
+    const served = await measureServedLists(pool, { namespace: 'bench-protobuf', items: settings.protobufItems, concurrency: settings.protobufListConcurrency, durationMs: settings.protobufServeMs, rounds: settings.protobufServeRounds });
+    log(`${settings.protobufItems}-pod list served: JSON ${rate(served.json)}; Protobuf ${rate(served.protobuf)}${served.table ? `; Table ${rate(served.table)}` : ''}`);
+    const protobuf = { codec, served, concurrency: settings.protobufListConcurrency, durationMs: settings.protobufServeMs, rounds: settings.protobufServeRounds };
+
     const rssAfterSmallStepsBytes = api.rssBytes();
     let rss: RssResult | undefined;
     if (!quick) {
@@ -136,7 +154,7 @@ async function main(): Promise<void> {
       });
       log(`memory: ${rate(rss.create)}; RSS ${mib(rss.rssBytes)} (peak ${mib(rss.peakRssBytes)})`);
     }
-    figures = { creates, createRounds, gets, lists, watch, rss, rssAtStartBytes, rssAfterSmallStepsBytes };
+    figures = { creates, createRounds, gets, lists, watch, applies, protobuf, rss, rssAtStartBytes, rssAfterSmallStepsBytes };
   } catch (err) {
     console.error(api.output().slice(-4000));
     throw err;

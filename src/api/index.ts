@@ -7,3 +7,4 @@ export * from './fields.js';
 export * from './validation/index.js';
 export * from './kinds/index.js';
 export * from './registry.js';
+export * from './crd-definition.js';

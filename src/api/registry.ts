@@ -9,7 +9,7 @@
  */
 import type { ResourceDefinition } from './types.js';
 import {
-  certificateSigningRequestDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
+  certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
   cronJobDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition, endpointsDefinition, eventDefinition,
   horizontalPodAutoscalerDefinition, jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, nodeDefinition,
   persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, replicaSetDefinition,
@@ -26,6 +26,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   leaseDefinition, endpointSliceDefinition, podDisruptionBudgetDefinition, horizontalPodAutoscalerDefinition,
   roleDefinition, roleBindingDefinition, clusterRoleDefinition, clusterRoleBindingDefinition,
   certificateSigningRequestDefinition,
+  customResourceDefinitionDefinition,
 ];
 
 /** Every built-in kind's definition (a new array each call; the definitions are shared). */
@@ -84,8 +85,17 @@ function parseBool(key: string, value: string): boolean {
   throw new Error(`--runtime-config: invalid value ${JSON.stringify(value)} for key ${JSON.stringify(key)}: must be true or false`);
 }
 
+/** Why a custom resource's names cannot be accepted (the CRD's NamesAccepted=False condition). */
+export interface NameConflict {
+  reason: 'PluralConflict' | 'KindConflict' | 'ListKindConflict' | 'ShortNamesConflict';
+  message: string;
+}
+
 export class ResourceRegistry {
   private readonly defs: readonly ResourceDefinition[];
+  /** Definitions learnt at run time (custom resources), by owner (the CRD's name); always served. */
+  private readonly dynamic = new Map<string, readonly ResourceDefinition[]>();
+  private readonly listeners = new Set<() => void>();
   private readonly enabledGV = new Set<string>();
   private readonly disabledResources = new Set<string>();
   private readonly enabledResourcesSet = new Set<string>();
@@ -162,14 +172,55 @@ export class ResourceRegistry {
     return this.enabledResourcesSet.has(k) || this.enabledGV.has(gvKey(d.group, d.version));
   }
 
-  /** Every definition, enabled or not. */
-  allResources(): ResourceDefinition[] {
-    return [...this.defs];
+  private dynamicResources(): ResourceDefinition[] {
+    return [...this.dynamic.values()].flat();
   }
 
-  /** The definitions served under the current --runtime-config. */
+  /**
+   * Serves `defs` (the served versions of one custom resource) for `owner`, replacing what it
+   * served before; --runtime-config does not apply to them. Check `nameConflict` first.
+   */
+  setDynamic(owner: string, defs: readonly ResourceDefinition[]): void {
+    this.dynamic.set(owner, [...defs]);
+    this.changed();
+  }
+
+  removeDynamic(owner: string): void {
+    if (this.dynamic.delete(owner)) this.changed();
+  }
+
+  /** Calls `listener` after every change of the served definitions; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  /** The first name of `def` another served resource of its group already uses (owner's own excluded). */
+  nameConflict(owner: string, def: Pick<ResourceDefinition, 'group' | 'plural' | 'kind' | 'listKind' | 'shortNames'>): NameConflict | undefined {
+    const mine = this.dynamic.get(owner) ?? [];
+    for (const d of this.enabledResources()) {
+      if (d.group !== def.group || mine.includes(d)) continue;
+      if (d.plural === def.plural) return { reason: 'PluralConflict', message: `"${def.plural}" is already in use` };
+      if (d.kind === def.kind) return { reason: 'KindConflict', message: `"${def.kind}" is already in use` };
+      if (d.listKind === def.listKind) return { reason: 'ListKindConflict', message: `"${def.listKind}" is already in use` };
+      const taken = def.shortNames.filter((n) => d.shortNames.includes(n) || d.plural === n);
+      if (taken.length) return { reason: 'ShortNamesConflict', message: `"${taken.join('", "')}" is already in use` };
+    }
+    return undefined;
+  }
+
+  /** Every definition, enabled or not (custom resources included). */
+  allResources(): ResourceDefinition[] {
+    return [...this.defs, ...this.dynamicResources()];
+  }
+
+  /** The definitions served under the current --runtime-config, then the custom resources. */
   enabledResources(): ResourceDefinition[] {
-    return this.defs.filter((d) => this.isEnabled(d));
+    return [...this.defs.filter((d) => this.isEnabled(d)), ...this.dynamicResources()];
   }
 
   /** Group/versions with at least one served resource. */
@@ -180,11 +231,14 @@ export class ResourceRegistry {
   }
 
   lookup(group: string, version: string, plural: string): ResourceDefinition | undefined {
-    return this.defs.find((d) => d.group === group && d.version === version && d.plural === plural && this.isEnabled(d));
+    const match = (d: ResourceDefinition) => d.group === group && d.version === version && d.plural === plural;
+    const builtin = this.defs.find((d) => match(d) && this.isEnabled(d));
+    if (builtin || this.dynamic.size === 0) return builtin;
+    return this.dynamicResources().find(match);
   }
 
   byKind(group: string, version: string, kind: string): ResourceDefinition | undefined {
-    return this.defs.find((d) => d.group === group && d.version === version && d.kind === kind && this.isEnabled(d));
+    return this.enabledResources().find((d) => d.group === group && d.version === version && d.kind === kind);
   }
 
   /**

@@ -89,6 +89,19 @@ export interface SchemaNode {
   maxLength?: number;
   pattern?: string;
   nullable?: boolean;
+  /** Further OpenAPI v3 value checks, used by custom resource schemas. */
+  minLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  minProperties?: number;
+  maxProperties?: number;
+  /** OpenAPI v3.0 style: true makes `minimum`/`maximum` exclusive. */
+  exclusiveMinimum?: boolean;
+  exclusiveMaximum?: boolean;
+  multipleOf?: number;
+  uniqueItems?: boolean;
+  /** Filled in when the field is absent (custom resources' structural defaulting). */
+  default?: unknown;
   /** int-or-string style fields (e.g. a port name or number). */
   'x-svc-int-or-string'?: boolean;
   /** Keep unknown fields (free-form objects). */
@@ -148,6 +161,29 @@ export interface ResourceDefinition {
   tracksGeneration: boolean;
   /** Whether the kind has a status the main resource's writes must not change (needs 'status' subresource). */
   hasStatus: boolean;
+  /** Columns of the Table representation; absent: the default `Name` and `Created At`. */
+  tableColumns?: TableColumns;
+}
+
+/** One column of a Table (`columnDefinitions` entry). */
+export interface TableColumnDefinition {
+  name: string;
+  /** OpenAPI type of the cells: string, integer, number, boolean, or `date` for timestamps. */
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  /** OpenAPI format hint, e.g. `name` for the object's name column ('' when none). */
+  format: string;
+  description: string;
+  /** 0: always shown; higher: shown only in wide output. */
+  priority: number;
+}
+
+export type TableCell = string | number | boolean | null;
+
+/** A kind's Table layout: the columns, and one pure function giving an object's cells in that order. */
+export interface TableColumns {
+  columns: readonly TableColumnDefinition[];
+  /** `now` (ms) is passed in so ages are computed against the server's (injectable) clock. */
+  cells(obj: SvcObject, now: number): TableCell[];
 }
 
 /** group/version string as it appears in apiVersion: `v1` or `apps/v1`. */

@@ -49,7 +49,10 @@ export class Discovery {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly serverAddress: () => string,
-  ) {}
+  ) {
+    // Custom resources come and go at run time: every document is rebuilt after a change.
+    registry.onChange(() => this.cache.clear());
+  }
 
   private memo(key: string, build: () => object): Buffer {
     let b = this.cache.get(key);

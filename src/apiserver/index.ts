@@ -9,6 +9,7 @@ import { WatchCache } from '../storage/watch-cache.js';
 import { AdmissionChain } from './admission/chain.js';
 import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
 import type { ApiServerConfig } from './config.js';
+import { CrdController } from './crd-controller.js';
 import { Discovery } from './discovery.js';
 import { HealthEndpoint, type HealthCheck } from './health.js';
 import { ApiServerMetrics } from './metrics.js';
@@ -68,6 +69,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   if (!nsDef) throw new Error('--runtime-config cannot disable v1: the core group (namespaces) is required');
   const nsStore = stores.get(nsDef)!;
   const watches = new WatchRegistry();
+  let crds: CrdController | undefined;
   const metrics = new ApiServerMetrics(() => watches.countsByResource());
   const services: ApiServices = {
     config,
@@ -75,7 +77,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       namespaceLifecycle((name) => nsStore.peek('', name)),
     ]),
     storeFor: (def) => {
-      const s = stores.get(def);
+      const s = stores.get(def) ?? crds?.storeFor(def);
       if (!s) throw new Error(`no store for ${def.plural}`);
       return s;
     },
@@ -87,6 +89,22 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const systemNamespaces = new SystemNamespaces(nsDef, nsStore, Date.now, logger);
   await systemNamespaces.ensure();
   systemNamespaces.start();
+
+  // Custom resources: served from the CRDs in storage before the server reports ready.
+  const crdDef = registry.lookup('apiextensions.svc.io', 'v1', 'customresourcedefinitions');
+  if (crdDef) {
+    crds = new CrdController({
+      crdStore: stores.get(crdDef)!,
+      registry,
+      storage,
+      config,
+      watches,
+      cacheSize: (def) => watchCacheSize(config, def),
+      now: Date.now,
+      logger,
+    });
+    await crds.start();
+  }
 
   const compactors = storage.stores().map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
   const pollers = defs.map((def) =>
@@ -137,6 +155,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   try {
     port = await http.listen();
   } catch (err) {
+    crds?.stop();
     for (const c of caches) c.stop();
     await storage.close();
     throw err;
@@ -153,6 +172,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         logger.info({ delayMs: config.shutdownDelayMs }, 'shutting down: readyz now fails');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         systemNamespaces.stop();
+        crds?.stop();
         watches.endAll();
         await http.close(config.requestTimeoutMs);
         watches.endAll();

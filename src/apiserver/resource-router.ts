@@ -6,7 +6,7 @@
 import { methodNotAllowed, StatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ResourceDefinition } from '../api/types.js';
-import { negotiate } from '../codec/body.js';
+import { JSON_REPRESENTATION, negotiateResponse, type OfferedRepresentation, PROTOBUF_REPRESENTATION, TABLE_REPRESENTATION } from '../codec/negotiation.js';
 import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { handlePatch } from './handlers/patch.js';
 import { handleGet, handleList } from './handlers/read.js';
@@ -14,8 +14,9 @@ import { handleBinding, handleFinalize, handleScale, handleStatus } from './hand
 import { handleWatch } from './handlers/watch.js';
 import { handleCreate, handleUpdate } from './handlers/write.js';
 import type { Request, Response } from './http.js';
+import { offersProtobuf } from './representation.js';
 import type { ResourceRequestInfo } from './request-info.js';
-import { type ApiServices, checkQueryParameters, type RequestScope } from './scope.js';
+import { type ApiServices, checkDryRunGate, checkQueryParameters, type RequestScope } from './scope.js';
 
 const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
 
@@ -36,6 +37,21 @@ export function resolveDefinition(registry: ResourceRegistry, info: ResourceRequ
   return def;
 }
 
+/** Verbs whose response is the object (or list, or watch stream) and so can be Protobuf. */
+const PROTOBUF_VERBS = new Set(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']);
+
+/**
+ * Representations a response may take, in order of preference for wildcard Accept clauses. Reads
+ * of the resource itself also come as a Table; the resource itself also as Protobuf when its kind
+ * offers it (never custom resources); everything else is JSON.
+ */
+function responseRepresentations(info: ResourceRequestInfo, def: ResourceDefinition): OfferedRepresentation[] {
+  const read = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
+  const out = read && !info.subresource ? [JSON_REPRESENTATION, TABLE_REPRESENTATION] : [JSON_REPRESENTATION];
+  if (!info.subresource && PROTOBUF_VERBS.has(info.verb) && offersProtobuf(def)) out.push(PROTOBUF_REPRESENTATION);
+  return out;
+}
+
 export async function routeResource(
   registry: ResourceRegistry,
   services: ApiServices,
@@ -45,8 +61,9 @@ export async function routeResource(
   res: Response,
 ): Promise<void> {
   const def = resolveDefinition(registry, info);
-  negotiate(req.headers['accept'], ['application/json']);
-  const scope: RequestScope = { req, res, info, query, def, store: services.storeFor(def), services };
+  const output = negotiateResponse(req.headers['accept'], responseRepresentations(info, def));
+  checkDryRunGate(services.config.featureGates, query.has('dryRun'));
+  const scope: RequestScope = { req, res, info, query, def, store: services.storeFor(def), services, output };
   if (info.subresource) {
     const isNamespaceFinalize = def.group === '' && def.plural === 'namespaces' && info.subresource === 'finalize';
     if (!isNamespaceFinalize && !(def.subresources as string[]).includes(info.subresource)) throw pageNotFound();

@@ -67,6 +67,8 @@ export interface ResourceStoreOptions {
   freshnessWaitMs?: number;
   now?: () => number;
   logger: Logger;
+  /** Decodes a stored value (default decodeFromStorage); custom resources set their served apiVersion. */
+  decode?: (value: Uint8Array, modRevision: number) => SvcObject;
 }
 
 /** Parses a resourceVersion query value: '' (unset), 0, or a positive revision. */
@@ -111,6 +113,7 @@ export class ResourceStore {
   private readonly waitMs: number;
   private readonly now: () => number;
   readonly logger: Logger;
+  private readonly decode: (value: Uint8Array, modRevision: number) => SvcObject;
 
   constructor(opts: ResourceStoreOptions) {
     this.def = opts.def;
@@ -121,6 +124,7 @@ export class ResourceStore {
     this.waitMs = opts.freshnessWaitMs ?? 3000;
     this.now = opts.now ?? Date.now;
     this.logger = opts.logger;
+    this.decode = opts.decode ?? decodeFromStorage;
   }
 
   private ref(name?: string) {
@@ -128,7 +132,7 @@ export class ResourceStore {
   }
 
   view(rec: KVRecord): ObjectView {
-    const object = freeze(decodeFromStorage(rec.value, rec.modRevision));
+    const object = freeze(this.decode(rec.value, rec.modRevision));
     return { key: rec.key, object, json: Buffer.from(JSON.stringify(object)), revision: rec.modRevision };
   }
 

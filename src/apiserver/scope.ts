@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import { badRequest } from '../api/status.js';
 import type { ResourceDefinition } from '../api/types.js';
+import type { OfferedRepresentation } from '../codec/negotiation.js';
 import type { AdmissionChain } from './admission/chain.js';
 import type { ApiServerConfig } from './config.js';
 import type { Request, Response } from './http.js';
@@ -29,16 +30,20 @@ export interface RequestScope {
   def: ResourceDefinition;
   store: ResourceStore;
   services: ApiServices;
+  /** The response representation chosen from Accept (src/codec/negotiation.ts). */
+  output: OfferedRepresentation;
 }
 
 /** Query parameters each verb understands; anything else is a 400 naming the parameter. */
 const COMMON = ['pretty'];
 const LIST = ['labelSelector', 'fieldSelector', 'resourceVersion', 'resourceVersionMatch', 'limit', 'continue', 'watch', 'allowWatchBookmarks', 'timeoutSeconds', 'sendInitialEvents'];
 const WRITE = ['dryRun', 'fieldManager', 'fieldValidation'];
+/** Table options of reads (src/codec/table.ts). */
+const READ = ['includeObject'];
 const ALLOWED: Record<string, string[]> = {
-  get: [...COMMON, 'resourceVersion'],
-  list: [...COMMON, ...LIST],
-  watch: [...COMMON, ...LIST],
+  get: [...COMMON, ...READ, 'resourceVersion'],
+  list: [...COMMON, ...READ, ...LIST],
+  watch: [...COMMON, ...READ, ...LIST],
   create: [...COMMON, ...WRITE],
   update: [...COMMON, ...WRITE],
   patch: [...COMMON, ...WRITE, 'force'],
@@ -52,6 +57,13 @@ export function checkQueryParameters(verb: string, query: URLSearchParams): void
     if (!allowed.includes(key)) {
       throw badRequest(`unknown query parameter "${key}" for ${verb}; allowed: ${allowed.join(', ')}`);
     }
+  }
+}
+
+/** With the DryRun feature gate off, any dry-run request is refused rather than silently written. */
+export function checkDryRunGate(gates: Record<string, boolean>, requested: boolean): void {
+  if (requested && gates['DryRun'] === false) {
+    throw badRequest('dryRun is not allowed: the DryRun feature gate is disabled on this server (--feature-gates=DryRun=true enables it)');
   }
 }
 

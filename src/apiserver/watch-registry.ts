@@ -1,8 +1,12 @@
 /**
  * Every open watch, so a graceful shutdown can end them all cleanly and /metrics can count them.
  */
+import type { ResourceDefinition } from '../api/types.js';
+
 export interface ActiveWatch {
   resource: string;
+  /** The definition watched, so the watches of a removed custom resource can be ended. */
+  def?: ResourceDefinition;
   /** Ends the stream cleanly (the client sees a normal end of response). */
   end(): void;
 }
@@ -27,5 +31,10 @@ export class WatchRegistry {
 
   endAll(): void {
     for (const w of [...this.open]) w.end();
+  }
+
+  /** Ends the watches whose definition matches (e.g. a custom resource version no longer served). */
+  endWhere(match: (def: ResourceDefinition) => boolean): void {
+    for (const w of [...this.open]) if (w.def && match(w.def)) w.end();
   }
 }

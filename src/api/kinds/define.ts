@@ -4,7 +4,7 @@
  * Definitions stay data plus pure functions, so a custom resource can produce the same shape later.
  */
 import type { FieldError } from '../status.js';
-import type { NameRule, ResourceDefinition, ScaleMapping, SchemaNode, SubresourceName, SvcObject, Verb } from '../types.js';
+import type { NameRule, ResourceDefinition, ScaleMapping, SchemaNode, SubresourceName, SvcObject, TableColumns, Verb } from '../types.js';
 
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -28,6 +28,8 @@ export interface KindSpec {
   validate?: (obj: SvcObject, old?: SvcObject) => FieldError[];
   watchCacheSize?: number;
   tracksGeneration?: boolean;
+  /** Table columns (src/api/kinds/columns/); absent: the default Name and Created At. */
+  tableColumns?: TableColumns;
 }
 
 export function defineKind(k: KindSpec): ResourceDefinition {
@@ -60,6 +62,7 @@ export function defineKind(k: KindSpec): ResourceDefinition {
   if (k.defaults) def.defaults = k.defaults;
   if (k.validate) def.validate = k.validate;
   if (k.watchCacheSize !== undefined) def.watchCacheSize = k.watchCacheSize;
+  if (k.tableColumns) def.tableColumns = k.tableColumns;
   return def;
 }
 

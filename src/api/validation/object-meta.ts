@@ -11,7 +11,8 @@ import { isDNS1123Label, isQualifiedName, isValidLabelValue, nameValidatorFor } 
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 /** Finalizer names that need no domain prefix. */
-export const STANDARD_FINALIZERS: readonly string[] = ['svc', 'orphan', 'foregroundDeletion'];
+// The CRD cleanup finalizer is one of these too (the established server never checks it as a core name).
+export const STANDARD_FINALIZERS: readonly string[] = ['svc', 'orphan', 'foregroundDeletion', 'customresourcecleanup.apiextensions.svc.io'];
 
 function isStringMap(v: unknown): v is Record<string, string> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');

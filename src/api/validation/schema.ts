@@ -8,7 +8,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../status.js';
 import type { ResourceDefinition, SchemaNode, SvcObject } from '../types.js';
-import { invalidValue, notSupported, required, tooLong, typeInvalid } from './field-errors.js';
+import { invalidValue, notSupported, required, tooLong, tooMany, typeInvalid } from './field-errors.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -26,6 +26,22 @@ export function toAjvSchema(node: SchemaNode): JsonSchema {
   if (node.maximum !== undefined) out['maximum'] = node.maximum;
   if (node.maxLength !== undefined) out['maxLength'] = node.maxLength;
   if (node.pattern !== undefined) out['pattern'] = node.pattern;
+  if (node.minLength !== undefined) out['minLength'] = node.minLength;
+  if (node.minItems !== undefined) out['minItems'] = node.minItems;
+  if (node.maxItems !== undefined) out['maxItems'] = node.maxItems;
+  if (node.minProperties !== undefined) out['minProperties'] = node.minProperties;
+  if (node.maxProperties !== undefined) out['maxProperties'] = node.maxProperties;
+  if (node.multipleOf !== undefined) out['multipleOf'] = node.multipleOf;
+  if (node.uniqueItems) out['uniqueItems'] = true;
+  // OpenAPI v3.0 booleans -> JSON schema numbers.
+  if (node.exclusiveMinimum && node.minimum !== undefined) {
+    out['exclusiveMinimum'] = node.minimum;
+    delete out['minimum'];
+  }
+  if (node.exclusiveMaximum && node.maximum !== undefined) {
+    out['exclusiveMaximum'] = node.maximum;
+    delete out['maximum'];
+  }
   if (node.required?.length) out['required'] = [...node.required];
   if (node.items) out['items'] = toAjvSchema(node.items);
   if (node.properties) {
@@ -50,6 +66,16 @@ function validatorFor(def: ResourceDefinition): ValidateFunction {
     compiled.set(def, v);
   }
   return v;
+}
+
+/** Why a schema cannot be compiled (e.g. a bad `pattern`), or undefined when it can. */
+export function schemaCompileError(node: SchemaNode): string | undefined {
+  try {
+    ajv.compile(toAjvSchema(node));
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 function decodePointer(p: string): string[] {
@@ -104,6 +130,16 @@ function toFieldError(def: ResourceDefinition, obj: unknown, e: ErrorObject): Fi
       return invalidValue(field, e.data, `must be less than or equal to ${(e.params as { limit: number }).limit}`);
     case 'pattern':
       return invalidValue(field, e.data, `must match the regular expression '${(e.params as { pattern: string }).pattern}'`);
+    case 'exclusiveMinimum':
+      return invalidValue(field, e.data, `must be greater than ${(e.params as { limit: number }).limit}`);
+    case 'exclusiveMaximum':
+      return invalidValue(field, e.data, `must be less than ${(e.params as { limit: number }).limit}`);
+    case 'minLength':
+      return invalidValue(field, e.data, `should be at least ${(e.params as { limit: number }).limit} chars long`);
+    case 'maxItems':
+      return tooMany(field, Array.isArray(e.data) ? e.data.length : 0, (e.params as { limit: number }).limit);
+    case 'minItems':
+      return invalidValue(field, e.data, `should have at least ${(e.params as { limit: number }).limit} items`);
     case 'additionalProperties':
       return undefined;
     default:

@@ -7,9 +7,10 @@ import { badRequest, conflict, successStatus } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { decodeBody } from '../../codec/body.js';
 import { readBody, writeJson } from '../http.js';
+import { writeObject, writeValue } from '../representation.js';
 import { timestamp } from '../object-rules.js';
 import type { ObjectView } from '../resource-store.js';
-import { intParam, isDryRun, type RequestScope } from '../scope.js';
+import { checkDryRunGate, intParam, isDryRun, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
 import { guaranteedUpdate } from './write.js';
 
@@ -39,6 +40,7 @@ export async function readDeleteOptions(s: RequestScope): Promise<DeleteOptions>
     if (body['dryRun'].some((v) => v !== 'All')) throw badRequest('dryRun: Unsupported value: supported values: "All"');
     opts.dryRun = true;
   }
+  checkDryRunGate(s.services.config.featureGates, opts.dryRun);
   const grace = intParam(s.query, 'gracePeriodSeconds') ?? body['gracePeriodSeconds'];
   if (grace !== undefined && grace !== null) {
     if (typeof grace !== 'number' || !Number.isInteger(grace)) throw badRequest('gracePeriodSeconds must be an integer');
@@ -134,8 +136,8 @@ function deletedStatus(def: ResourceDefinition, view: ObjectView): object {
 export async function handleDelete(s: RequestScope): Promise<void> {
   const opts = await readDeleteOptions(s);
   const out = await deleteObject(s, opts);
-  if (out.deleted) writeJson(s.res, 200, deletedStatus(s.def, out.view));
-  else writeJson(s.res, 200, out.view.json);
+  if (out.deleted) writeValue(s, 200, deletedStatus(s.def, out.view) as Record<string, unknown>);
+  else writeObject(s, 200, out.view);
 }
 
 export async function handleDeleteCollection(s: RequestScope): Promise<void> {

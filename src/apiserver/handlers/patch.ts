@@ -7,10 +7,13 @@ import fastJsonPatch from 'fast-json-patch';
 import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
 import { mediaTypeOf, PATCH_MEDIA_TYPES } from '../../codec/body.js';
-import { readBody, writeJson } from '../http.js';
+import { readBody } from '../http.js';
+import { writeObject } from '../representation.js';
 import { asObject, checkTypeMeta, prepareForUpdate, prepareStatusUpdate } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
 import { guaranteedUpdate, keepNamespaceFinalizers } from './write.js';
+import { APPLY_PATCH_MEDIA_TYPE, handleApply } from '../apply/apply.js';
+import { updateOwnership } from '../apply/managed-fields.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -66,8 +69,10 @@ export function parsePatch(contentType: string | undefined, body: Buffer): Patch
 }
 
 export async function handlePatch(s: RequestScope): Promise<void> {
+  const body = await readBody(s.req);
+  if (mediaTypeOf(s.req.headers['content-type']) === APPLY_PATCH_MEDIA_TYPE) return handleApply(s, body);
   const dryRun = isDryRun(s.query);
-  const apply = parsePatch(s.req.headers['content-type'], await readBody(s.req));
+  const apply = parsePatch(s.req.headers['content-type'], body);
   const status = s.info.subresource === 'status';
   const out = await guaranteedUpdate(
     s,
@@ -83,7 +88,7 @@ export async function handlePatch(s: RequestScope): Promise<void> {
       keepNamespaceFinalizers(s.def, patched, current);
       return patched;
     },
-    { dryRun, subresource: s.info.subresource },
+    { dryRun, subresource: s.info.subresource, ownership: updateOwnership(s, s.info.subresource) },
   );
-  writeJson(s.res, 200, out.view.json);
+  writeObject(s, 200, out.view);
 }

@@ -1,13 +1,21 @@
 /**
- * GET of one object and LIST of a collection, under the resource-version tables of the spec.
+ * GET of one object and LIST of a collection, under the resource-version tables of the spec, as
+ * JSON, as a Table (src/codec/table.ts) or as Protobuf (src/codec/protobuf/).
  */
+import { buildTable, includeObjectParam, objectTable } from '../../codec/table.js';
 import { writeJson } from '../http.js';
+import { writeObject, writeProtobufList } from '../representation.js';
 import { intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
 
 export async function handleGet(s: RequestScope): Promise<void> {
+  const includeObject = includeObjectParam(s.query);
   const view = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? undefined);
-  writeJson(s.res, 200, view.json);
+  if (s.output.representation === 'table') {
+    const table = objectTable(s.def, view.object, { includeObject, now: s.services.now() });
+    return writeJson(s.res, 200, table, { 'content-type': s.output.contentType });
+  }
+  writeObject(s, 200, view);
 }
 
 const ITEMS_OPEN = Buffer.from(',"items":[');
@@ -15,6 +23,7 @@ const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
 
 export async function handleList(s: RequestScope): Promise<void> {
+  const includeObject = includeObjectParam(s.query);
   const filter = filterFromQuery(s.def, s.query);
   const limit = intParam(s.query, 'limit');
   const result = await s.store.list({
@@ -30,6 +39,11 @@ export async function handleList(s: RequestScope): Promise<void> {
   if (result.remainingItemCount !== undefined && s.services.config.featureGates['RemainingItemCount'] !== false) {
     metadata['remainingItemCount'] = result.remainingItemCount;
   }
+  if (s.output.representation === 'table') {
+    const table = buildTable(s.def, result.items.map((i) => i.object), metadata, { includeObject, now: s.services.now() });
+    return writeJson(s.res, 200, table, { 'content-type': s.output.contentType });
+  }
+  if (s.output.representation === 'protobuf') return writeProtobufList(s, metadata, result.items.map((i) => i.object));
   const groupVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
   // Items are already JSON: splice them instead of re-serialising every object.
   const head = Buffer.from(JSON.stringify({ kind: s.def.listKind, apiVersion: groupVersion, metadata }).slice(0, -1));

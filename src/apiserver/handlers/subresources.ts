@@ -10,6 +10,7 @@ import { prepareStatusUpdate, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
 import { parsePatch } from './patch.js';
 import { guaranteedUpdate, readObjectBody } from './write.js';
+import { updateOwnership } from '../apply/managed-fields.js';
 import { readBody } from '../http.js';
 import { decodeBody, OBJECT_MEDIA_TYPES } from '../../codec/body.js';
 import { asObject } from '../object-rules.js';
@@ -32,7 +33,7 @@ export async function handleStatus(s: RequestScope): Promise<void> {
           if (body.metadata.resourceVersion) next.metadata.resourceVersion = body.metadata.resourceVersion;
           return next;
         },
-        { dryRun, subresource: 'status' },
+        { dryRun, subresource: 'status', ownership: updateOwnership(s, 'status') },
       );
       writeJson(s.res, 200, out.view.json);
       return;
@@ -59,6 +60,9 @@ export function scaleOf(obj: SvcObject, mapping: ScaleMapping): SvcObject {
     if (raw && typeof raw === 'object') {
       const r = raw as Record<string, unknown>;
       selector = ('matchLabels' in r || 'matchExpressions' in r ? labelSelectorFromObject(r) : labelSelectorFromMap(r as Record<string, string>)).toString();
+    } else if (typeof raw === 'string') {
+      // Custom resources keep the selector already serialised (e.g. status.selector).
+      selector = raw;
     }
   }
   const scale: SvcObject = {

@@ -4,6 +4,9 @@
  * unset = send the current state as ADDED then changes, 0 = the same from any (cached) state,
  * N = every change after N (410 ERROR event when N is older than the retained history).
  *
+ * With the Table representation each event's object is a one-row Table (src/codec/table.ts); with
+ * Protobuf each event is a length-prefixed WatchEvent frame (src/codec/protobuf/).
+ *
  * Selectors are applied to the old and new object of each change, so an object moving into the
  * selection arrives as ADDED and one moving out as DELETED.
  */
@@ -11,6 +14,8 @@ import type { SvcObject } from '../../api/types.js';
 import { gone, type Status, toStatusError } from '../../api/status.js';
 import { CompactedError, type KVEvent } from '../../storage/types.js';
 import type { CacheEvent } from '../../storage/watch-cache.js';
+import { includeObjectParam, objectTable, TABLE_API_VERSION } from '../../codec/table.js';
+import { protobufWatchFrame } from '../representation.js';
 import { decodeFromStorage } from '../stored-object.js';
 import { parseResourceVersion } from '../resource-store.js';
 import { boolParam, intParam, type RequestScope } from '../scope.js';
@@ -49,6 +54,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const filter = filterFromQuery(s.def, s.query);
   const bookmarks = boolParam(s.query, 'allowWatchBookmarks');
   const timeoutSeconds = intParam(s.query, 'timeoutSeconds');
+  const includeObject = includeObjectParam(s.query);
+  const asTable = s.output.representation === 'table';
+  const asProtobuf = s.output.representation === 'protobuf';
   const rv = parseResourceVersion(s.query.get('resourceVersion') ?? undefined);
   const scope = store.keys.scope(info.namespace);
   const nameKey = filter.exactName !== undefined ? store.keys.key(info.namespace, filter.exactName) : undefined;
@@ -70,7 +78,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     after = rv;
   }
 
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  res.writeHead(200, { 'content-type': s.output.contentType, 'cache-control': 'no-cache, private' });
   res.flushHeaders?.();
   const socket = (s.req as { socket?: { setNoDelay?: (v: boolean) => void } }).socket;
   socket?.setNoDelay?.(true);
@@ -79,8 +87,17 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const write = (buf: Buffer) => {
     if (!closed) res.write(buf);
   };
+  // A Table watch sends each object as a one-row Table; only the first carries the column definitions.
+  let columnsSent = false;
+  const encode = (type: EventType, item: { object: SvcObject; json: Buffer }): Buffer => {
+    if (asProtobuf) return protobufWatchFrame(s.def, type, item.object);
+    if (!asTable) return frame(type, item.json);
+    const table = objectTable(s.def, item.object, { includeObject, now: services.now(), noHeaders: columnsSent });
+    columnsSent = true;
+    return Buffer.from(`${JSON.stringify({ type, object: table })}\n`);
+  };
   if (initial) {
-    for (const item of initial.items) if (matches(item.object)) write(frame('ADDED', item.json));
+    for (const item of initial.items) if (matches(item.object)) write(encode('ADDED', item));
   }
 
   const deliver = (changes: Change[]) => {
@@ -91,17 +108,17 @@ export async function handleWatch(s: RequestScope): Promise<void> {
       const now = matches(c.type === 'DELETED' ? undefined : c.object);
       const before = c.type === 'ADDED' ? false : matches(c.type === 'DELETED' ? c.object : c.prevObject);
       if (c.type === 'DELETED') {
-        if (before) write(frame('DELETED', c.json));
-      } else if (now && (before || c.type === 'ADDED')) write(frame(c.type, c.json));
-      else if (now) write(frame('ADDED', c.json));
-      else if (before) write(frame('DELETED', c.json));
+        if (before) write(encode('DELETED', c));
+      } else if (now && (before || c.type === 'ADDED')) write(encode(c.type, c));
+      else if (now) write(encode('ADDED', c));
+      else if (before) write(encode('DELETED', c));
     }
   };
 
   const fail = (err: unknown) => {
     const status: Status =
       err instanceof CompactedError ? gone(`too old resource version: ${err.requested} (${err.compacted})`).status : toStatusError(err).status;
-    write(Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
+    write(asProtobuf ? protobufWatchFrame(s.def, 'ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
     finish();
   };
 
@@ -112,11 +129,11 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
   const sendBookmark = () => {
     const revision = store.cache ? Math.max(store.cache.revision, lastSent) : lastSent;
-    write(
-      Buffer.from(
-        `${JSON.stringify({ type: 'BOOKMARK', object: { kind: s.def.kind, apiVersion, metadata: { resourceVersion: String(revision) } } })}\n`,
-      ),
-    );
+    const metadata = { resourceVersion: String(revision) };
+    const object = asTable
+      ? { kind: 'Table', apiVersion: TABLE_API_VERSION, metadata, columnDefinitions: [], rows: [] }
+      : { kind: s.def.kind, apiVersion, metadata };
+    write(asProtobuf ? protobufWatchFrame(s.def, 'BOOKMARK', object) : Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`));
   };
   function finish() {
     if (closed) return;
@@ -146,7 +163,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     fail(err);
     return;
   }
-  unregister = services.watches.add({ resource: s.def.plural, end: finish });
+  unregister = services.watches.add({ resource: s.def.plural, def: s.def, end: finish });
   lifeTimer = setTimeout(finish, lifetimeMs);
   if (bookmarks) bookmarkTimer = setInterval(sendBookmark, BOOKMARK_INTERVAL_MS);
   s.req.on('close', finish);

@@ -6,9 +6,10 @@
  */
 import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
-import { decodeBody, OBJECT_MEDIA_TYPES } from '../../codec/body.js';
+import { decodeBody } from '../../codec/body.js';
 import { ConflictError } from '../../storage/types.js';
-import { readBody, writeJson } from '../http.js';
+import { readBody } from '../http.js';
+import { objectMediaTypes, writeObject } from '../representation.js';
 import {
   asObject,
   checkTypeMeta,
@@ -20,10 +21,11 @@ import {
 } from '../object-rules.js';
 import type { ObjectView, ResourceStore } from '../resource-store.js';
 import { isDryRun, type RequestScope } from '../scope.js';
+import { type Ownership, recordOwnership, updateOwnership } from '../apply/managed-fields.js';
 
 export async function readObjectBody(s: RequestScope, expectedKind?: string): Promise<SvcObject> {
   const body = await readBody(s.req);
-  const obj = asObject(decodeBody(s.req.headers['content-type'], body, OBJECT_MEDIA_TYPES));
+  const obj = asObject(decodeBody(s.req.headers['content-type'], body, objectMediaTypes(s.def)));
   checkTypeMeta(s.def, obj, expectedKind);
   return obj;
 }
@@ -32,18 +34,19 @@ export async function handleCreate(s: RequestScope): Promise<void> {
   if (s.info.name) throw badRequest(`POST is not allowed on a single ${s.def.singular}; use PUT to replace it`);
   const dryRun = isDryRun(s.query);
   const obj = await readObjectBody(s);
-  const view = await createObject(s, obj, dryRun);
-  writeJson(s.res, 201, view.json);
+  const view = await createObject(s, obj, dryRun, updateOwnership(s));
+  writeObject(s, 201, view);
 }
 
-/** Shared by POST and by apply/update paths that create an absent object. */
-export async function createObject(s: RequestScope, obj: SvcObject, dryRun: boolean): Promise<ObjectView> {
+/** Shared by POST and by apply/update paths that create an absent object; `ownership` names who owns its fields. */
+export async function createObject(s: RequestScope, obj: SvcObject, dryRun: boolean, ownership: Ownership = updateOwnership(s)): Promise<ObjectView> {
   reconcileNamespace(s.def, obj, s.info.namespace);
   const { services, def, store } = s;
   const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun };
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
   await services.admission.mutate(attrs);
   prepareForCreate(def, obj, services.now());
+  recordOwnership(s, undefined, obj, ownership);
   validateOrThrow(def, obj);
   attrs.name = obj.metadata.name!;
   await services.admission.validate(attrs);
@@ -74,7 +77,7 @@ export interface UpdateOutcome {
 export async function guaranteedUpdate(
   s: RequestScope,
   mutate: (current: SvcObject) => Promise<SvcObject> | SvcObject,
-  opts: { dryRun: boolean; subresource: string },
+  opts: { dryRun: boolean; subresource: string; ownership?: Ownership },
 ): Promise<UpdateOutcome> {
   const { store, def, info, services } = s;
   for (let attempt = 0; attempt < 50; attempt++) {
@@ -87,6 +90,8 @@ export async function guaranteedUpdate(
     }
     const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun };
     await services.admission.mutate(attrs);
+    // Writes that take the full object record who changed what; scale, binding and deletion do not.
+    if (opts.ownership) recordOwnership(s, current.object, next, opts.ownership);
     validateOrThrow(def, next, current.object);
     await services.admission.validate(attrs);
     try {
@@ -98,7 +103,9 @@ export async function guaranteedUpdate(
       if (sameContent(next, current.object)) return { view: current, deleted: false };
       return { view: await store.replace(next, current.revision, opts.dryRun), deleted: false };
     } catch (err) {
-      if (err instanceof ConflictError && !(pinned !== undefined && pinned !== '')) continue;
+      // Retry on a concurrent change: the next attempt's pinned-version check above still turns a
+      // version the client pinned into a 409, while patches and applies (which inherit it) re-run.
+      if (err instanceof ConflictError) continue;
       throw store.mapStorageError(err, info.name);
     }
   }
@@ -131,9 +138,9 @@ export async function handleUpdate(s: RequestScope): Promise<void> {
       keepNamespaceFinalizers(s.def, next, current);
       return next;
     },
-    { dryRun, subresource: '' },
+    { dryRun, subresource: '', ownership: updateOwnership(s) },
   );
-  writeJson(s.res, 200, out.view.json);
+  writeObject(s, 200, out.view);
 }
 
 /** A namespace's spec.finalizers only change through its `finalize` subresource. */

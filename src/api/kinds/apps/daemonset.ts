@@ -6,12 +6,14 @@ import { asRecord, defineKind, section, setDefault } from '../define.js';
 import { conditions, int32, int64, intOrString, labelSelector, obj, objectSchema, openObj, str } from '../schema-dsl.js';
 import { defaultPodTemplate, podTemplateSchema, validatePodTemplate } from '../core/pod-spec.js';
 import { intOrPercentProblem, isZeroIntOrPercent, selectorImmutable, validateSelectorAndTemplate } from '../workload.js';
+import { daemonSetColumns } from '../columns/workloads.js';
 
 export const daemonSetDefinition = defineKind({
   group: 'apps',
   version: 'v1',
   kind: 'DaemonSet',
   plural: 'daemonsets',
+  tableColumns: daemonSetColumns,
   namespaced: true,
   shortNames: ['ds'],
   categories: ['all'],

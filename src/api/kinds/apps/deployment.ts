@@ -6,12 +6,14 @@ import { asRecord, defineKind, section, setDefault } from '../define.js';
 import { bool, int32, intOrString, labelSelector, obj, objectSchema, str } from '../schema-dsl.js';
 import { defaultPodTemplate, podTemplateSchema, validatePodTemplate } from '../core/pod-spec.js';
 import { intOrPercentProblem, isZeroIntOrPercent, replicaStatusSchema, selectorImmutable, validateSelectorAndTemplate } from '../workload.js';
+import { deploymentColumns } from '../columns/workloads.js';
 
 export const deploymentDefinition = defineKind({
   group: 'apps',
   version: 'v1',
   kind: 'Deployment',
   plural: 'deployments',
+  tableColumns: deploymentColumns,
   namespaced: true,
   shortNames: ['deploy'],
   categories: ['all'],

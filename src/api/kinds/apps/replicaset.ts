@@ -6,12 +6,14 @@ import { asRecord, defineKind, fieldString, section, setDefault } from '../defin
 import { int32, labelSelector, obj, objectSchema } from '../schema-dsl.js';
 import { defaultPodTemplate, podTemplateSchema, validatePodTemplate } from '../core/pod-spec.js';
 import { replicaStatusSchema, selectorImmutable, validateSelectorAndTemplate } from '../workload.js';
+import { replicaSetColumns } from '../columns/workloads.js';
 
 export const replicaSetDefinition = defineKind({
   group: 'apps',
   version: 'v1',
   kind: 'ReplicaSet',
   plural: 'replicasets',
+  tableColumns: replicaSetColumns,
   namespaced: true,
   shortNames: ['rs'],
   categories: ['all'],

@@ -7,12 +7,14 @@ import { atomicList, int32, labelSelector, obj, objectMeta, objectSchema, openOb
 import { defaultPodTemplate, podTemplateSchema, validatePodTemplate } from '../core/pod-spec.js';
 import { replicaStatusSchema, validateSelectorAndTemplate } from '../workload.js';
 import { stableStringify } from '../../meta.js';
+import { statefulSetColumns } from '../columns/workloads.js';
 
 export const statefulSetDefinition = defineKind({
   group: 'apps',
   version: 'v1',
   kind: 'StatefulSet',
   plural: 'statefulsets',
+  tableColumns: statefulSetColumns,
   namespaced: true,
   shortNames: ['sts'],
   categories: ['all'],

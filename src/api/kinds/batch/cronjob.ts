@@ -5,6 +5,7 @@ import { invalidValue, nonNegative, oneOf, required } from '../../validation/fie
 import { asRecord, defineKind, section, setDefault } from '../define.js';
 import { atomicList, bool, int32, int64, obj, objectMeta, objectReference, objectSchema, openObj, str, time } from '../schema-dsl.js';
 import { defaultJobSpec, jobSpecSchema, validateJobSpec } from './job.js';
+import { cronJobColumns } from '../columns/workloads.js';
 
 /** Generated job names append an 11-character suffix to the cronjob name. */
 export const CRONJOB_NAME_MAX_LENGTH = 52;
@@ -27,6 +28,7 @@ export const cronJobDefinition = defineKind({
   version: 'v1beta1',
   kind: 'CronJob',
   plural: 'cronjobs',
+  tableColumns: cronJobColumns,
   namespaced: true,
   shortNames: ['cj'],
   categories: ['all'],

@@ -6,6 +6,7 @@ import { asRecord, defineKind, fieldString, section, setDefault } from '../defin
 import { bool, conditions, int32, int64, labelSelector, obj, objectSchema, openObj, time } from '../schema-dsl.js';
 import { defaultPodTemplate, podTemplateSchema, validatePodTemplate } from '../core/pod-spec.js';
 import { validateSelectorAndTemplate } from '../workload.js';
+import { jobColumns } from '../columns/workloads.js';
 
 export const jobSpecSchema = () =>
   obj({
@@ -43,6 +44,7 @@ export const jobDefinition = defineKind({
   version: 'v1',
   kind: 'Job',
   plural: 'jobs',
+  tableColumns: jobColumns,
   namespaced: true,
   categories: ['all'],
   subresources: ['status'],

@@ -4,6 +4,7 @@ import type { SvcObject } from '../../types.js';
 import { invalidValue, nonNegative, positive } from '../../validation/field-errors.js';
 import { asRecord, defineKind } from '../define.js';
 import { int32, obj, objectSchema, str } from '../schema-dsl.js';
+import { leaseColumns } from '../columns/core.js';
 
 /** Lease times are RFC 3339 with microseconds (MicroTime). */
 const MICRO_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -13,6 +14,7 @@ export const leaseDefinition = defineKind({
   version: 'v1',
   kind: 'Lease',
   plural: 'leases',
+  tableColumns: leaseColumns,
   namespaced: true,
   schema: objectSchema({
     spec: obj({

@@ -5,6 +5,7 @@ import { duplicate, immutable, invalidEach, invalidValue, tooLong } from '../../
 import { isConfigMapKey } from '../../validation/names.js';
 import { asRecord, defineKind, fieldString } from '../define.js';
 import { bool, bytes, mapOf, objectSchema, str, stringMap } from '../schema-dsl.js';
+import { configMapColumns, secretColumns } from '../columns/core.js';
 
 /** The established cap on a configmap's or secret's total data. */
 export const MAX_DATA_BYTES = 1024 * 1024;
@@ -30,6 +31,7 @@ export const configMapDefinition = defineKind({
   version: 'v1',
   kind: 'ConfigMap',
   plural: 'configmaps',
+  tableColumns: configMapColumns,
   namespaced: true,
   shortNames: ['cm'],
   schema: objectSchema({ data: stringMap(), binaryData: mapOf(bytes()), immutable: bool() }),
@@ -54,6 +56,7 @@ export const secretDefinition = defineKind({
   version: 'v1',
   kind: 'Secret',
   plural: 'secrets',
+  tableColumns: secretColumns,
   namespaced: true,
   schema: objectSchema({ data: mapOf(bytes()), stringData: stringMap(), type: str(), immutable: bool() }),
   fields: (o) => ({ type: fieldString(o, 'type') }),

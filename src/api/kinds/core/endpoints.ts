@@ -6,6 +6,7 @@ import { isDNS1123Label, isValidIP, isValidPortName } from '../../validation/nam
 import { asArray, asRecord, defineKind } from '../define.js';
 import { atomicList, int32, obj, objectReference, objectSchema, str } from '../schema-dsl.js';
 import { HEURISTIC_WATCH_CACHE_SIZES } from '../watch-cache-sizes.js';
+import { endpointsColumns } from '../columns/core.js';
 
 const address = () => obj({ ip: str(), hostname: str(), nodeName: str(), targetRef: objectReference() });
 
@@ -14,6 +15,7 @@ export const endpointsDefinition = defineKind({
   version: 'v1',
   kind: 'Endpoints',
   plural: 'endpoints',
+  tableColumns: endpointsColumns,
   namespaced: true,
   shortNames: ['ep'],
   watchCacheSize: HEURISTIC_WATCH_CACHE_SIZES.endpoints,

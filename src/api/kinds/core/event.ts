@@ -4,12 +4,14 @@ import type { SvcObject } from '../../types.js';
 import { invalidValue, nonNegative, required } from '../../validation/field-errors.js';
 import { asRecord, defineKind, fieldString, peek } from '../define.js';
 import { freeform, int32, obj, objectReference, objectSchema, str, time } from '../schema-dsl.js';
+import { eventColumns } from '../columns/core.js';
 
 export const eventDefinition = defineKind({
   group: '',
   version: 'v1',
   kind: 'Event',
   plural: 'events',
+  tableColumns: eventColumns,
   namespaced: true,
   shortNames: ['ev'],
   schema: objectSchema({

@@ -5,6 +5,7 @@ import { invalidEach, oneOf } from '../../validation/field-errors.js';
 import { isQualifiedName } from '../../validation/names.js';
 import { asArray, defineKind, fieldString, peek, section } from '../define.js';
 import { conditions, obj, objectSchema, openObj, setList, str } from '../schema-dsl.js';
+import { namespaceColumns } from '../columns/core.js';
 
 /** The finalizer the namespace controller removes once the namespace is empty. */
 export const NAMESPACE_FINALIZER = 'svc';
@@ -14,6 +15,7 @@ export const namespaceDefinition = defineKind({
   version: 'v1',
   kind: 'Namespace',
   plural: 'namespaces',
+  tableColumns: namespaceColumns,
   namespaced: false,
   shortNames: ['ns'],
   nameRule: 'label',

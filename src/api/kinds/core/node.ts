@@ -7,6 +7,7 @@ import { validateResourceList } from '../../validation/quantity.js';
 import { asArray, asRecord, defineKind, fieldString, peek } from '../define.js';
 import { atomicList, bool, conditions, freeform, mapList, obj, objectSchema, openObj, resourceList, setList, str, time } from '../schema-dsl.js';
 import { HEURISTIC_WATCH_CACHE_SIZES } from '../watch-cache-sizes.js';
+import { nodeColumns } from '../columns/core.js';
 
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
@@ -15,6 +16,7 @@ export const nodeDefinition = defineKind({
   version: 'v1',
   kind: 'Node',
   plural: 'nodes',
+  tableColumns: nodeColumns,
   namespaced: false,
   shortNames: ['no'],
   subresources: ['status'],

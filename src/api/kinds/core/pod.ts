@@ -5,6 +5,7 @@ import { defineKind, fieldString, peek, section } from '../define.js';
 import { atomicList, conditions, freeform, mapList, obj, openObj, objectSchema, str, time } from '../schema-dsl.js';
 import { HEURISTIC_WATCH_CACHE_SIZES } from '../watch-cache-sizes.js';
 import { defaultPodSpec, podSpecSchema, qosClass, validatePodSpec, validatePodSpecUpdate } from './pod-spec.js';
+import { podColumns } from '../columns/core.js';
 
 export const POD_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
 
@@ -30,6 +31,7 @@ export const podDefinition = defineKind({
   version: 'v1',
   kind: 'Pod',
   plural: 'pods',
+  tableColumns: podColumns,
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],

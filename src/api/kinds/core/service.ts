@@ -7,6 +7,7 @@ import { validateLabels } from '../../validation/object-meta.js';
 import { asArray, asRecord, defineKind, peek, section, setDefault } from '../define.js';
 import { atomicList, bool, freeform, int32, intOrString, mapList, obj, objectSchema, openObj, stringMap, str, setList } from '../schema-dsl.js';
 import { HEURISTIC_WATCH_CACHE_SIZES } from '../watch-cache-sizes.js';
+import { serviceColumns } from '../columns/core.js';
 
 export const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 
@@ -48,6 +49,7 @@ export const serviceDefinition = defineKind({
   version: 'v1',
   kind: 'Service',
   plural: 'services',
+  tableColumns: serviceColumns,
   namespaced: true,
   shortNames: ['svc'],
   categories: ['all'],

@@ -5,12 +5,14 @@ import { invalidEach, required } from '../../validation/field-errors.js';
 import { isDNS1123Subdomain } from '../../validation/names.js';
 import { asArray, asRecord, defineKind } from '../define.js';
 import { bool, localObjectReference, mapList, objectReference, objectSchema } from '../schema-dsl.js';
+import { serviceAccountColumns } from '../columns/core.js';
 
 export const serviceAccountDefinition = defineKind({
   group: '',
   version: 'v1',
   kind: 'ServiceAccount',
   plural: 'serviceaccounts',
+  tableColumns: serviceAccountColumns,
   namespaced: true,
   shortNames: ['sa'],
   schema: objectSchema({

@@ -5,6 +5,7 @@ import { notSupported, oneOf, required } from '../../validation/field-errors.js'
 import { validateQuantity, validateResourceList } from '../../validation/quantity.js';
 import { asArray, asRecord, defineKind, section, setDefault } from '../define.js';
 import { atomicList, conditions, freeform, labelSelector, objectReference, obj, objectSchema, openObj, resourceList, str } from '../schema-dsl.js';
+import { persistentVolumeClaimColumns, persistentVolumeColumns } from '../columns/core.js';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce'];
 
@@ -23,6 +24,7 @@ export const persistentVolumeDefinition = defineKind({
   version: 'v1',
   kind: 'PersistentVolume',
   plural: 'persistentvolumes',
+  tableColumns: persistentVolumeColumns,
   namespaced: false,
   shortNames: ['pv'],
   subresources: ['status'],
@@ -68,6 +70,7 @@ export const persistentVolumeClaimDefinition = defineKind({
   version: 'v1',
   kind: 'PersistentVolumeClaim',
   plural: 'persistentvolumeclaims',
+  tableColumns: persistentVolumeClaimColumns,
   namespaced: true,
   shortNames: ['pvc'],
   subresources: ['status'],

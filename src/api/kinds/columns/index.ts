@@ -1,0 +1,4 @@
+/** Table columns of the built-in kinds, and the helpers to declare more. */
+export * from './cells.js';
+export * from './core.js';
+export * from './workloads.js';

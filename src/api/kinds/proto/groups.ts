@@ -1,0 +1,192 @@
+/** Field numbers of the smaller API groups: batch, coordination, discovery, policy, autoscaling, rbac, certificates. */
+import type { ProtoPackageTable } from './table.js';
+
+const UNCARRIED_CONDITION_TIMES = ['lastUpdateTime', 'lastHeartbeatTime', 'observedGeneration'] as const;
+
+export const BATCH_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.batch.v1',
+  file: 'api/batch/v1/generated.proto',
+  groupVersion: 'batch/v1',
+  kinds: { Job: 'Job' },
+  messages: {
+    Job: { fields: { metadata: '1 ObjectMeta', spec: '2 JobSpec', status: '3 JobStatus' } },
+    JobSpec: {
+      fields: {
+        parallelism: '1 int32',
+        completions: '2 int32',
+        activeDeadlineSeconds: '3 int64',
+        selector: '4 LabelSelector',
+        manualSelector: '5 bool',
+        template: '6 PodTemplateSpec',
+        backoffLimit: '7 int32',
+        ttlSecondsAfterFinished: '8 int32',
+        completionMode: '9 string',
+        suspend: '10 bool',
+      },
+    },
+    JobStatus: {
+      fields: {
+        conditions: '1 repeated JobCondition',
+        startTime: '2 Time',
+        completionTime: '3 Time',
+        active: '4 int32',
+        succeeded: '5 int32',
+        failed: '6 int32',
+        completedIndexes: '7 string',
+        ready: '9 int32',
+      },
+    },
+    JobCondition: {
+      fields: { type: '1 string', status: '2 string', lastProbeTime: '3 Time', lastTransitionTime: '4 Time', reason: '5 string', message: '6 string' },
+      notOnWire: UNCARRIED_CONDITION_TIMES,
+    },
+  },
+};
+
+export const BATCH_V1BETA1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.batch.v1beta1',
+  file: 'api/batch/v1beta1/generated.proto',
+  groupVersion: 'batch/v1beta1',
+  kinds: { CronJob: 'CronJob' },
+  messages: {
+    CronJob: { fields: { metadata: '1 ObjectMeta', spec: '2 CronJobSpec', status: '3 CronJobStatus' } },
+    CronJobSpec: {
+      fields: {
+        schedule: '1 string',
+        startingDeadlineSeconds: '2 int64',
+        concurrencyPolicy: '3 string',
+        suspend: '4 bool',
+        jobTemplate: '5 JobTemplateSpec',
+        successfulJobsHistoryLimit: '6 int32',
+        failedJobsHistoryLimit: '7 int32',
+      },
+    },
+    CronJobStatus: { fields: { active: '1 repeated ObjectReference', lastScheduleTime: '4 Time', lastSuccessfulTime: '5 Time' } },
+    JobTemplateSpec: { fields: { metadata: '1 ObjectMeta', spec: '2 JobSpec' } },
+  },
+};
+
+export const COORDINATION_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.coordination.v1',
+  file: 'api/coordination/v1/generated.proto',
+  groupVersion: 'coordination.svc.io/v1',
+  kinds: { Lease: 'Lease' },
+  messages: {
+    Lease: { fields: { metadata: '1 ObjectMeta', spec: '2 LeaseSpec' } },
+    LeaseSpec: {
+      fields: { holderIdentity: '1 string', leaseDurationSeconds: '2 int32', acquireTime: '3 MicroTime', renewTime: '4 MicroTime', leaseTransitions: '5 int32' },
+    },
+  },
+};
+
+export const DISCOVERY_V1BETA1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.discovery.v1beta1',
+  file: 'api/discovery/v1beta1/generated.proto',
+  groupVersion: 'discovery.svc.io/v1beta1',
+  kinds: { EndpointSlice: 'EndpointSlice' },
+  messages: {
+    EndpointSlice: { fields: { metadata: '1 ObjectMeta', endpoints: '2 repeated Endpoint', ports: '3 repeated EndpointSlicePort', addressType: '4 string' } },
+    Endpoint: {
+      fields: {
+        addresses: '1 repeated string',
+        conditions: '2 EndpointConditions',
+        hostname: '3 string',
+        targetRef: '4 ObjectReference',
+        topology: '5 map<string,string>',
+        nodeName: '6 string',
+        hints: '7 EndpointHints',
+      },
+    },
+    EndpointConditions: { fields: { ready: '1 bool', serving: '2 bool', terminating: '3 bool' } },
+    EndpointHints: { fields: { forZones: '1 repeated ForZone' } },
+    ForZone: { fields: { name: '1 string' } },
+    // The established name is EndpointPort; renamed here because core/v1 has one (names do not reach the wire).
+    EndpointSlicePort: { fields: { name: '1 string', protocol: '2 string', port: '3 int32', appProtocol: '4 string' } },
+  },
+};
+
+export const POLICY_V1BETA1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.policy.v1beta1',
+  file: 'api/policy/v1beta1/generated.proto',
+  groupVersion: 'policy/v1beta1',
+  kinds: { PodDisruptionBudget: 'PodDisruptionBudget' },
+  messages: {
+    PodDisruptionBudget: { fields: { metadata: '1 ObjectMeta', spec: '2 PodDisruptionBudgetSpec', status: '3 PodDisruptionBudgetStatus' } },
+    PodDisruptionBudgetSpec: { fields: { minAvailable: '1 IntOrString', selector: '2 LabelSelector', maxUnavailable: '3 IntOrString' } },
+    PodDisruptionBudgetStatus: {
+      fields: {
+        observedGeneration: '1 int64',
+        disruptedPods: '2 map<string,Time>',
+        disruptionsAllowed: '3 int32',
+        currentHealthy: '4 int32',
+        desiredHealthy: '5 int32',
+        expectedPods: '6 int32',
+        conditions: '7 repeated Condition',
+      },
+    },
+  },
+};
+
+export const AUTOSCALING_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.autoscaling.v1',
+  file: 'api/autoscaling/v1/generated.proto',
+  groupVersion: 'autoscaling/v1',
+  kinds: { HorizontalPodAutoscaler: 'HorizontalPodAutoscaler' },
+  messages: {
+    HorizontalPodAutoscaler: { fields: { metadata: '1 ObjectMeta', spec: '2 HorizontalPodAutoscalerSpec', status: '3 HorizontalPodAutoscalerStatus' } },
+    HorizontalPodAutoscalerSpec: {
+      fields: { scaleTargetRef: '1 CrossVersionObjectReference', minReplicas: '2 int32', maxReplicas: '3 int32', targetCPUUtilizationPercentage: '4 int32' },
+    },
+    CrossVersionObjectReference: { fields: { kind: '1 string', name: '2 string', apiVersion: '3 string' } },
+    HorizontalPodAutoscalerStatus: {
+      fields: { observedGeneration: '1 int64', lastScaleTime: '2 Time', currentReplicas: '3 int32', desiredReplicas: '4 int32', currentCPUUtilizationPercentage: '5 int32' },
+    },
+  },
+};
+
+export const RBAC_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.rbac.v1',
+  file: 'api/rbac/v1/generated.proto',
+  groupVersion: 'rbac.authorization.svc.io/v1',
+  kinds: { Role: 'Role', ClusterRole: 'ClusterRole', RoleBinding: 'RoleBinding', ClusterRoleBinding: 'ClusterRoleBinding' },
+  messages: {
+    Role: { fields: { metadata: '1 ObjectMeta', rules: '2 repeated PolicyRule' } },
+    ClusterRole: { fields: { metadata: '1 ObjectMeta', rules: '2 repeated PolicyRule', aggregationRule: '3 AggregationRule' } },
+    AggregationRule: { fields: { clusterRoleSelectors: '1 repeated LabelSelector' } },
+    PolicyRule: {
+      fields: { verbs: '1 repeated string', apiGroups: '2 repeated string', resources: '3 repeated string', resourceNames: '4 repeated string', nonResourceURLs: '5 repeated string' },
+    },
+    RoleBinding: { fields: { metadata: '1 ObjectMeta', subjects: '2 repeated Subject', roleRef: '3 RoleRef' } },
+    ClusterRoleBinding: { fields: { metadata: '1 ObjectMeta', subjects: '2 repeated Subject', roleRef: '3 RoleRef' } },
+    Subject: { fields: { kind: '1 string', apiGroup: '2 string', name: '3 string', namespace: '4 string' } },
+    RoleRef: { fields: { apiGroup: '1 string', kind: '2 string', name: '3 string' } },
+  },
+};
+
+export const CERTIFICATES_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.certificates.v1',
+  file: 'api/certificates/v1/generated.proto',
+  groupVersion: 'certificates.svc.io/v1',
+  kinds: { CertificateSigningRequest: 'CertificateSigningRequest' },
+  messages: {
+    CertificateSigningRequest: { fields: { metadata: '1 ObjectMeta', spec: '2 CertificateSigningRequestSpec', status: '3 CertificateSigningRequestStatus' } },
+    CertificateSigningRequestSpec: {
+      fields: {
+        request: '1 bytes',
+        username: '2 string',
+        uid: '3 string',
+        groups: '4 repeated string',
+        usages: '5 repeated string',
+        extra: '6 map<string,ExtraValue>',
+        signerName: '7 string',
+        expirationSeconds: '8 int32',
+      },
+    },
+    ExtraValue: { fields: { items: '1 repeated string' }, wrapsList: true },
+    CertificateSigningRequestStatus: { fields: { conditions: '1 repeated CertificateSigningRequestCondition', certificate: '2 bytes' } },
+    CertificateSigningRequestCondition: {
+      fields: { type: '1 string', reason: '2 string', message: '3 string', lastUpdateTime: '4 Time', lastTransitionTime: '5 Time', status: '6 string' },
+      notOnWire: ['lastProbeTime', 'lastHeartbeatTime', 'observedGeneration'],
+    },
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * Writing a resource response in the negotiated representation, and the request body media types a
+ * kind accepts. JSON is the stored bytes as they are; Protobuf is the envelope of src/codec/protobuf/
+ * (offered only for kinds whose every modelled field has a number, see protobufSupport).
+ */
+import { notAcceptable } from '../api/status.js';
+import { groupVersion, type ResourceDefinition, type SvcObject } from '../api/types.js';
+import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
+import { PROTOBUF_MEDIA_TYPE, protobufCodec, protobufSupport, UnencodableError } from '../codec/protobuf/index.js';
+import type { Response } from './http.js';
+import { writeJson } from './http.js';
+import type { RequestScope } from './scope.js';
+
+/** Does this kind offer the Protobuf representation? */
+export function offersProtobuf(def: ResourceDefinition): boolean {
+  return 'message' in protobufSupport(def);
+}
+
+/** Media types a create/update body of this kind may use (Protobuf only where the kind has numbers). */
+export function objectMediaTypes(def: ResourceDefinition): readonly string[] {
+  return offersProtobuf(def) ? [...OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE] : OBJECT_MEDIA_TYPES;
+}
+
+function writeProtobuf(res: Response, code: number, body: Buffer): void {
+  if (res.headersSent || res.writableEnded) return;
+  res.writeHead(code, { 'content-type': PROTOBUF_MEDIA_TYPE, 'content-length': String(body.length) });
+  res.end(body);
+}
+
+/** Encodes or answers 406: an object the wire cannot carry whole is never sent half-encoded. */
+export function encodeOrRefuse<T>(encode: () => T): T {
+  try {
+    return encode();
+  } catch (err) {
+    if (err instanceof UnencodableError) {
+      throw notAcceptable(`the object cannot be represented in ${PROTOBUF_MEDIA_TYPE}: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** One object (a stored view: its parsed object and JSON bytes) in the response representation. */
+export function writeObject(s: RequestScope, code: number, view: { object: SvcObject; json: Buffer }): void {
+  if (s.output.representation === 'protobuf') {
+    const body = encodeOrRefuse(() => protobufCodec().encodeObject(view.object as Record<string, unknown>));
+    return writeProtobuf(s.res, code, body);
+  }
+  writeJson(s.res, code, view.json);
+}
+
+/** A value built by the handler (a Status, a list of removed objects) in the response representation. */
+export function writeValue(s: RequestScope, code: number, value: Record<string, unknown>): void {
+  if (s.output.representation === 'protobuf') {
+    const codec = protobufCodec();
+    const body = encodeOrRefuse(() =>
+      Array.isArray(value['items'])
+        ? codec.encodeList(value as { apiVersion: string; kind: string; metadata: Record<string, unknown>; items: Record<string, unknown>[] })
+        : codec.encodeObject(value),
+    );
+    return writeProtobuf(s.res, code, body);
+  }
+  writeJson(s.res, code, value);
+}
+
+/** A list response in Protobuf (`<Kind>List`), items encoded once per cached object. */
+export function writeProtobufList(s: RequestScope, metadata: Record<string, unknown>, items: readonly SvcObject[]): void {
+  const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
+  const body = encodeOrRefuse(() =>
+    protobufCodec().encodeList({ apiVersion, kind: s.def.listKind, metadata, items: items as unknown as Record<string, unknown>[] }),
+  );
+  writeProtobuf(s.res, 200, body);
+}
+
+/**
+ * One Protobuf watch frame. The stream has already started, so an object the wire cannot carry
+ * becomes an ERROR event with a NotAcceptable Status instead of a half-encoded object.
+ */
+export function protobufWatchFrame(def: ResourceDefinition, type: string, obj: object): Buffer {
+  const codec = protobufCodec();
+  const gv = groupVersion(def);
+  try {
+    return codec.encodeWatchFrame(type, obj as Record<string, unknown>, gv);
+  } catch (err) {
+    if (!(err instanceof UnencodableError)) throw err;
+    const status = notAcceptable(`the object cannot be represented in ${PROTOBUF_MEDIA_TYPE}: ${err.message}`).status;
+    return codec.encodeWatchFrame('ERROR', status as unknown as Record<string, unknown>, gv);
+  }
+}

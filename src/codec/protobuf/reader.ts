@@ -1,0 +1,103 @@
+/**
+ * A Protobuf reader tuned for API objects, which are mostly short ASCII strings. Creating each
+ * string through Buffer's native UTF-8 decoder costs a boundary crossing per string; instead the
+ * whole body is viewed once as a latin1 string and each ASCII field is a substring of it (non-ASCII
+ * strings still go through UTF-8 decoding).
+ */
+export class WireReader {
+  pos = 0;
+  private latin1: string | undefined;
+
+  constructor(readonly buf: Buffer) {}
+
+  get length(): number {
+    return this.buf.length;
+  }
+
+  /** Varint as an unsigned 32-bit value (longer varints keep their low 32 bits, as int32 requires). */
+  uint32(): number {
+    const b = this.buf;
+    let p = this.pos;
+    let c = b[p++]!;
+    let v = c & 127;
+    if (c > 127) {
+      c = b[p++]!;
+      v |= (c & 127) << 7;
+      if (c > 127) {
+        c = b[p++]!;
+        v |= (c & 127) << 14;
+        if (c > 127) {
+          c = b[p++]!;
+          v |= (c & 127) << 21;
+          if (c > 127) {
+            c = b[p++]!;
+            v |= (c & 15) << 28;
+            while (c > 127) c = b[p++]!;
+          }
+        }
+      }
+    }
+    if (p > b.length) throw new RangeError('varint runs past the end of the message');
+    this.pos = p;
+    return v >>> 0;
+  }
+
+  int32(): number {
+    return this.uint32() | 0;
+  }
+
+  bool(): boolean {
+    return this.uint32() !== 0;
+  }
+
+  double(): number {
+    const v = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  private end(len: number): number {
+    const e = this.pos + len;
+    if (e > this.buf.length) throw new RangeError('a length-delimited field runs past the end of the message');
+    return e;
+  }
+
+  bytes(): Buffer {
+    const len = this.uint32();
+    const e = this.end(len);
+    const out = this.buf.subarray(this.pos, e);
+    this.pos = e;
+    return out;
+  }
+
+  string(): string {
+    const len = this.uint32();
+    const a = this.pos;
+    const e = this.end(len);
+    this.pos = e;
+    const b = this.buf;
+    for (let p = a; p < e; p++) if (b[p]! > 127) return b.toString('utf8', a, e);
+    const whole = (this.latin1 ??= b.toString('latin1'));
+    return whole.substring(a, e);
+  }
+
+  skipType(wireType: number): void {
+    switch (wireType) {
+      case 0:
+        while (this.buf[this.pos++]! & 128) if (this.pos >= this.buf.length) throw new RangeError('varint runs past the end');
+        break;
+      case 1:
+        this.pos += 8;
+        break;
+      case 2:
+        this.pos = this.end(this.uint32());
+        break;
+      case 5:
+        this.pos += 4;
+        break;
+      default:
+        throw new RangeError(`unsupported wire type ${wireType} at offset ${this.pos}`);
+    }
+    if (this.pos > this.buf.length) throw new RangeError('a field runs past the end of the message');
+  }
+}

@@ -1,0 +1,53 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ProtobufCodec, protobufCodec } from '../../src/codec/protobuf/index.js';
+import { KIND_FIXTURES, podFixture } from './protobuf-fixtures.js';
+
+const codec = protobufCodec();
+
+for (const [kind, obj] of Object.entries(KIND_FIXTURES)) {
+  test(`a ${kind} survives encode then decode unchanged`, () => {
+    const body = codec.encodeObject(obj);
+    assert.equal(codec.decodeObject(body), obj);
+    assert.ok(body.length < JSON.stringify(obj).length, 'the Protobuf body is smaller than the JSON');
+  });
+}
+
+test('a list is <Kind>List {metadata = 1, items = 2} with its ListMeta', () => {
+  const items = [podFixture('a'), podFixture('b')];
+  const body = codec.encodeList({ apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 4 }, items });
+  const back = codec.decodeObject(body);
+  assert.is(back['kind'], 'PodList');
+  assert.equal(back['metadata'], { resourceVersion: '9', continue: 'tok', remainingItemCount: 4 });
+  // Items carry no type meta on the wire (the list's kind says what they are).
+  const strip = (o: Record<string, unknown>) => {
+    const { apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  assert.equal(back['items'], items.map((i) => strip(i)));
+});
+
+test('a frozen object is encoded once and its bytes reused', () => {
+  const c = new ProtobufCodec();
+  const pod = Object.freeze(podFixture('frozen'));
+  assert.ok(c.encodeRaw(pod) === c.encodeRaw(pod));
+});
+
+test('Time keeps sub-second precision and MicroTime always six digits', () => {
+  const ev = { ...KIND_FIXTURES['Event']!, firstTimestamp: '2026-11-22T08:03:22.5Z', eventTime: '2026-11-22T08:03:22Z' };
+  const back = codec.decodeObject(codec.encodeObject(ev));
+  assert.is(back['firstTimestamp'], '2026-11-22T08:03:22.5Z');
+  assert.is(back['eventTime'], '2026-11-22T08:03:22.000000Z');
+});
+
+test('negative integers survive (int64 and int32 as 10-byte varints)', () => {
+  const pod = podFixture('neg');
+  const spec = pod.spec as { tolerations: { tolerationSeconds: number }[]; priority: number };
+  spec.tolerations[0]!.tolerationSeconds = -1;
+  spec.priority = -5;
+  const back = codec.decodeObject(codec.encodeObject(pod)) as typeof pod;
+  assert.is((back.spec as typeof spec).tolerations[0]!.tolerationSeconds, -1);
+  assert.is((back.spec as typeof spec).priority, -5);
+});
+
+test.run();
