@@ -69,7 +69,12 @@ test('the page highlights `leader` in the leader-election chart and `running` in
   // Live: a renewal (every 2 s) arrives through the event stream and adds a transition row.
   const rows = () => page.locator('.card[data-machine="leaderElection"] table tr').count();
   const before = await rows();
-  await page.waitForFunction(`document.querySelectorAll('.card[data-machine="leaderElection"] table tr').length > ${before}`, undefined, { timeout: 15_000 });
+  for (const deadline = Date.now() + 15_000; (await rows()) <= before; await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > deadline) throw new Error(`no new transition reached the page in 15 s (rows: ${before})`);
+  }
+  const table = await page.locator('.card[data-machine="leaderElection"] table').innerText();
+  assert.match(table, /after retryPeriod/, 'timer events are shown by their delay name');
+  assert.match(table, /done: leaderElection\.acquiring/, 'finished actors by their id');
   // The workers the controller spawned are drawn too.
   assert.ok((await page.locator('.card[data-machine="worker"]').count()) >= 2);
   assert.equal(external, [], 'the page asks nothing outside the server');
@@ -83,8 +88,10 @@ test('the page highlights `leader` in the leader-election chart and `running` in
   await page.close();
 });
 
-test('the docs show the committed screenshot', () => {
+test('docs/inspection.md shows the committed screenshot and the example verbatim', () => {
   const doc = readFileSync(join(ROOT, 'docs', 'inspection.md'), 'utf8');
+  const example = readFileSync(join(ROOT, 'docs', 'examples', 'inspection', 'inspected-controller.ts'), 'utf8').trimEnd();
+  assert.ok(doc.includes(example), 'docs/examples/inspection/inspected-controller.ts is out of date in docs/inspection.md');
   assert.match(doc, /!\[[^\]]*\]\(images\/debug-machines\.png\)/);
   const png = readFileSync(join(ROOT, 'docs', 'images', 'debug-machines.png'));
   assert.is(png.subarray(1, 4).toString('latin1'), 'PNG');

@@ -89,7 +89,7 @@ function cardFor(a) {
 
 /** Cards in tree order (roots by start, each followed by its descendants); other actors last. */
 function order() {
-  const num = (id) => Number(String(id).replace(/^\D*/, '')) || 0;
+  const num = (id) => Number(String(id).replace(/^\\D*/, '')) || 0;
   const list = [...actors.values()].sort((x, y) => num(x.sessionId) - num(y.sessionId));
   const seen = new Set();
   const walk = (a) => {
@@ -106,10 +106,10 @@ function order() {
 
 /** xstate's internal event names, shortened for people. */
 function eventLabel(type) {
-  let m = /^xstate\.after\.([^.]+)\./.exec(type);
+  let m = /^xstate\\.after\\.([^.]+)\\./.exec(type);
   if (m) return 'after ' + m[1];
-  m = /^xstate\.(done|error)\.actor\.(.*)$/.exec(type);
-  if (m) return m[1] + ': ' + m[2].replace(/^\d+\./, '');
+  m = /^xstate\\.(done|error)\\.actor\\.(.*)$/.exec(type);
+  if (m) return m[1] + ': ' + m[2].replace(/^\\d+\\./, '');
   return type;
 }
 
