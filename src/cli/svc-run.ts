@@ -131,8 +131,12 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
   }
   if (server.port) logger.info({ url: `https://${UNSPECIFIED.has(common.bindAddress) ? '127.0.0.1' : common.bindAddress}:${server.port}` }, 'serving');
 
+  // The runtime's timers are unref'd and --secure-port=0 leaves no listener: hold the process
+  // open until shutdown, or a follower with nothing else to do would simply exit.
+  const keepAlive = setInterval(() => {}, 1 << 30);
   return {
     async shutdown() {
+      clearInterval(keepAlive);
       await hosted.shutdown();
       await server.close();
       await connection.close();
