@@ -86,7 +86,7 @@ export class InProcessTransport implements Transport {
         open.delete(close);
       }
     }
-    return { status: response.statusCode, events: events(), close };
+    return { status: response.statusCode, headers: { ...response.responseHeaders }, events: events(), close };
   }
 
   /** Ends every watch this transport has open (they complete on the caller's side). */
