@@ -85,6 +85,12 @@ function typeMetaOf(body: unknown): TypeMeta | undefined {
   return typeof apiVersion === 'string' && typeof kind === 'string' && apiVersion && kind ? { apiVersion, kind } : undefined;
 }
 
+/** An empty list has no `items` on the wire (an empty repeated field): callers get `[]`, as in JSON. */
+function withListItems(obj: Record<string, unknown>): Record<string, unknown> {
+  if (typeof obj['kind'] === 'string' && obj['kind'].endsWith('List') && obj['items'] === undefined) obj['items'] = [];
+  return obj;
+}
+
 /** The Protobuf envelope of src/codec/protobuf (the same tables the server uses). */
 export const protobufBodyCodec: BodyCodec = {
   mediaType: PROTOBUF_MEDIA_TYPE,
@@ -95,7 +101,7 @@ export const protobufBodyCodec: BodyCodec = {
   },
   encode: (body) => protobufCodec().encodeObject(body as Record<string, unknown>),
   // Refuses a body without the 4-byte prefix (ProtobufDecodeError says what was expected).
-  decode: (bytes) => (bytes.byteLength === 0 ? undefined : protobufCodec().decodeObject(bytes)),
+  decode: (bytes) => (bytes.byteLength === 0 ? undefined : withListItems(protobufCodec().decodeObject(bytes))),
   watchDecoder() {
     const frames = new WatchFrameSplitter();
     return {

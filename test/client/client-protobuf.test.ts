@@ -72,6 +72,14 @@ test('pods and configmaps go as Protobuf both ways by default, and read back the
   assert.ok(jsonExchanges.every((e) => e.accept === JSON_MEDIA_TYPE && mt(e.responseContentType) === JSON_MEDIA_TYPE));
 });
 
+test('an empty list read as Protobuf has items: [] as in JSON', async () => {
+  exchanges = [];
+  const empty = await client.list(resources.secrets, { namespace: 'pb' });
+  assert.is(mt(exchanges[0]!.responseContentType), PROTOBUF_MEDIA_TYPE);
+  assert.equal(empty.items, []);
+  assert.equal(empty, await jsonClient.list(resources.secrets, { namespace: 'pb' }));
+});
+
 test('a watch of configmaps is read from Protobuf frames', async () => {
   const { transport } = clientFor(server);
   const stream = await transport.stream({
