@@ -53,7 +53,8 @@ export class InProcessTransport implements Transport {
 
   async request(req: TransportRequest): Promise<TransportResponse> {
     const { request, response } = this.exchange(req, 'whole', req.headers?.['accept'] ?? JSON_MEDIA_TYPE);
-    await this.pipeline.serve(request, response);
+    // The response may end before the handler does (a --request-timeout 504): answer then, as HTTP does.
+    await Promise.race([response.ended, this.pipeline.serve(request, response)]);
     await response.ended;
     const headers = { ...response.responseHeaders };
     const body = bodyOf(response, headers['content-type']);

@@ -252,6 +252,27 @@ test('a watch request the server refuses is an ApiError at once (bad selector: 4
   assert.is((err as ApiError).code, 400);
 });
 
+test('in-flight limits apply to in-process calls: over --max-mutating-requests-inflight is a 429 ApiError', async () => {
+  const limited = await startInProcessApiServer(['--max-requests-inflight=1', '--max-mutating-requests-inflight=1']);
+  const c = connectInProcess(limited.server);
+  try {
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        c.client.create(resources.configmaps, 'default', cm(`burst-${i}`)).then(
+          () => 'created',
+          (e: unknown) => (e instanceof ApiError ? `${e.code} ${e.reason} retry=${e.retryAfterSeconds}` : String(e)),
+        ),
+      ),
+    );
+    assert.ok(outcomes.includes('created'), outcomes.join('\n'));
+    assert.ok(outcomes.includes('429 TooManyRequests retry=1'), outcomes.join('\n'));
+    assert.ok(outcomes.every((o) => o === 'created' || o === '429 TooManyRequests retry=1'), outcomes.join('\n'));
+  } finally {
+    await c.close();
+    await limited.stop();
+  }
+});
+
 test('shutdown ends open in-process watches cleanly and later calls get 503', async () => {
   const other = await startInProcessApiServer();
   const c = connectInProcess(other.server);
