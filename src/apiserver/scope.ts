@@ -8,7 +8,7 @@ import type { ResourceDefinition } from '../api/types.js';
 import type { OfferedRepresentation } from '../codec/negotiation.js';
 import type { AdmissionChain } from './admission/chain.js';
 import type { ApiServerConfig } from './config.js';
-import type { Request, Response } from './http.js';
+import type { PipelineRequest, Response } from './http.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import type { ResourceStore } from './resource-store.js';
 import type { WatchRegistry } from './watch-registry.js';
@@ -23,7 +23,7 @@ export interface ApiServices {
 }
 
 export interface RequestScope {
-  req: Request;
+  req: PipelineRequest;
   res: Response;
   info: ResourceRequestInfo;
   query: URLSearchParams;

@@ -6,9 +6,8 @@
  */
 import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
-import { decodeBody } from '../../codec/body.js';
 import { ConflictError } from '../../storage/types.js';
-import { readBody } from '../http.js';
+import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
 import {
   asObject,
@@ -24,8 +23,7 @@ import { isDryRun, type RequestScope } from '../scope.js';
 import { type Ownership, recordOwnership, updateOwnership } from '../apply/managed-fields.js';
 
 export async function readObjectBody(s: RequestScope, expectedKind?: string): Promise<SvcObject> {
-  const body = await readBody(s.req);
-  const obj = asObject(decodeBody(s.req.headers['content-type'], body, objectMediaTypes(s.def)));
+  const obj = asObject(await readRequestValue(s.req, objectMediaTypes(s.def)));
   checkTypeMeta(s.def, obj, expectedKind);
   return obj;
 }
