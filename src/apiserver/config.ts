@@ -6,6 +6,7 @@
  */
 import type { SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Request, Response } from './http.js';
 
 /** TLS material ready for node's `tls`/`http2` servers (PEM text). */
@@ -82,4 +83,9 @@ export interface ApiServerConfig {
    * --profiling). Each returns true when it handled the request.
    */
   extraHandlers?: ((req: Request, res: Response) => Promise<boolean>)[];
+  /**
+   * More metrics served on /metrics after the server's own (`svc up`: the hosted controllers'
+   * work-queue and leader-election metrics). Must not repeat the server's metric names.
+   */
+  extraMetrics?: Registry;
 }

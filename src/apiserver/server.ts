@@ -172,7 +172,8 @@ export class ApiHttpServer {
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
     if (pathname === '/version' || pathname === '/version/') return writeJson(res, 200, this.parts.version);
     if (pathname === '/metrics') {
-      const body = await this.parts.metrics.registry.metrics();
+      const extra = this.parts.config.extraMetrics;
+      const body = (await this.parts.metrics.registry.metrics()) + (extra ? `\n${await extra.metrics()}` : '');
       res.writeHead(200, { 'content-type': this.parts.metrics.registry.contentType });
       res.end(body);
       return;

@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import type { Registry } from 'prom-client';
-import { createActor, toPromise } from 'xstate';
+import { createActor, toPromise, type InspectionEvent } from 'xstate';
 import { controllerMachine, type ControllerActor, type ControllerSource } from '../../machines/controller.js';
 import type { SvcObject } from '../api/types.js';
 import { objectKey, type IndexedCache, type InformerFactory, type InformerSelector, type SharedInformer } from '../client/informer-types.js';
@@ -80,6 +80,8 @@ export interface ControllerHost {
   /** Default 2 min. */
   cacheSyncTimeoutMs?: number;
   random?: () => number;
+  /** xstate's inspection callback for the controller and its workers (e.g. a MachineInspector's `inspect`). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 /** How a controller ended: stopped (asked to, or leadership lost) or caches never synced. */
@@ -174,6 +176,7 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
       };
       const actor = createActor(controllerMachine, {
         clock,
+        ...(host.inspect ? { inspect: host.inspect } : {}),
         input: {
           name: spec.name,
           queue,

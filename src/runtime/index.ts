@@ -5,6 +5,7 @@ export {
   type ControllerDefinition, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerSpec, type ReconcileContext, type RunningController,
 } from './define-controller.js';
 export { EventRecorder, type EventRecorderOptions, type EventType, type RecordOutcome } from './event-recorder.js';
+export * from './inspection/index.js';
 export * from './leader-election/index.js';
 export { workQueueMetrics, type WorkQueueMetrics } from './metrics.js';
 export { done, requeue, requeueAfter, TerminalError, type ReconcileOutcome, type ReconcileResult } from './outcome.js';

@@ -9,7 +9,7 @@ import { groupVersion, type ManagedFieldsEntry, type ResourceDefinition, type Sv
 import { timestamp } from '../object-rules.js';
 import type { RequestScope } from '../scope.js';
 import { type FieldPath, FieldSet, formatPath } from './field-set.js';
-import { compareFields, type IgnoreRule, objectFields } from './object-fields.js';
+import { compareFields, fieldSetOf, type IgnoreRule, objectFields } from './object-fields.js';
 
 export type Ownership =
   | { operation: 'Update'; manager: string; subresource: string }
@@ -179,11 +179,15 @@ export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefi
   const objectChanged = !changed.isEmpty() || !removed.isEmpty();
   let fields: FieldSet;
   let touched: boolean;
+  // Claims follow the stored object: what pruning, defaulting, admission or a subresource rule took
+  // out of it (or never let in) is owned by no one.
+  const present = fieldSetOf(objectFields(next, def.schema));
+  for (const e of others) e.fields = e.fields.presentIn(present);
   if (own.operation === 'Apply') {
-    fields = own.applied;
+    fields = own.applied.presentIn(present);
     touched = objectChanged || !mine || !mine.fields.equals(fields);
   } else {
-    fields = (mine?.fields.difference(removed) ?? new FieldSet()).union(changed);
+    fields = (mine?.fields.difference(removed) ?? new FieldSet()).union(changed).presentIn(present);
     touched = !changed.isEmpty();
   }
   const entry: ManagerEntry = mine ?? { manager: own.manager, operation: own.operation, apiVersion, subresource: own.subresource, fields };

@@ -62,7 +62,31 @@ function parseTime(v: string): [number, number] | undefined {
   return [seconds, m[2] ? Number(m[2].padEnd(9, '0')) : 0];
 }
 
+/**
+ * Whole-second times (the server writes no others) by their seconds: objects of one list share
+ * most of their times, and each string is built flat once (a template literal gives a rope of
+ * parts that would survive young-generation collections as several objects).
+ */
+const secondsToTime = new Map<number, string>();
+
 function formatTime(seconds: number, nanos: number, micro: boolean): string {
+  if (nanos || micro) return buildTime(seconds, nanos, micro);
+  let t = secondsToTime.get(seconds);
+  if (t === undefined) {
+    if (secondsToTime.size >= 8192) secondsToTime.clear();
+    t = flat(buildTime(seconds, 0, false));
+    secondsToTime.set(seconds, t);
+  }
+  return t;
+}
+
+/** Reading a character makes V8 flatten a rope in place (the collector then drops the rope). */
+function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
+function buildTime(seconds: number, nanos: number, micro: boolean): string {
   const dayStart = Math.floor(seconds / DAY) * DAY;
   const day = cached(epochToDay, dayStart, () => new Date(dayStart * 1000).toISOString().slice(0, 10));
   const rest = seconds - dayStart;
@@ -194,6 +218,7 @@ export class CompiledCodec {
         `const C_${msg.name} = function () {}; C_${msg.name}.prototype = Object.prototype;`,
         `D[${q(msg.name)}] = ${this.decoderSource(msg)};`,
       );
+      if (msg.wrapsList) parts.push(`const L_${msg.name} = ${this.listReaderSource(msg)};`);
     }
     const src = `"use strict";\nconst E = {}, D = {};\n${parts.join('\n')}\nreturn { E, D };`;
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from our own tables, never from input
@@ -315,11 +340,17 @@ export class CompiledCodec {
         const target = this.model.messages.get(type)!;
         if (target.wrapsList) {
           const item = target.fields[0]!;
-          return `((e) => { const a = []; while (r.pos < e) { const t = r.uint32(); if (t === ${this.tag(item, wireType(item.type))}) a.push(${this.readValue(item.type)}); else r.skipType(t & 7); } return a; })(r.uint32() + r.pos)`;
+          return `L_${type}(r, r.uint32() + r.pos)`;
         }
         return `D[${q(type)}](r, r.uint32() + r.pos)`;
       }
     }
+  }
+
+  /** A list wrapper message read straight into an array (one function per wrapper, no closure per value). */
+  private listReaderSource(msg: WireMessage): string {
+    const item = msg.fields[0]!;
+    return `function (r, e) { const a = []; while (r.pos < e) { const t = r.uint32(); if (t === ${this.tag(item, wireType(item.type))}) a.push(${this.readValue(item.type)}); else r.skipType(t & 7); } return a; }`;
   }
 
   private static zero(type: string): string {

@@ -4,6 +4,23 @@
  * whole body is viewed once as a latin1 string and each ASCII field is a substring of it (non-ASCII
  * strings still go through UTF-8 decoding).
  */
+/** Strings up to this length are copies, shared through the intern table; longer ones are sliced out. */
+const SHORT = 12;
+const interned = new Map<string, string>();
+
+/**
+ * One instance per short value (`True`, `TCP`, `Running`, label keys ...), as JSON.parse does for
+ * short values: the decoded tree holds far fewer strings, which is most of what the young
+ * generation has to copy while a large list is being built.
+ */
+function intern(s: string): string {
+  const known = interned.get(s);
+  if (known !== undefined) return known;
+  if (interned.size >= 16_384) interned.clear();
+  interned.set(s, s);
+  return s;
+}
+
 export class WireReader {
   pos = 0;
   private latin1: string | undefined;
@@ -77,8 +94,10 @@ export class WireReader {
     this.pos = e;
     const b = this.buf;
     for (let p = a; p < e; p++) if (b[p]! > 127) return b.toString('utf8', a, e);
-    const whole = (this.latin1 ??= b.toString('latin1'));
-    return whole.substring(a, e);
+    // A longer substring would be a slice keeping the whole body string alive: copy it out instead.
+    if (len > SHORT) return b.toString('latin1', a, e);
+    const s = (this.latin1 ??= b.toString('latin1')).substring(a, e);
+    return intern(s);
   }
 
   skipType(wireType: number): void {

@@ -3,7 +3,7 @@
  * embedder decides what losing means through `onStoppedLeading` (the daemons exit on `lost`).
  */
 import type { Logger } from 'pino';
-import { createActor } from 'xstate';
+import { createActor, type InspectionEvent } from 'xstate';
 import { leaderElectionMachine, type LeaderElectionActor, type LeaderElectionCallbacks } from '../../../machines/leader-election.js';
 import type { ApiClient } from '../../client/types.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -17,6 +17,8 @@ export interface StartLeaderElectionOptions extends LeaderElectionCallbacks {
   logger: Logger;
   clock?: Clock;
   random?: () => number;
+  /** xstate's inspection callback for the election's actors (e.g. a MachineInspector's `inspect`). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 export interface LeaderElection {
@@ -33,6 +35,7 @@ export function startLeaderElection(opts: StartLeaderElectionOptions): LeaderEle
   const lock = newResourceLock(config.lockType, opts.client, { namespace: config.resourceNamespace, name: config.resourceName, identity: config.identity });
   const actor = createActor(leaderElectionMachine, {
     clock,
+    ...(opts.inspect ? { inspect: opts.inspect } : {}),
     input: {
       lock,
       config,

@@ -1,0 +1,164 @@
+/**
+ * The `/debug/machines/ui` page: one self-contained HTML document (no external scripts, styles or
+ * fonts). It loads the actor tree from `/debug/machines`, draws each running machine's chart
+ * (`/debug/machines/charts/<machineId>.svg`) with its active states highlighted, and follows
+ * changes through the event stream at `/debug/machines/events`.
+ *
+ * Every card has `data-session`, `data-machine` and `data-state`, and highlighted chart elements
+ * get the class `active`, so tests and people can see the same thing.
+ */
+
+const STYLE = `
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0; background: #fafafa; color: #222; }
+header { padding: 10px 16px; background: #263238; color: #fff; display: flex; gap: 16px; align-items: baseline; }
+header h1 { font-size: 16px; margin: 0; }
+#conn { font-size: 12px; opacity: .8; }
+main { padding: 12px 16px; display: flex; flex-direction: column; gap: 12px; }
+.card { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 10px 12px; }
+.card.ended { opacity: .55; }
+.card h2 { font-size: 14px; margin: 0 0 6px; display: flex; gap: 10px; flex-wrap: wrap; align-items: baseline; }
+.card h2 .state { font-family: ui-monospace, monospace; background: #fff3c4; padding: 1px 6px; border-radius: 4px; }
+.card .meta { color: #666; font-size: 12px; }
+.cols { display: flex; gap: 16px; flex-wrap: wrap; align-items: flex-start; }
+.chart { overflow: auto; max-width: 100%; }
+.chart svg { max-width: 100%; height: auto; }
+.side { min-width: 260px; flex: 1; }
+pre { background: #f4f4f4; padding: 6px; border-radius: 4px; font-size: 12px; margin: 4px 0; max-height: 180px; overflow: auto; }
+table { border-collapse: collapse; font-size: 12px; }
+td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; font-family: ui-monospace, monospace; }
+.others { font-size: 12px; color: #555; }
+g.state.active > path, g.state.active > polygon { fill: #ffd54f !important; stroke: #e65100 !important; stroke-width: 2.5px; }
+g.state.state-compound.active > path, g.state.state-compound.active > polygon,
+g.state.state-parallel.active > path, g.state.state-parallel.active > polygon { fill: #fff8e1 !important; }
+`;
+
+/** Runs in the browser; kept as plain ES2020 without imports. */
+const SCRIPT = `
+const base = new URL('./', location.href);
+const api = new URL('../machines', location.href);
+const actors = new Map();
+const charts = new Map();
+const main = document.querySelector('main');
+const conn = document.getElementById('conn');
+
+function chart(machineId) {
+  if (!charts.has(machineId)) {
+    charts.set(machineId, fetch(new URL('charts/' + encodeURIComponent(machineId) + '.svg', base)).then((r) => r.ok ? r.text() : ''));
+  }
+  return charts.get(machineId);
+}
+
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function highlight(card, a) {
+  const svg = card.querySelector('.chart svg');
+  if (!svg) return;
+  for (const g of svg.querySelectorAll('g.state.active')) g.classList.remove('active');
+  for (const p of a.activePaths || []) {
+    const g = svg.querySelector('[id="' + CSS.escape('state-' + p) + '"]');
+    if (g) g.classList.add('active');
+  }
+  card.dataset.highlighted = (a.activePaths || []).join(' ');
+}
+
+function cardFor(a) {
+  let card = document.querySelector('.card[data-session="' + CSS.escape(a.sessionId) + '"]');
+  if (!card) {
+    card = el('section', { class: 'card', 'data-session': a.sessionId, 'data-machine': a.machineId || '' });
+    const h = el('h2');
+    const cols = el('div', { class: 'cols' });
+    const c = el('div', { class: 'chart' });
+    const side = el('div', { class: 'side' });
+    cols.append(c, side);
+    card.append(h, cols);
+    main.append(card);
+    chart(a.machineId).then((svg) => {
+      c.innerHTML = svg.replace(/^[\\s\\S]*?(<svg)/, '$1');
+      const cur = actors.get(a.sessionId);
+      if (cur) highlight(card, cur);
+    });
+  }
+  return card;
+}
+
+function render(a) {
+  if (a.kind !== 'machine') return renderOthers();
+  const card = cardFor(a);
+  card.dataset.state = a.state || '';
+  card.dataset.status = a.status;
+  card.classList.toggle('ended', a.status !== 'active');
+  const h = card.querySelector('h2');
+  h.replaceChildren(
+    el('span', {}, a.machineId),
+    el('span', { class: 'state' }, a.state || '(starting)'),
+    el('span', { class: 'meta' }, [a.id !== a.sessionId ? 'id ' + a.id : '', a.systemId ? 'systemId ' + a.systemId : '', 'session ' + a.sessionId,
+      a.parentSessionId ? 'parent ' + a.parentSessionId : '', a.status].filter(Boolean).join(' · ')),
+  );
+  const side = card.querySelector('.side');
+  const rows = (a.transitions || []).slice().reverse().map((t) => {
+    const tr = el('tr');
+    tr.append(el('td', {}, t.at.slice(11, 23)), el('td', {}, t.event), el('td', {}, (t.from || '·') + ' → ' + t.to));
+    return tr;
+  });
+  const table = el('table');
+  table.append(...rows);
+  side.replaceChildren(el('div', { class: 'meta' }, 'context'), el('pre', {}, JSON.stringify(a.context, null, 1)), el('div', { class: 'meta' }, 'last transitions'), table);
+  highlight(card, a);
+}
+
+function renderOthers() {
+  let box = document.getElementById('others');
+  if (!box) {
+    box = el('section', { id: 'others', class: 'card others' });
+    main.append(box);
+  }
+  const others = [...actors.values()].filter((a) => a.kind !== 'machine');
+  box.replaceChildren(el('div', { class: 'meta' }, 'other actors (promises, callbacks): ' + others.length));
+  for (const a of others.slice(-30)) box.append(el('div', {}, a.id + ' · ' + a.status + (a.parentSessionId ? ' · parent ' + a.parentSessionId : '')));
+}
+
+function remove(sessionId) {
+  actors.delete(sessionId);
+  document.querySelector('.card[data-session="' + CSS.escape(sessionId) + '"]')?.remove();
+  renderOthers();
+}
+
+function applySnapshot(s) {
+  for (const id of [...actors.keys()]) if (!s.actors.some((a) => a.sessionId === id)) remove(id);
+  for (const a of s.actors) { actors.set(a.sessionId, a); render(a); }
+}
+
+function connect() {
+  const es = new EventSource(new URL('events', base));
+  es.addEventListener('open', () => { conn.textContent = 'live'; });
+  es.addEventListener('error', () => { conn.textContent = 'reconnecting…'; });
+  es.addEventListener('snapshot', (e) => applySnapshot(JSON.parse(e.data)));
+  es.addEventListener('actor', (e) => { const a = JSON.parse(e.data).actor; actors.set(a.sessionId, a); render(a); });
+  es.addEventListener('removed', (e) => remove(JSON.parse(e.data).sessionId));
+}
+
+fetch(api).then((r) => r.json()).then(applySnapshot).catch(() => {}).finally(connect);
+`;
+
+export function debugMachinesPage(title = 'svc · machines'): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header><h1>${title}</h1><span id="conn">connecting…</span></header>
+<main></main>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}
