@@ -29,7 +29,7 @@ export const runtimeSettings: RuntimeSettings = {
   writeConcurrency: 32,
   noopWorkers: 5,
   queueKeys: 20_000,
-  queueRounds: 7,
+  queueRounds: 9,
   queueConcurrencies: [1, 5, 20],
   queueWorks: ['no-op', 'small await'],
   cachePods: 10_000,
@@ -75,7 +75,7 @@ export async function measureRuntime(parentDir: string, log: (msg: string) => vo
       workers: s.noopWorkers,
       timeoutMs: 120_000,
     });
-    log(`runtime: informer HTTPS watch ${Math.round(https.watchPerSecond)}/s (writes ${Math.round(https.writesPerSecond)}/s, lag ${https.lagMs.toFixed(0)} ms), list ${Math.round(https.listPerSecond)}/s`);
+    log(`runtime: informer HTTPS backlog ${Math.round(https.backlogPerSecond)}/s, live ${Math.round(https.watchPerSecond)}/s (writes ${Math.round(https.writesPerSecond)}/s, lag ${https.lagMs.toFixed(0)} ms), list ${Math.round(https.listPerSecond)}/s`);
     log(`runtime: informer cache memory (${s.cachePods} pods)`);
     const cache = await measureCacheMemory({ client: conn.client, pool, namespace: 'bench-cache', count: s.cachePods, concurrency: s.writeConcurrency });
     log(`runtime: cache ${Math.round(cache.bytesPerObject)} B per pod (JSON ${Math.round(cache.jsonBytesPerObject)} B)`);
