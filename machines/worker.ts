@@ -43,8 +43,12 @@ export async function runReconcile(reconcile: ReconcileFunction, key: string): P
   try {
     return await reconcile(key);
   } catch (error) {
-    return error instanceof TerminalError ? { kind: 'terminal', error } : { kind: 'failed', error };
+    return failure(error);
   }
+}
+
+function failure(error: unknown): ReconcileResult {
+  return error instanceof TerminalError ? { kind: 'terminal', error } : { kind: 'failed', error };
 }
 
 /** Applies a result to the queue (see the module comment), then marks the key done. */
@@ -90,7 +94,13 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
       return;
     }
     stats.key = key;
-    const result = await runReconcile(reconcile, key);
+    // runReconcile inlined: one await per reconcile, as a plain loop has.
+    let result: ReconcileResult;
+    try {
+      result = await reconcile(key);
+    } catch (error) {
+      result = failure(error);
+    }
     settle(queue, logger, key, result);
     stats.key = undefined;
     stats.counts[result.kind]++;
