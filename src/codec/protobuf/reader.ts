@@ -1,8 +1,8 @@
 /**
- * A Protobuf reader tuned for API objects, which are mostly short ASCII strings. Creating each
- * string through Buffer's native UTF-8 decoder costs a boundary crossing per string; instead the
- * whole body is viewed once as a latin1 string and each ASCII field is a substring of it (non-ASCII
- * strings still go through UTF-8 decoding).
+ * A Protobuf reader tuned for API objects, which are mostly short ASCII strings. Short ones are
+ * shared through an intern table (a hit costs no allocation), a miss is a substring of the body
+ * viewed once as latin1; longer ASCII strings are copied out with one native call (a substring
+ * would keep the whole body alive); non-ASCII strings go through UTF-8 decoding.
  */
 /** Strings up to this length are shared through the intern table; longer ones are copied out. */
 const SHORT = 12;
