@@ -85,6 +85,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       if (!s) throw new Error(`no store for ${def.plural}`);
       return s;
     },
+    customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
     now: Date.now,
     logger,

@@ -17,6 +17,8 @@ export interface ApiServices {
   config: ApiServerConfig;
   admission: AdmissionChain;
   storeFor(def: ResourceDefinition): ResourceStore;
+  /** Custom resources whose CRD is being deleted refuse new objects. */
+  customResources?: { isTerminating(def: ResourceDefinition): boolean };
   watches: WatchRegistry;
   now(): number;
   logger: Logger;

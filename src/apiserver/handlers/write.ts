@@ -40,6 +40,10 @@ export async function handleCreate(s: RequestScope): Promise<void> {
 export async function createObject(s: RequestScope, obj: SvcObject, dryRun: boolean, ownership: Ownership = updateOwnership(s)): Promise<ObjectView> {
   reconcileNamespace(s.def, obj, s.info.namespace);
   const { services, def, store } = s;
+  if (services.customResources?.isTerminating(def)) {
+    // The established answer (a 405 naming the verb), for POST and for an apply or PUT that would create.
+    throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { ...(def.group ? { group: def.group } : {}), kind: def.plural });
+  }
   const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun };
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
   await services.admission.mutate(attrs);
