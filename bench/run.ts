@@ -4,9 +4,10 @@
  * ceiling), and writes docs/benchmarks.md. Options (flag or environment):
  *   --quick    | BENCH_QUICK=1    skip the 100,000-ConfigMap memory step
  *   --cpu-prof | BENCH_PROFILE=1  run the apiserver under `node --cpu-prof`; report goes beside the profile
+ *   --only=runtime | BENCH_ONLY=runtime  only the actor-runtime part; replaces its section of docs/benchmarks.md
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, type LoadResult } from './load.js';
@@ -19,12 +20,19 @@ import { measureLists, measureSizedCeiling } from './measure-lists.js';
 import { measureRss, type RssResult } from './measure-rss.js';
 import { measureWatchFanout, type WatchOptions } from './measure-watch.js';
 import { renderProfileSummary, summarizeCpuProfile } from './profile-summary.js';
+import { measureRuntime } from './measure-runtime.js';
+import { queueTargetMet, renderRuntimeSection, spliceRuntimeSection } from './report-runtime.js';
 import { type BenchFigures, type BenchSettings, machineInfo, renderReport } from './report.js';
 import { ROOT, type ServerProcess, startApiServer, startBareServer } from './server-process.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
+const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
+if (only !== undefined && only !== 'runtime') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the only part that runs alone is "runtime"`);
+  process.exit(2);
+}
 
 const CONCURRENCY = 32;
 const WATCH_WARMUP = 10;
@@ -42,7 +50,7 @@ const settings: BenchSettings = {
   applyObjects: 101,
   applyDurationMs: 5_000,
   protobufItems: 1_000,
-  protobufCodecRuns: 21,
+  protobufCodecRuns: 25,
   protobufListConcurrency: 8,
   protobufServeMs: 2_000,
   protobufServeRounds: 3,
@@ -87,6 +95,16 @@ function watchOptions(pool: WatchOptions['writePool'], server: ServerProcess, wa
     attachWaitMs: 3_000,
     timeoutMs: 10_000,
   };
+}
+
+/** `--only=runtime`: the actor-runtime part alone, spliced into the existing docs/benchmarks.md. */
+async function mainRuntimeOnly(): Promise<void> {
+  const runtime = await measureRuntime(parent, log);
+  const section = renderRuntimeSection(runtime, { command: 'BENCH_ONLY=runtime npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceRuntimeSection(readFileSync(file, 'utf8'), section));
+  log(`wrote the actor-runtime section of docs/benchmarks.md${queueTargetMet(runtime) ? '' : ' (the work-queue target was NOT met)'}`);
+  rmSync(work, { recursive: true, force: true });
 }
 
 async function main(): Promise<void> {
@@ -177,6 +195,7 @@ async function main(): Promise<void> {
   } finally {
     await bare.stop();
   }
+  figures = { ...figures, runtime: await measureRuntime(parent, log) };
 
   const report = renderReport({
     ...(figures as BenchFigures),
@@ -203,7 +222,7 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
-main().catch((err: unknown) => {
+(only === 'runtime' ? mainRuntimeOnly() : main()).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
   process.exit(1);

@@ -7,4 +7,4 @@ export {
   leaderElectionMachine,
   type LeaderElectionActor, type LeaderElectionCallbacks, type LeaderElectionEvent, type LeaderElectionInput, type StoppedLeadingReason,
 } from './leader-election.js';
-export { runReconcile, settle, workerMachine, type ReconcileFunction, type WorkerInput } from './worker.js';
+export { runReconcile, settle, workerMachine, workLoop, type ReconcileFunction, type WorkerInput, type WorkerStats } from './worker.js';

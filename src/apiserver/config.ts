@@ -6,6 +6,7 @@
  */
 import type { SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Request, Response } from './http.js';
 
 /** TLS material ready for node's `tls`/`http2` servers (PEM text). */
@@ -79,7 +80,15 @@ export interface ApiServerConfig {
   logger: Logger;
   /**
    * Extra non-resource handlers tried before the 404 (e.g. /debug/pprof/ from the daemon's
-   * --profiling). Each returns true when it handled the request.
+   * --profiling, /debug/machines from `svc up`), after the same authentication, in-flight limit
+   * and authorization as every non-resource path. Each returns true when it took the request. A
+   * streaming response (server-sent events) must return once its headers are written: the request
+   * then no longer counts as in flight, and shutdown ends its connection.
    */
   extraHandlers?: ((req: Request, res: Response) => Promise<boolean>)[];
+  /**
+   * More metrics served on /metrics after the server's own (`svc up`: the hosted controllers'
+   * work-queue and leader-election metrics). Must not repeat the server's metric names.
+   */
+  extraMetrics?: Registry;
 }

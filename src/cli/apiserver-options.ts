@@ -285,11 +285,14 @@ export function apiServerFlags(): FlagSpec[] {
   return [...admissionStorageGeneralFlags(), ...authenticationFlags(), ...auditFlags(), ...limitFlags()];
 }
 
-/** `apiserver [flags]`: common flags plus the API server's own. */
-export function createApiServerProgram(): Command {
+/** `apiserver [flags]`: common flags plus the API server's own (`svc up` names it `up`). */
+export function createApiServerProgram(o: { name?: string; displayName?: string; description?: string } = {}): Command {
   const cmd = createDaemonProgram({
     component: 'apiserver',
+    ...(o.name ? { name: o.name } : {}),
+    ...(o.displayName ? { displayName: o.displayName } : {}),
     description:
+      o.description ??
       'Validates and configures API objects (pods, services, replication controllers and others), serves the REST operations, and is the front end to shared cluster state through which all other components interact.',
   });
   return addFlags(cmd, apiServerFlags());

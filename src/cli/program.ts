@@ -10,8 +10,13 @@ import { explicitlySetFlags, longFlag, registeredFlags } from './option-table.js
 import { versionLine } from './version.js';
 
 export interface DaemonProgramOptions {
+  /** Chooses the common flags' per-component defaults (e.g. --secure-port). */
   component: Component;
   description: string;
+  /** The command's name when it differs from the component (`svc up`'s `up`); default `component`. */
+  name?: string;
+  /** How the error hint names the command, e.g. `svc up`; default the name. */
+  displayName?: string;
 }
 
 /**
@@ -20,7 +25,8 @@ export interface DaemonProgramOptions {
  * callers and tests decide what exiting means.
  */
 export function createDaemonProgram(o: DaemonProgramOptions): Command {
-  const cmd = new Command(o.component)
+  const name = o.name ?? o.component;
+  const cmd = new Command(name)
     .description(o.description)
     .usage('[flags]')
     .version(versionLine(), '--version', 'Print version and quit.')
@@ -32,7 +38,7 @@ export function createDaemonProgram(o: DaemonProgramOptions): Command {
       optionDescription: (opt) =>
         opt.defaultValueDescription ? `${opt.description} (default: ${opt.defaultValueDescription})` : opt.description,
     })
-    .showHelpAfterError(`(run "${o.component} --help" to list the flags)`)
+    .showHelpAfterError(`(run "${o.displayName ?? name} --help" to list the flags)`)
     .exitOverride();
   addCommonOptions(cmd, o.component);
   return cmd;
@@ -59,6 +65,11 @@ export interface RunningDaemon {
 export interface DaemonStartContext {
   /** Tells the runner which logger to flush and close on exit. */
   setLogger(logger: Logger): void;
+  /**
+   * Ends the process at once with `code` after writing `<name>: error: <message>` (e.g. leadership
+   * lost: the daemon must stop acting now, without a graceful shutdown).
+   */
+  fail(code: number, message: string): void;
 }
 
 /** What the runner touches of the process; injectable for tests. */
@@ -92,7 +103,6 @@ export interface RunDaemonOptions<R extends RunningDaemon> {
  */
 export async function runDaemon<R extends RunningDaemon>(o: RunDaemonOptions<R>): Promise<R | undefined> {
   const proc = o.process ?? realProcess;
-  const name = o.program.name();
   try {
     o.program.parse(proc.argv, { from: 'node' });
   } catch (e) {
@@ -102,9 +112,27 @@ export async function runDaemon<R extends RunningDaemon>(o: RunDaemonOptions<R>)
     }
     throw e;
   }
+  return superviseDaemon(o);
+}
 
+/**
+ * The part of `runDaemon` after parsing, for a program commander has already parsed (a subcommand
+ * such as `svc up`, whose action calls this): start, report a start-up error as one line (exit 1),
+ * and wire SIGTERM/SIGINT to a graceful shutdown.
+ */
+export async function superviseDaemon<R extends RunningDaemon>(o: RunDaemonOptions<R>): Promise<R | undefined> {
+  const proc = o.process ?? realProcess;
+  const parent = o.program.parent;
+  const name = parent ? `${parent.name()} ${o.program.name()}` : o.program.name();
   let logger: Logger | undefined;
-  const ctx: DaemonStartContext = { setLogger: (l) => (logger = l) };
+  const ctx: DaemonStartContext = {
+    setLogger: (l) => (logger = l),
+    fail: (code, message) => {
+      if (logger) closeLogger(logger);
+      proc.writeErr(`${name}: error: ${message}\n`);
+      proc.exit(code);
+    },
+  };
   let running: R;
   try {
     running = await o.start(o.program, ctx);
@@ -119,7 +147,6 @@ export async function runDaemon<R extends RunningDaemon>(o: RunDaemonOptions<R>)
     proc.exit(1);
     return undefined;
   }
-
   let stopping = false;
   const onSignal = (signal: string) => {
     if (stopping) {

@@ -1,8 +1,105 @@
-/** `svc up`: placeholder until its helper lands it (replace this whole file). */
+/**
+ * `svc up [flags]`: the all-in-one mode. One process runs the API server (every `apiserver` flag,
+ * `--data-dir` included) and a controller host whose controllers reach that server in-process,
+ * with leader election on by default (lock `svc-system/svc-controller-manager`, so a second
+ * `svc up` sharing one etcd waits as a follower). `--controller-module` (repeatable, this project's
+ * addition) adds user controller modules, the same files `svc run` takes. The API server's port
+ * also serves `/debug/machines` and `/debug/machines/ui`, and its /metrics carries the
+ * controllers' work-queue and leader-election metrics.
+ *
+ * Losing the lease exits 1 at once (as `svc run`); SIGTERM stops the controllers (draining their
+ * reconciles, releasing the lock), then the API server, and exits 0.
+ */
 import { Command } from 'commander';
+import { Registry } from 'prom-client';
+import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
+import { leaderElectionFlags, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags } from './controller-host-options.js';
+import { loadControllerModules } from './controller-modules.js';
+import { startHostedControllers } from './hosted-controllers.js';
+import { createLogger } from './logging.js';
+import { addFlags, explicitlySetFlags, FlagValues } from './option-table.js';
+import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
+
+/** The lock of the all-in-one controller host: the controller manager's (spec default). */
+export const SVC_UP_LOCK_NAME = 'svc-controller-manager';
 
 export function upCommand(): Command {
-  return new Command('up').description('(not available yet)').action(() => {
-    throw new Error('svc up is not available yet');
+  const cmd = createApiServerProgram({
+    name: 'up',
+    displayName: 'svc up',
+    description:
+      'Runs the whole control plane in one process: the API server (all apiserver flags apply) and a controller host talking to it in-process, with leader election, /debug/machines and /debug/machines/ui on the API server port.',
   });
+  addFlags(cmd, [
+    ...leaderElectionFlags(SVC_UP_LOCK_NAME),
+    ...resyncFlags(),
+    {
+      flags: '--controller-module',
+      type: 'stringArray',
+      help: 'A controller module (JavaScript file exporting defineController definitions) to host as well. Repeatable. This project\'s addition.',
+    },
+  ]);
+  return cmd.action(async (_opts: unknown, self: Command) => {
+    await superviseDaemon({ program: self, start: startUp });
+  });
+}
+
+async function startUp(program: Command, ctx: DaemonStartContext): Promise<RunningDaemon> {
+  const opts = program.opts();
+  const options = resolveApiServerOptions(opts, explicitlySetFlags(program));
+  const leaderElection = resolveLeaderElectionOptions(opts);
+  const minResyncPeriodMs = resolveMinResyncPeriod(opts);
+  const modules = new FlagValues(opts).list('--controller-module');
+  const logger = createLogger('svc-up', options.common.logging);
+  ctx.setLogger(logger);
+  warnUnhonouredFlags(program, logger);
+  const definitions = await loadControllerModules(modules);
+
+  const config = await buildApiServerConfig(options, logger);
+  const registry = new Registry();
+  config.extraMetrics = registry;
+  // Loaded only now, so --version, --help and flag errors answer without loading the server.
+  const { startApiServer } = await import('../apiserver/index.js');
+  const { createClient, createInformerFactory, HttpTransport } = await import('../client/index.js');
+  const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
+  const inspector = new MachineInspector();
+  const debugMachines = debugMachinesHandler(inspector);
+  config.extraHandlers = [async (req, res) => debugMachines(req, res), ...(config.extraHandlers ?? [])];
+  const api = await startApiServer(config);
+
+  // Until the in-process transport lands: HTTPS to our own port, trusting our own certificate.
+  const transport = new HttpTransport(
+    { server: api.url, tls: { ca: config.tls.cert, serverName: 'localhost', insecureSkipVerify: false }, source: 'svc up (loopback)' },
+    { contentType: 'application/json', qps: 0, userAgent: 'svc-up/controllers' },
+  );
+  const client = createClient(transport);
+  const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
+  const hosted = startHostedControllers({
+    definitions,
+    client,
+    informers,
+    logger,
+    registry,
+    leaderElection,
+    minResyncPeriodMs,
+    inspect: inspector.inspect,
+    onLost: () => ctx.fail(1, 'leader election lost: could not renew the controller lock within the renew deadline'),
+  });
+  logger.info(
+    {
+      controllers: definitions.map((d) => d.name),
+      leaderElection: leaderElection.enabled
+        ? { lock: `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}`, identity: hosted.identity }
+        : false,
+    },
+    'hosting controllers',
+  );
+
+  return {
+    async shutdown() {
+      await hosted.shutdown();
+      await transport.close();
+      await api.shutdown();
+    },
+  };
 }

@@ -101,6 +101,7 @@ export function mapCipherSuites(names: string[]): string | undefined {
 export interface ServingCertificateOptions {
   certFile?: string;
   keyFile?: string;
+  /** Where a generated self-signed pair is kept; '' keeps it in memory only. */
   certDir: string;
   sniCertKeys: NamedCertKey[];
   /** --tls-min-version value, e.g. 'VersionTLS12'. */
@@ -125,6 +126,9 @@ export async function loadServingCertificates(o: ServingCertificateOptions): Pro
     cert = await readPem(o.certFile, '--tls-cert-file');
     key = await readPem(o.keyFile, '--tls-private-key-file');
     checkPair(cert, key, `--tls-cert-file ${o.certFile} and --tls-private-key-file ${o.keyFile}`);
+  } else if (o.certDir === '') {
+    // No --cert-dir (the default of the daemons other than the API server): keep it in memory.
+    ({ cert, key } = await generateSelfSignedPair(o.hosts));
   } else {
     ({ cert, key } = await ensureSelfSignedCertificate(o.certDir, o.component, o.hosts));
   }

@@ -30,7 +30,7 @@ export interface ReconcileContext<T extends SvcObject = SvcObject> {
   object: T | undefined;
   /** The watched resource's cache. */
   cache: IndexedCache<T>;
-  /** The cache of the watched or an owned resource (only those: others are not informed). */
+  /** The cache of the watched, an owned or a trigger resource (only those: others are not informed). */
   cacheOf<U extends SvcObject = SvcObject>(ref: ResourceRef): IndexedCache<U>;
   client: ApiClient;
   recorder: EventRecorder;
@@ -46,9 +46,22 @@ export interface ControllerSpec<T extends SvcObject = SvcObject> {
   selector?: InformerSelector;
   /** Resources whose objects the controller creates with a controller ownerReference to a watched object. */
   owns?: ResourceRef[];
+  /**
+   * Other changes that should queue watched keys, where no ownerReference links them (another
+   * namespace, a label, a cluster-scoped object): `keysFor` maps a changed object to the keys.
+   */
+  triggers?: ControllerTrigger<T>[];
   /** Workers, i.e. reconciles at once; default 1 (the `--concurrent-*-syncs` value). */
   concurrency?: number;
   reconcile(key: string, ctx: ReconcileContext<T>): Promise<ReconcileOutcome> | ReconcileOutcome;
+}
+
+/** A resource whose changes queue keys of the watched resource (see `ControllerSpec.triggers`). */
+export interface ControllerTrigger<T extends SvcObject = SvcObject> {
+  resource: ResourceRef;
+  selector?: InformerSelector;
+  /** The watched keys to reconcile when `obj` changes; `watched` is the watched resource's cache. */
+  keysFor(obj: SvcObject, watched: IndexedCache<T>): string[];
 }
 
 export interface ControllerHost {
@@ -138,6 +151,11 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
         informers.set(refId(ref), inf);
         sources.push(source(inf, (o) => controllerOwnerKeys(o, spec.watches)));
       }
+      for (const t of spec.triggers ?? []) {
+        const inf = host.informers.informer(t.resource, t.selector);
+        if (!informers.has(refId(t.resource))) informers.set(refId(t.resource), inf);
+        sources.push(source(inf, (o) => t.keysFor(o, watched.cache)));
+      }
       const reconcile = (key: string) => {
         const { namespace, name } = splitKey(key);
         return spec.reconcile(key, {
@@ -148,7 +166,7 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
           cache: watched.cache,
           cacheOf: <U extends SvcObject>(ref: ResourceRef) => {
             const inf = informers.get(refId(ref));
-            if (!inf) throw new Error(`${spec.name}: ${ref.resource} is neither watched nor owned; its cache is not kept`);
+            if (!inf) throw new Error(`${spec.name}: ${ref.resource} is neither watched, owned nor a trigger; its cache is not kept`);
             return inf.cache as unknown as IndexedCache<U>;
           },
           client: host.client,

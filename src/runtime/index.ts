@@ -2,7 +2,7 @@
 export { systemClock, type Clock } from './clock.js';
 export {
   controllerOwnerKeys, defineController, splitKey,
-  type ControllerDefinition, type ControllerEnd, type ControllerHost, type ControllerSpec, type ReconcileContext, type RunningController,
+  type ControllerDefinition, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerSpec, type ReconcileContext, type RunningController,
 } from './define-controller.js';
 export { EventRecorder, type EventRecorderOptions, type EventType, type RecordOutcome } from './event-recorder.js';
 export * from './inspection/index.js';

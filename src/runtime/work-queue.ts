@@ -167,7 +167,8 @@ export class WorkQueue {
 
   private enqueue(key: string): void {
     const getter = this.getters.shift();
-    this.queuedAt.set(key, this.clock.now());
+    // Timestamps only feed metrics: without a registry the hot path skips the clock.
+    if (this.metrics) this.queuedAt.set(key, this.clock.now());
     if (getter) {
       this.take(key);
       getter(key);
@@ -178,7 +179,7 @@ export class WorkQueue {
   }
 
   private take(key: string): void {
-    const now = this.clock.now();
+    const now = this.metrics ? this.clock.now() : 0;
     this.dirty.delete(key);
     this.processing.set(key, now);
     const queued = this.queuedAt.get(key);

@@ -124,6 +124,23 @@ export class FieldSet {
   }
 
   /**
+   * The members of this set whose path exists in `present` (as a member or on the way to one):
+   * what is left of an ownership claim once the object no longer holds the rest.
+   */
+  presentIn(present: FieldSet): FieldSet {
+    const keep = (a: Node, p: Node): Node | undefined => {
+      const out: Node = { member: a.member, children: new Map() };
+      for (const [k, ac] of a.children) {
+        const pc = p.children.get(k);
+        const c = pc && keep(ac, pc);
+        if (c) out.children.set(k, c);
+      }
+      return out.member || out.children.size > 0 ? out : undefined;
+    };
+    return new FieldSet(keep(this.root, present.root) ?? newNode());
+  }
+
+  /**
    * The outermost paths this set touches that `keep` does not touch at all: what an applier may
    * remove when it stops setting them (a whole item goes with everything below it). `descendOnly`
    * lists first-level elements never removed whole (only what is below them).

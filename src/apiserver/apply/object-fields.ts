@@ -51,7 +51,11 @@ export function itemElement(item: unknown, index: number, schema: SchemaNode | u
   if (type === 'set') return valueElement(item);
   if (type === 'map' && isPlainObject(item)) {
     const keys: Plain = {};
-    for (const k of schema?.['x-svc-list-map-keys'] ?? []) if (item[k] !== undefined) keys[k] = item[k];
+    // A key the item leaves out takes its schema default, as the stored (defaulted) item will hold it.
+    for (const k of schema?.['x-svc-list-map-keys'] ?? []) {
+      const v = item[k] ?? schema?.items?.properties?.[k]?.default;
+      if (v !== undefined) keys[k] = v;
+    }
     if (Object.keys(keys).length > 0) return keyElement(keys);
   }
   return indexElement(index);
@@ -125,6 +129,12 @@ export function compareFields(before: Map<string, FieldEntry>, after: Map<string
   return { changed: FieldSet.of(changed), removed: FieldSet.of(removed) };
 }
 
+/** An item of a list-type map that stays keeps its key fields, or it would no longer be that item. */
+function withoutKeyFields(set: FieldSet, list: SchemaNode | undefined): FieldSet {
+  const keys = listTypeOf(list) === 'map' ? (list?.['x-svc-list-map-keys'] ?? []) : [];
+  return keys.length ? set.difference(FieldSet.of(keys.map((k) => [fieldElement(k)]))) : set;
+}
+
 /** Removes from `obj` (in place) every path member of `set`, with everything below it. */
 export function removeFields(obj: unknown, schema: SchemaNode | undefined, set: FieldSet): void {
   if (set.isEmpty()) return;
@@ -134,7 +144,7 @@ export function removeFields(obj: unknown, schema: SchemaNode | undefined, set: 
       const keep: unknown[] = [];
       children.forEach((c) => {
         if (sub.has([c.element])) return;
-        if (sub.covers([c.element])) walk(c.value, c.schema, sub.childrenOf([c.element]));
+        if (sub.covers([c.element])) walk(c.value, c.schema, withoutKeyFields(sub.childrenOf([c.element]), s));
         keep.push(c.value);
       });
       value.splice(0, value.length, ...keep);

@@ -37,7 +37,7 @@ export const containerSchema = (): SchemaNode =>
     command: atomicList(str()),
     args: atomicList(str()),
     workingDir: str(),
-    ports: mapList(['containerPort', 'protocol'], obj({ name: str(), hostPort: int32(), containerPort: int32(), protocol: str(), hostIP: str() })),
+    ports: mapList(['containerPort', 'protocol'], obj({ name: str(), hostPort: int32(), containerPort: int32(), protocol: str({ default: 'TCP' }), hostIP: str() })),
     envFrom: atomicList(freeform()),
     env: mapList(['name'], obj({ name: str(), value: str(), valueFrom: freeform() })),
     resources: obj({ limits: resourceList(), requests: resourceList() }),

@@ -11,7 +11,7 @@ import { serviceColumns } from '../columns/core.js';
 
 export const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 
-const servicePort = () => obj({ name: str(), protocol: str(), appProtocol: str(), port: int32(), targetPort: intOrString(), nodePort: int32() });
+const servicePort = () => obj({ name: str(), protocol: str({ default: 'TCP' }), appProtocol: str(), port: int32(), targetPort: intOrString(), nodePort: int32() });
 
 function validatePorts(spec: Record<string, unknown>): FieldError[] {
   const errs: FieldError[] = [];

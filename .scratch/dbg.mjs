@@ -1,0 +1,17 @@
+import { createActor, SimulatedClock } from "/work/h4/node_modules/xstate/dist/xstate.cjs.mjs";
+import { controllerMachine } from '/work/h4/dist/machines/controller.js';
+import { done } from '/work/h4/dist/src/runtime/outcome.js';
+import { WorkQueue } from '/work/h4/dist/src/runtime/work-queue.js';
+import { cm, dataSource } from '/work/h4/dist/test/helpers/data-source.js';
+import { capturedLogger, flush } from '/work/h4/dist/test/helpers/sim.js';
+const clock = new SimulatedClock();
+const queue = new WorkQueue({ name: 'outcomes', clock });
+const source = dataSource([cm('a')]);
+const { logger, records } = capturedLogger();
+const times=[];
+const actor = createActor(controllerMachine, { clock, input: { name: 'o', queue, sources: [source], concurrency: 1, logger, needsLeader: false, minResyncPeriodMs: 0, reconcile: (k)=>{ times.push(clock.now()); throw new Error('boom'); } } });
+actor.start();
+source.markSynced();
+console.log(actor.getSnapshot().value, queue.length, queue.inFlight, times);
+await flush();
+console.log(actor.getSnapshot().value, queue.length, queue.inFlight, queue.delayed, times, records.map(r=>r.msg));

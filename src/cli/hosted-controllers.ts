@@ -1,0 +1,132 @@
+/**
+ * Runs a set of controller definitions the way a daemon does: gated by leader election (the
+ * controllers wait in `waitingForLeader` until this process leads), with the work-queue metrics and
+ * a `leader_election_master_status` gauge in the daemon's registry.
+ *
+ * Losing the lease (no renewal within the renew deadline) stops the controllers and calls `onLost`,
+ * where a daemon exits non-zero at once, as the established implementation does: another replica
+ * may take over as soon as the lease duration has passed. `shutdown()` (SIGTERM) stops the
+ * controllers first, waits for in-flight reconciles, and only then releases the lock, so the next
+ * leader never overlaps with work still running here.
+ */
+import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
+import { toPromise, type InspectionEvent } from 'xstate';
+import type { HealthCheck } from '../apiserver/health.js';
+import type { ApiClient, InformerFactory } from '../client/index.js';
+import type { ControllerDefinition, RunningController } from '../runtime/define-controller.js';
+import { startLeaderElection, type LeaderElection } from '../runtime/leader-election/start.js';
+import type { LeaderElectionOptions } from './controller-host-options.js';
+
+export interface HostedControllersOptions {
+  definitions: readonly ControllerDefinition[];
+  client: ApiClient;
+  informers: InformerFactory;
+  logger: Logger;
+  registry: Registry;
+  leaderElection: LeaderElectionOptions;
+  minResyncPeriodMs: number;
+  /** Leadership lost: the controllers are already told to stop; the daemon exits here. */
+  onLost(): void;
+  /** xstate's inspection callback for every controller and the election (a MachineInspector's `inspect`). */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export interface HostedControllers {
+  readonly controllers: readonly RunningController[];
+  /** Undefined with --leader-elect=false. */
+  readonly election: LeaderElection | undefined;
+  /** The lock's holder identity of this process (with leader election). */
+  readonly identity: string | undefined;
+  isLeader(): boolean;
+  /** `/healthz` checks: `leaderElection` fails once the election machine ended without a stop. */
+  readonly healthChecks: HealthCheck[];
+  /** Stops the controllers (draining in-flight reconciles), then releases the lock. */
+  shutdown(): Promise<void>;
+}
+
+/** How long shutdown waits for the lock release before giving up on it (the lease then lapses). */
+const RELEASE_TIMEOUT_MS = 5_000;
+
+export function startHostedControllers(o: HostedControllersOptions): HostedControllers {
+  const le = o.leaderElection;
+  const controllers = o.definitions.map((d) =>
+    d.start({
+      client: o.client,
+      informers: o.informers,
+      logger: o.logger,
+      registry: o.registry,
+      leaderElection: le.enabled,
+      minResyncPeriodMs: o.minResyncPeriodMs,
+      ...(o.inspect ? { inspect: o.inspect } : {}),
+    }),
+  );
+
+  let election: LeaderElection | undefined;
+  let stopping = false;
+  if (le.enabled) {
+    const status = new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+      labelNames: ['name'],
+      registers: [o.registry],
+    });
+    status.set({ name: le.resourceName }, 0);
+    election = startLeaderElection({
+      client: o.client,
+      logger: o.logger,
+      ...(o.inspect ? { inspect: o.inspect } : {}),
+      config: {
+        lockType: le.lockType,
+        resourceName: le.resourceName,
+        resourceNamespace: le.resourceNamespace,
+        leaseDurationMs: le.leaseDurationMs,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+        releaseOnStop: true,
+      },
+      onStartedLeading: () => {
+        status.set({ name: le.resourceName }, 1);
+        o.logger.info({ identity: election?.config.identity, lock: le.resourceName }, 'started leading');
+        for (const c of controllers) c.leaderElected();
+      },
+      onStoppedLeading: (reason) => {
+        status.set({ name: le.resourceName }, 0);
+        o.logger.info({ identity: election?.config.identity, lock: le.resourceName, reason }, 'stopped leading');
+        for (const c of controllers) c.leaderLost();
+        if (reason === 'lost' && !stopping) o.onLost();
+      },
+    });
+  }
+
+  const healthChecks: HealthCheck[] = [{ name: 'ping', check: () => undefined }];
+  if (election) {
+    const actor = election.actor;
+    healthChecks.push({
+      name: 'leaderElection',
+      check: () => (actor.getSnapshot().status === 'done' && !stopping ? `leader election ended (${String(actor.getSnapshot().value)})` : undefined),
+    });
+  }
+
+  let done: Promise<void> | undefined;
+  return {
+    controllers,
+    election,
+    identity: election?.config.identity,
+    isLeader: () => (election ? election.isLeader() : true),
+    healthChecks,
+    shutdown() {
+      done ??= (async () => {
+        stopping = true;
+        await Promise.all(controllers.map((c) => c.stop()));
+        if (election && election.actor.getSnapshot().status === 'active') {
+          const ended = toPromise(election.actor).then(() => undefined, () => undefined);
+          election.stop();
+          await Promise.race([ended, new Promise<void>((r) => setTimeout(r, RELEASE_TIMEOUT_MS).unref())]);
+        }
+        o.informers.stop();
+      })();
+      return done;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+// `svc up`, the all-in-one mode, as a real process: the resource API on its port, a
+// --controller-module controller reconciling in the same process, the controllers' metrics on
+// /metrics, a clean SIGTERM (exit 0, lock released); and clear flag errors (exit 1).
+import * as assert from 'uvu/assert';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import { Agent, request } from 'undici';
+import { freePort } from '../helpers/apiserver.js';
+import { ECHO_MODULE, startSvc, type SvcProcess } from '../helpers/svc-process.js';
+
+interface Up {
+  svc: SvcProcess;
+  url: string;
+  agent: Agent;
+  get(path: string): Promise<{ status: number; text: string }>;
+  post(path: string, body: unknown): Promise<{ status: number; text: string }>;
+  cleanup(): void;
+}
+
+async function startUp(extra: string[] = []): Promise<Up> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-up-data-'));
+  const certDir = mkdtempSync(join(tmpdir(), 'svc-up-certs-'));
+  const svc = startSvc([
+    'up',
+    `--secure-port=${port}`,
+    '--bind-address=127.0.0.1',
+    `--data-dir=${dataDir}`,
+    `--cert-dir=${certDir}`,
+    '--leader-elect-lease-duration=3s',
+    '--leader-elect-renew-deadline=2s',
+    '--leader-elect-retry-period=500ms',
+    ...extra,
+  ]);
+  await svc.waitFor((l) => l.msg === 'serving', 20_000, 'serving');
+  const url = `https://127.0.0.1:${port}`;
+  const agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'apiserver.crt'), 'utf8'), servername: 'localhost' } });
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const r = await request(`${url}${path}`, {
+      method,
+      dispatcher: agent,
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    });
+    return { status: r.statusCode, text: await r.body.text() };
+  };
+  return {
+    svc,
+    url,
+    agent,
+    get: (p) => call('GET', p),
+    post: (p, b) => call('POST', p, b),
+    cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(certDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  for (const deadline = Date.now() + timeoutMs; ; ) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('svc up serves the API, hosts a --controller-module controller in-process, and stops cleanly on SIGTERM', async () => {
+  const up = await startUp([`--controller-module=${ECHO_MODULE}`]);
+  try {
+    assert.is((await up.get('/readyz')).text, 'ok');
+    const ns = await up.get('/api/v1/namespaces');
+    assert.is(ns.status, 200, ns.text);
+    await up.svc.waitFor((l) => l.msg === 'started leading', 10_000, 'leading');
+
+    const created = await up.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'hello', labels: { echo: 'yes' } }, data: { greeting: 'hi' } });
+    assert.is(created.status, 201, created.text);
+    const echo = await eventually('the echo', async () => {
+      const r = await up.get('/api/v1/namespaces/default/configmaps/hello-echo');
+      return r.status === 200 ? (JSON.parse(r.text) as { data: Record<string, string> }) : undefined;
+    });
+    assert.is(echo.data['greeting'], 'hi');
+    assert.is(echo.data['reconciledBy'], String(up.svc.pid), 'reconciled by the svc up process itself');
+
+    // The live machines on the API server's port: the election leads, the controller runs.
+    const machines = JSON.parse((await up.get('/debug/machines')).text) as { actors: Array<{ machineId?: string; state?: string; activePaths: string[] }> };
+    const election = machines.actors.find((a) => a.machineId === 'leaderElection');
+    const controller = machines.actors.find((a) => a.machineId === 'controller');
+    assert.ok(election?.activePaths.includes('leader'), `leader election: ${JSON.stringify(election)}`);
+    assert.ok(controller?.activePaths.includes('running'), `controller: ${JSON.stringify(controller)}`);
+    const ui = await up.get('/debug/machines/ui');
+    assert.is(ui.status, 200);
+    assert.match(ui.text, /<html/i);
+
+    const metrics = (await up.get('/metrics')).text;
+    assert.match(metrics, /apiserver_request_total/);
+    assert.match(metrics, /workqueue_adds_total\{name="configmap-echo"\} [1-9]/);
+    assert.match(metrics, /leader_election_master_status\{name="svc-controller-manager"\} 1/);
+
+    assert.is(await up.svc.stop('SIGTERM'), 0, up.svc.output());
+    const lines = up.svc.lines.map((l) => l.msg);
+    assert.ok(lines.indexOf('stopped leading') < lines.indexOf('shutdown complete'), 'controllers stop before the API server');
+  } finally {
+    await up.svc.stop('SIGKILL');
+    await up.agent.close();
+    up.cleanup();
+  }
+});
+
+test('svc up: flag errors name the flag and exit 1', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['up', '--no-such-flag'], /unknown option '--no-such-flag'/],
+    [['up', '--leader-elect-lease-duration=5s', '--leader-elect-renew-deadline=10s'], /--leader-elect-renew-deadline \(10s\) must be less than or equal to --leader-elect-lease-duration \(5s\)/],
+    [['up', '--leader-elect-retry-period=soon'], /invalid value "soon" for --leader-elect-retry-period: expected a duration/],
+    [['up', '--min-resync-period=-1s'], /--min-resync-period: must not be negative/],
+    [['up', '--controller-module=/no/such/module.js'], /controller module \/no\/such\/module\.js: cannot read it/],
+  ];
+  await Promise.all(
+    cases.map(async ([args, message]) => {
+      const p = startSvc(args);
+      const code = await p.exited;
+      assert.is(code, 1, `${args.join(' ')}: ${p.output()}`);
+      assert.match(p.output(), message);
+    }),
+  );
+});
+
+test.run();
