@@ -109,10 +109,11 @@ test('summarizeContext: only small, plain, non-secret values', () => {
   assert.equal(
     summarizeContext({
       password: 'x', bearerToken: 'y', clientCertificate: 'z', privateKey: 'k', n: 1, ok: true, nil: null, big: 10n, inf: Infinity,
-      fn: () => 1, nested: { a: 1, secret: 2, deep: { b: 1 }, list: [1, 2] }, mixed: [1, { a: 1 }], empty: { f: () => 1 },
+      fn: () => 1, nested: { a: 1, secret: 2, deep: { b: 1, deeper: { c: 1 } }, list: [1, 2] }, mixed: [1, { a: 1 }], empty: { f: () => 1 },
     }),
-    { n: 1, ok: true, nil: null, big: '10', inf: 'Infinity', nested: { a: 1, list: [1, 2] } },
+    { n: 1, ok: true, nil: null, big: '10', inf: 'Infinity', nested: { a: 1, deep: { b: 1 }, list: [1, 2] } },
   );
+  assert.equal(Object.keys(summarizeContext({ o: { a: 1 }, n: 1 })), ['n', 'o'], 'plain values first');
   const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i]));
   assert.is(Object.keys(summarizeContext(many)).length, 16);
 });
