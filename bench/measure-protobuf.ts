@@ -4,6 +4,7 @@
  * The pods look like scheduled, running pods of a Deployment (labels, owner, managed fields,
  * probes, resources, a volume, status with conditions and container statuses).
  */
+import { GCProfiler } from 'node:v8';
 import type { Dispatcher } from 'undici';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from '../src/codec/protobuf/index.js';
 import { TABLE_REPRESENTATION } from '../src/codec/negotiation.js';
@@ -78,43 +79,69 @@ export function benchPod(namespace: string, i: number): Record<string, unknown> 
 
 export interface CodecFigures {
   items: number;
+  /** Timed runs per step (spread over `blocks` blocks, the steps taking turns). */
   runs: number;
+  blocks: number;
   jsonBytes: number;
   protobufBytes: number;
   jsonEncodeMs: number;
   protobufEncodeMs: number;
   jsonDecodeMs: number;
   protobufDecodeMs: number;
+  /** Garbage collection inside the timed runs, per run (V8's GCProfiler): part of the times above. */
+  gcMsPerRun: { jsonEncode: number; protobufEncode: number; jsonDecode: number; protobufDecode: number };
 }
 
-function medianMs(runs: number, f: () => unknown): number {
-  for (let i = 0; i < 3; i++) f();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = nowMs();
-    f();
-    times.push(nowMs() - t0);
-  }
-  return median(times);
-}
+type Step = keyof CodecFigures['gcMsPerRun'];
 
-/** Encode and decode of one list, both formats, median of `runs` after warm-up (objects are not cached). */
-export function measureCodec(items: number, runs: number): CodecFigures {
+/**
+ * Encode and decode of one list, both formats. The four steps take turns in `blocks` blocks (2
+ * warm-up runs, then `runs / blocks` timed ones each), so a noisy neighbour or a slow phase of the
+ * machine hits every step alike; the median run of each step is reported. Objects are not cached.
+ */
+export function measureCodec(items: number, runs: number, blocks = 5): CodecFigures {
   const codec = new ProtobufCodec();
   const list = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '5000' }, items: Array.from({ length: items }, (_, i) => benchPod('bench', i)) };
   // Stored objects carry no nulls; drop them as the store would.
   const clean = JSON.parse(JSON.stringify(list, (_k, v: unknown) => (v === null ? undefined : v))) as typeof list;
   const json = JSON.stringify(clean);
   const pb = codec.encodeList(clean);
+  const steps: Record<Step, () => unknown> = {
+    jsonEncode: () => JSON.stringify(clean),
+    protobufEncode: () => codec.encodeList(clean),
+    jsonDecode: () => JSON.parse(json),
+    protobufDecode: () => codec.decodeObject(pb),
+  };
+  const names = Object.keys(steps) as Step[];
+  const times = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Step, number[]>;
+  const gcMs = Object.fromEntries(names.map((n) => [n, 0])) as Record<Step, number>;
+  const perBlock = Math.max(1, Math.round(runs / blocks));
+  for (let b = 0; b < blocks; b++) {
+    for (const n of names) {
+      const f = steps[n];
+      for (let i = 0; i < 2; i++) f();
+      const gc = new GCProfiler();
+      gc.start();
+      for (let i = 0; i < perBlock; i++) {
+        const t0 = nowMs();
+        f();
+        times[n].push(nowMs() - t0);
+      }
+      gcMs[n] += gc.stop().statistics.reduce((sum, e) => sum + e.cost, 0) / 1000;
+    }
+  }
+  const total = perBlock * blocks;
   return {
     items,
-    runs,
+    runs: total,
+    blocks,
     jsonBytes: Buffer.byteLength(json),
     protobufBytes: pb.length,
-    jsonEncodeMs: medianMs(runs, () => JSON.stringify(clean)),
-    protobufEncodeMs: medianMs(runs, () => codec.encodeList(clean)),
-    jsonDecodeMs: medianMs(runs, () => JSON.parse(json)),
-    protobufDecodeMs: medianMs(runs, () => codec.decodeObject(pb)),
+    jsonEncodeMs: median(times.jsonEncode),
+    protobufEncodeMs: median(times.protobufEncode),
+    jsonDecodeMs: median(times.jsonDecode),
+    protobufDecodeMs: median(times.protobufDecode),
+    gcMsPerRun: { jsonEncode: gcMs.jsonEncode / total, protobufEncode: gcMs.protobufEncode / total, jsonDecode: gcMs.jsonDecode / total, protobufDecode: gcMs.protobufDecode / total },
   };
 }
 

@@ -50,7 +50,7 @@ const settings: BenchSettings = {
   applyObjects: 101,
   applyDurationMs: 5_000,
   protobufItems: 1_000,
-  protobufCodecRuns: 21,
+  protobufCodecRuns: 25,
   protobufListConcurrency: 8,
   protobufServeMs: 2_000,
   protobufServeRounds: 3,

@@ -80,7 +80,10 @@ export interface ApiServerConfig {
   logger: Logger;
   /**
    * Extra non-resource handlers tried before the 404 (e.g. /debug/pprof/ from the daemon's
-   * --profiling). Each returns true when it handled the request.
+   * --profiling, /debug/machines from `svc up`), after the same authentication, in-flight limit
+   * and authorization as every non-resource path. Each returns true when it took the request. A
+   * streaming response (server-sent events) must return once its headers are written: the request
+   * then no longer counts as in flight, and shutdown ends its connection.
    */
   extraHandlers?: ((req: Request, res: Response) => Promise<boolean>)[];
   /**

@@ -13,12 +13,12 @@ import { CRD_CLEANUP_FINALIZER, crdSpecOf, customResourceDefinitions, groupVersi
 import type { NameConflict, ResourceRegistry } from '../api/registry.js';
 import type { ResourceDefinition, SvcObject } from '../api/types.js';
 import type { StorageProvider } from '../storage/open.js';
-import { ConflictError, KeyNotFoundError, type KVStore, type WatchHandle } from '../storage/types.js';
+import { ConflictError, KeyNotFoundError, type KVRecord, type KVStore, type WatchHandle } from '../storage/types.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import type { ApiServerConfig } from './config.js';
 import { timestamp } from './object-rules.js';
 import { ResourceStore } from './resource-store.js';
-import { decodeFromStorage, StorageKeys } from './stored-object.js';
+import { decodeFromStorage, encodeForStorage, StorageKeys } from './stored-object.js';
 import type { WatchRegistry } from './watch-registry.js';
 
 export interface CrdControllerOptions {
@@ -65,6 +65,8 @@ export class CrdController {
   private readonly served = new Map<string, ServedResource>();
   private readonly stores = new Map<ResourceDefinition, ResourceStore>();
   private readonly queue = new Set<string>();
+  /** CRDs being deleted: their resources refuse new objects. */
+  private readonly terminating = new Set<string>();
   private draining: Promise<void> | undefined;
   private watch: WatchHandle | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
@@ -234,6 +236,7 @@ export class CrdController {
     const r = this.served.get(name);
     if (!r) return;
     this.served.delete(name);
+    this.terminating.delete(name);
     this.opts.registry.removeDynamic(name);
     for (const v of r.versions.values()) {
       this.stores.delete(v.def);
@@ -243,31 +246,121 @@ export class CrdController {
     this.log.info({ crd: name }, 'stopped serving custom resource');
   }
 
-  /** A CRD being deleted: remove its objects, stop serving it, then drop the cleanup finalizer. */
+  /** Whether `def` is a version of a CRD being deleted: new objects of it are refused meanwhile. */
+  isTerminating(def: ResourceDefinition): boolean {
+    for (const [name, r] of this.served) if (this.terminating.has(name) && [...r.versions.values()].some((v) => v.def === def)) return true;
+    return false;
+  }
+
+  /**
+   * A CRD being deleted, as the established `customresourcecleanup` finalizer does it: new objects
+   * are refused, every object is deleted the ordinary way (one with finalizers only gets its
+   * deletionTimestamp and stays until they are cleared), and the CRD waits with a `Terminating`
+   * condition, checking again every second, until none is left. Then it stops being served and
+   * drops its finalizer, which lets it go.
+   */
   private async finalize(crd: SvcObject): Promise<void> {
     const name = crd.metadata.name!;
     if (!(crd.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) {
       this.unserve(name);
       return;
     }
+    this.terminating.add(name);
     await this.writeStatus(name, (status) =>
-      setCondition(status, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; instance deletion pending' }, this.opts.now()),
+      setCondition(status, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }, this.opts.now()),
     );
     const spec = crdSpecOf(crd);
     const kv = this.served.get(name)?.kv ?? this.opts.storage.forResource(spec.group, spec.names.plural);
     const prefix = new StorageKeys(this.opts.config.storage.prefix, { group: spec.group, plural: spec.names.plural, namespaced: false }).resourcePrefix;
-    // Delete while still served (watchers see DELETED), stop serving, then sweep objects created meanwhile.
-    const removed = await this.deleteAll(kv, prefix);
+    // Delete while still served, so watchers see DELETED and finalizer owners can still clear theirs.
+    const outcome = await this.deleteInstances(kv, prefix);
+    if (outcome.remaining > 0) {
+      await this.writeStatus(name, (status) =>
+        setCondition(
+          status,
+          {
+            type: 'Terminating',
+            status: 'True',
+            reason: 'InstanceDeletionCheck',
+            message: `could not confirm zero CustomResources remaining: ${outcome.remaining} left, waiting for their finalizers to be removed`,
+          },
+          this.opts.now(),
+        ),
+      );
+      this.requeueLater(name);
+      return;
+    }
     const caches = [...(this.served.get(name)?.versions.values() ?? [])].flatMap((v) => (v.cache ? [v.cache] : []));
-    await Promise.all(caches.map((c) => c.waitForRevision(removed.revision, 2000)));
+    await Promise.all(caches.map((c) => c.waitForRevision(outcome.revision, 2000)));
     await new Promise((r) => setImmediate(r));
     this.unserve(name);
+    // A create that passed its check just before the CRD turned terminating: nothing serves it any more.
     const stragglers = await this.deleteAll(kv, prefix);
-    this.log.info({ crd: name, objects: removed.count + stragglers.count }, 'deleted custom objects');
+    this.log.info({ crd: name, objects: outcome.deleted + stragglers.count }, 'deleted custom objects');
     await this.updateCrd(name, (o) => {
+      setCondition((o['status'] ??= {}) as Record<string, unknown>, { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }, this.opts.now());
       o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
       return true;
     });
+  }
+
+  private requeueLater(name: string): void {
+    setTimeout(() => {
+      this.queue.add(name);
+      void this.drain();
+    }, RELIST_DELAY_MS).unref();
+  }
+
+  /**
+   * One pass of deletes over the objects under `prefix`: an object without finalizers is removed, one
+   * with finalizers gets its deletionTimestamp (as a DELETE would set it) and stays. Gives how many
+   * were removed, how many are left, and the revision of the last write.
+   */
+  private async deleteInstances(kv: KVStore, prefix: string): Promise<{ deleted: number; remaining: number; revision: number }> {
+    let deleted = 0;
+    let remaining = 0;
+    let revision = 0;
+    let from: string | undefined;
+    for (;;) {
+      const page = await kv.list(prefix, { limit: 500, ...(from !== undefined ? { startKey: from } : {}) });
+      const queue = [...page.items];
+      await Promise.all(
+        Array.from({ length: Math.min(DELETE_WORKERS, queue.length) }, async () => {
+          for (let rec = queue.shift(); rec; rec = queue.shift()) {
+            const out = await this.deleteInstance(kv, rec);
+            if (out.outcome === 'removed') deleted++;
+            else remaining++;
+            revision = Math.max(revision, out.revision);
+          }
+        }),
+      );
+      if (page.remaining === 0 || page.items.length === 0) return { deleted, remaining, revision };
+      from = `${page.items[page.items.length - 1]!.key}\u0000`;
+    }
+  }
+
+  private async deleteInstance(kv: KVStore, first: KVRecord): Promise<{ outcome: 'removed' | 'finalizing'; revision: number }> {
+    let rec: KVRecord | undefined = first;
+    for (let attempt = 0; rec && attempt < 20; attempt++) {
+      const obj = decodeFromStorage(rec.value, rec.modRevision);
+      try {
+        if ((obj.metadata.finalizers ?? []).length === 0) {
+          const out = await kv.delete(rec.key, rec.modRevision);
+          return { outcome: 'removed', revision: out.revision };
+        }
+        if (obj.metadata.deletionTimestamp) return { outcome: 'finalizing', revision: rec.modRevision };
+        obj.metadata.deletionTimestamp = timestamp(this.opts.now());
+        obj.metadata.deletionGracePeriodSeconds = 0;
+        delete obj.metadata.resourceVersion;
+        const out = await kv.update(rec.key, encodeForStorage(obj), rec.modRevision);
+        return { outcome: 'finalizing', revision: out.modRevision };
+      } catch (err) {
+        if (err instanceof KeyNotFoundError) return { outcome: 'removed', revision: 0 };
+        if (!(err instanceof ConflictError)) throw err;
+        rec = await kv.get(rec.key);
+      }
+    }
+    return rec ? { outcome: 'finalizing', revision: 0 } : { outcome: 'removed', revision: 0 };
   }
 
   /** Deletes every key under `prefix`; gives the count and the revision of the last delete. */

@@ -1,12 +1,20 @@
 /**
- * The small HTTP surface shared by every handler: one request/response type for HTTP/1.1 and
- * HTTP/2, body reading with a size limit, and writers for objects and `Status` errors.
+ * The small HTTP surface shared by every handler: one request/response type for HTTP/1.1, HTTP/2
+ * and in-process calls (./in-process-exchange.ts), body reading with a size limit, and writers for
+ * objects and `Status` errors. In-process responses take values instead of bytes (cloned, never
+ * shared); everything else about a response is the same.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { requestEntityTooLarge, type Status, StatusError, toStatusError } from '../api/status.js';
+import type { SvcObject } from '../api/types.js';
+import { decodeBody } from '../codec/body.js';
+import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
 
+/** A request from the HTTPS listener (HTTP/1.1 or HTTP/2). */
 export type Request = IncomingMessage | Http2ServerRequest;
+/** What the pipeline serves: a request from the listener or an in-process call. */
+export type PipelineRequest = Request | InProcessRequest;
 /** What handlers use of a response; both node's HTTP/1.1 and HTTP/2 compatibility responses fit. */
 export interface Response {
   statusCode: number;
@@ -58,8 +66,49 @@ export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> 
   });
 }
 
+/** The whole body (bytes) of a request, whichever way it came; 413 past the limit. */
+export async function readRequestBytes(req: PipelineRequest, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  if (!(req instanceof InProcessRequest)) return readBody(req, limit);
+  const bytes = req.bytes();
+  if (bytes.length > limit) throw requestEntityTooLarge(`the request body is ${bytes.length} bytes; the limit is ${limit} bytes`);
+  return bytes;
+}
+
+/**
+ * The request body as a value: an in-process caller's value as it is (already the server's own
+ * copy), else the bytes decoded by Content-Type (415 for a type not in `allowed`, 400 if unreadable).
+ */
+export async function readRequestValue(req: PipelineRequest, allowed: readonly string[]): Promise<unknown> {
+  if (req instanceof InProcessRequest && req.body.kind === 'value') return req.body.value;
+  return decodeBody(req.headers['content-type'], await readRequestBytes(req), allowed);
+}
+
+/** Like readRequestValue, for an optional body: undefined when there is none (or only whitespace). */
+export async function readOptionalRequestValue(req: PipelineRequest, allowed: readonly string[]): Promise<unknown> {
+  if (req instanceof InProcessRequest && req.body.kind === 'value') return req.body.value;
+  const raw = await readRequestBytes(req);
+  if (!raw.length || !raw.toString('utf8').trim()) return undefined;
+  return decodeBody(req.headers['content-type'], raw, allowed);
+}
+
+/** Calls `listener` when the client goes away (a dropped connection, a closed in-process watch). */
+export function onRequestClose(req: PipelineRequest, listener: () => void): void {
+  (req as { on(event: 'close', l: () => void): unknown }).on('close', listener);
+}
+
+/** A stored object as a JSON body: its bytes over HTTP, the object itself (cloned on the way out) in-process. */
+export function storedJson(res: Response, view: { object: SvcObject; json: Buffer }): Buffer | object {
+  return res instanceof InProcessResponse ? view.object : view.json;
+}
+
+/** The in-process response behind `res`, when the request is an in-process call. */
+export function inProcessResponse(res: Response): InProcessResponse | undefined {
+  return res instanceof InProcessResponse ? res : undefined;
+}
+
 export function writeJson(res: Response, code: number, body: Buffer | string | object, extra?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
+  if (res instanceof InProcessResponse) return res.sendValue(code, body, extra);
   const buf = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
   res.end(buf);

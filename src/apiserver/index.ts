@@ -15,17 +15,21 @@ import { HealthEndpoint, type HealthCheck } from './health.js';
 import { ApiServerMetrics } from './metrics.js';
 import { ResourceStore } from './resource-store.js';
 import type { ApiServices } from './scope.js';
-import { ApiHttpServer } from './server.js';
+import { ApiHttpServer, type RequestPipeline } from './server.js';
 import { decodeFromStorage } from './stored-object.js';
 import { SystemNamespaces } from './system-namespaces.js';
 import { WatchRegistry } from './watch-registry.js';
 
 export type { ApiServerConfig } from './config.js';
+export type { RequestPipeline, UserInfo } from './server.js';
+export * from './in-process-transport.js';
 
 export interface RunningApiServer {
   /** https://host:port of the listener. */
   url: string;
   port: number;
+  /** The request pipeline, for in-process calls (see ./in-process-transport.ts). */
+  pipeline: RequestPipeline;
   /** Graceful shutdown: readyz fails, then (after --shutdown-delay-duration) serving stops cleanly. */
   shutdown(): Promise<void>;
 }
@@ -81,6 +85,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       if (!s) throw new Error(`no store for ${def.plural}`);
       return s;
     },
+    customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
     now: Date.now,
     logger,
@@ -166,6 +171,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   return {
     url: `https://${hostPort()}`,
     port,
+    pipeline: http,
     shutdown() {
       stopping ??= (async () => {
         shuttingDown = true;

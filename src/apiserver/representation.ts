@@ -8,7 +8,7 @@ import { groupVersion, type ResourceDefinition, type SvcObject } from '../api/ty
 import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
 import { PROTOBUF_MEDIA_TYPE, protobufCodec, protobufSupport, UnencodableError } from '../codec/protobuf/index.js';
 import type { Response } from './http.js';
-import { writeJson } from './http.js';
+import { storedJson, writeJson } from './http.js';
 import type { RequestScope } from './scope.js';
 
 /** Does this kind offer the Protobuf representation? */
@@ -45,7 +45,7 @@ export function writeObject(s: RequestScope, code: number, view: { object: SvcOb
     const body = encodeOrRefuse(() => protobufCodec().encodeObject(view.object as Record<string, unknown>));
     return writeProtobuf(s.res, code, body);
   }
-  writeJson(s.res, code, view.json);
+  writeJson(s.res, code, storedJson(s.res, view));
 }
 
 /** A value built by the handler (a Status, a list of removed objects) in the response representation. */

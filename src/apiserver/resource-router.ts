@@ -13,7 +13,7 @@ import { handleGet, handleList } from './handlers/read.js';
 import { handleBinding, handleFinalize, handleScale, handleStatus } from './handlers/subresources.js';
 import { handleWatch } from './handlers/watch.js';
 import { handleCreate, handleUpdate } from './handlers/write.js';
-import type { Request, Response } from './http.js';
+import type { PipelineRequest, Response } from './http.js';
 import { offersProtobuf } from './representation.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { type ApiServices, checkDryRunGate, checkQueryParameters, type RequestScope } from './scope.js';
@@ -57,7 +57,7 @@ export async function routeResource(
   services: ApiServices,
   info: ResourceRequestInfo,
   query: URLSearchParams,
-  req: Request,
+  req: PipelineRequest,
   res: Response,
 ): Promise<void> {
   const def = resolveDefinition(registry, info);

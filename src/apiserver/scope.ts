@@ -8,7 +8,7 @@ import type { ResourceDefinition } from '../api/types.js';
 import type { OfferedRepresentation } from '../codec/negotiation.js';
 import type { AdmissionChain } from './admission/chain.js';
 import type { ApiServerConfig } from './config.js';
-import type { Request, Response } from './http.js';
+import type { PipelineRequest, Response } from './http.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import type { ResourceStore } from './resource-store.js';
 import type { WatchRegistry } from './watch-registry.js';
@@ -17,13 +17,15 @@ export interface ApiServices {
   config: ApiServerConfig;
   admission: AdmissionChain;
   storeFor(def: ResourceDefinition): ResourceStore;
+  /** Custom resources whose CRD is being deleted refuse new objects. */
+  customResources?: { isTerminating(def: ResourceDefinition): boolean };
   watches: WatchRegistry;
   now(): number;
   logger: Logger;
 }
 
 export interface RequestScope {
-  req: Request;
+  req: PipelineRequest;
   res: Response;
   info: ResourceRequestInfo;
   query: URLSearchParams;

@@ -4,18 +4,22 @@
  *   TLS -> authentication -> audit -> flow control (in-flight limits) -> authorization
  *       -> route (decode, admission, validation, storage, encode) -> metrics
  *
+ * In-process calls (./in-process-transport.ts) enter at `serve()`, after TLS, and take every other
+ * stage: authentication gives them the identity their transport was made with.
+ *
  * Authentication is anonymous and authorization AlwaysAllow until the security work lands; their
  * stages are already here so it slots in without reordering anything.
  */
 import { createSecureServer, type Http2SecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { StatusError, toStatusError } from '../api/status.js';
+import { StatusError, serviceUnavailable, toStatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
 import type { HealthEndpoint } from './health.js';
-import { type Request, type Response, writeJson, writeStatus, writeText } from './http.js';
+import { type PipelineRequest, type Request, type Response, writeJson, writeStatus, writeText } from './http.js';
+import { InProcessRequest } from './in-process-exchange.js';
 import { InflightLimiter } from './inflight.js';
 import type { ApiServerMetrics } from './metrics.js';
 import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.js';
@@ -28,9 +32,19 @@ export interface UserInfo {
   groups: string[];
 }
 
-/** Authentication stage: every request is anonymous for now (--anonymous-auth defaults to true). */
-function authenticate(_req: Request): UserInfo {
+/**
+ * Authentication stage: an in-process call is the user its transport names; every HTTP request is
+ * anonymous for now (--anonymous-auth defaults to true).
+ */
+function authenticate(req: PipelineRequest): UserInfo {
+  if (req instanceof InProcessRequest) return req.user;
   return { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+}
+
+/** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
+export interface RequestPipeline {
+  /** Serves one request; never rejects (failures are written to `res` as a Status). */
+  serve(req: PipelineRequest, res: Response): Promise<void>;
 }
 
 /** Authorization stage: AlwaysAllow (the default --authorization-mode). */
@@ -47,13 +61,15 @@ export interface PipelineParts {
   logger: Logger;
 }
 
-export class ApiHttpServer {
+export class ApiHttpServer implements RequestPipeline {
   readonly server: Http2SecureServer;
   private readonly limiter: InflightLimiter;
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<Http2Session>();
   private inflight = 0;
   private drained: (() => void) | undefined;
+  /** Set by close(): in-process calls are refused from then on (the listener refuses connections). */
+  private closing = false;
   private readonly corsOrigins: RegExp[];
   private readonly deadlines: RequestDeadlines;
 
@@ -69,7 +85,7 @@ export class ApiHttpServer {
       settings: config.http2MaxStreamsPerConnection > 0 ? { maxConcurrentStreams: config.http2MaxStreamsPerConnection } : {},
     };
     if (!opts.SNICallback) delete opts.SNICallback;
-    this.server = createSecureServer(opts, (req, res) => void this.handle(req, res as unknown as Response));
+    this.server = createSecureServer(opts, (req, res) => void this.serve(req, res as unknown as Response));
     this.server.on('secureConnection', (sock: Socket) => {
       this.sockets.add(sock);
       sock.setNoDelay(true);
@@ -107,7 +123,7 @@ export class ApiHttpServer {
     return req.method === 'OPTIONS';
   }
 
-  private async handle(req: Request, res: Response): Promise<void> {
+  async serve(req: PipelineRequest, res: Response): Promise<void> {
     const started = process.hrtime.bigint();
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -118,7 +134,8 @@ export class ApiHttpServer {
     let untrack: (() => void) | undefined;
     this.inflight++;
     try {
-      if (this.cors(req, res)) {
+      if (this.closing && req instanceof InProcessRequest) throw serviceUnavailable('the API server is shutting down');
+      if (!(req instanceof InProcessRequest) && this.cors(req, res)) {
         res.writeHead(204);
         res.end();
         return;
@@ -167,7 +184,7 @@ export class ApiHttpServer {
     this.parts.metrics.observe(labels, res.statusCode, seconds);
   }
 
-  private async nonResource(pathname: string, query: URLSearchParams, req: Request, res: Response): Promise<void> {
+  private async nonResource(pathname: string, query: URLSearchParams, req: PipelineRequest, res: Response): Promise<void> {
     const method = req.method ?? 'GET';
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
     if (pathname === '/version' || pathname === '/version/') return writeJson(res, 200, this.parts.version);
@@ -182,7 +199,8 @@ export class ApiHttpServer {
       const doc = this.parts.discovery.document(pathname);
       if (doc) return writeJson(res, 200, doc);
     }
-    for (const h of this.parts.config.extraHandlers ?? []) if (await h(req, res)) return;
+    // Extra handlers (profiling, debug pages) serve the listener only.
+    if (!(req instanceof InProcessRequest)) for (const h of this.parts.config.extraHandlers ?? []) if (await h(req, res)) return;
     if (pathname === '/' ) {
       return writeJson(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/metrics', '/version'] });
     }
@@ -191,6 +209,7 @@ export class ApiHttpServer {
 
   /** Stops accepting connections, ends idle ones, and resolves when in-flight requests are done. */
   async close(graceMs: number): Promise<void> {
+    this.closing = true;
     const closed = new Promise<void>((r) => this.server.close(() => r()));
     for (const s of this.sessions) s.close();
     if (this.inflight > 0) {

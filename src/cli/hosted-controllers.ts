@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import { toPromise } from 'xstate';
+import { toPromise, type InspectionEvent } from 'xstate';
 import type { HealthCheck } from '../apiserver/health.js';
 import type { ApiClient, InformerFactory } from '../client/index.js';
 import type { ControllerDefinition, RunningController } from '../runtime/define-controller.js';
@@ -28,6 +28,8 @@ export interface HostedControllersOptions {
   minResyncPeriodMs: number;
   /** Leadership lost: the controllers are already told to stop; the daemon exits here. */
   onLost(): void;
+  /** xstate's inspection callback for every controller and the election (a MachineInspector's `inspect`). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 export interface HostedControllers {
@@ -56,6 +58,7 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
       registry: o.registry,
       leaderElection: le.enabled,
       minResyncPeriodMs: o.minResyncPeriodMs,
+      ...(o.inspect ? { inspect: o.inspect } : {}),
     }),
   );
 
@@ -72,6 +75,7 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
     election = startLeaderElection({
       client: o.client,
       logger: o.logger,
+      ...(o.inspect ? { inspect: o.inspect } : {}),
       config: {
         lockType: le.lockType,
         resourceName: le.resourceName,

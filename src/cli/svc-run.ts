@@ -2,7 +2,8 @@
  * `svc run [flags] <module...>`: hosts controller modules against an API server, as a separate
  * process, exactly as a user runs their own controller: the API client flags say where the server
  * is, leader election (on by default) makes one replica of the same modules act at a time, and the
- * secure port serves /healthz, /metrics, /debug/pprof/ and the live machines.
+ * secure port serves /healthz, /metrics, /debug/pprof/ and the live machines (/debug/machines,
+ * /debug/machines/ui).
  *
  * The lock's default name is derived from the hosted controllers' names (see `defaultLockName`),
  * so replicas of the same modules share it; set --leader-elect-resource-name to choose one.
@@ -77,6 +78,7 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
 
   // Loaded only now, so --help and flag errors answer without loading the client.
   const { connect, createInformerFactory } = await import('../client/index.js');
+  const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   let connection: ReturnType<typeof connect>;
   try {
     connection = connect({
@@ -95,6 +97,8 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
+  const inspector = new MachineInspector();
+  const debugMachines = debugMachinesHandler(inspector);
   const hosted = startHostedControllers({
     definitions,
     client,
@@ -103,6 +107,7 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
     registry,
     leaderElection,
     minResyncPeriodMs,
+    inspect: inspector.inspect,
     onLost: () => ctx.fail(1, `leader election lost: could not renew ${leaderElection.enabled ? leaderElection.resourceName : ''} within the renew deadline`),
   });
   logger.info(
@@ -122,7 +127,7 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
       http2MaxStreamsPerConnection: common.http2MaxStreamsPerConnection,
       healthChecks: hosted.healthChecks,
       registry,
-      extraHandlers: common.profiling ? [createProfilingHandler()] : [],
+      extraHandlers: [async (req, res) => debugMachines(req, res), ...(common.profiling ? [createProfilingHandler()] : [])],
     });
   } catch (e) {
     await hosted.shutdown();

@@ -61,6 +61,10 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   // Loaded only now, so --version, --help and flag errors answer without loading the server.
   const { startApiServer } = await import('../apiserver/index.js');
   const { createClient, createInformerFactory, HttpTransport } = await import('../client/index.js');
+  const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
+  const inspector = new MachineInspector();
+  const debugMachines = debugMachinesHandler(inspector);
+  config.extraHandlers = [async (req, res) => debugMachines(req, res), ...(config.extraHandlers ?? [])];
   const api = await startApiServer(config);
 
   // Until the in-process transport lands: HTTPS to our own port, trusting our own certificate.
@@ -78,6 +82,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     registry,
     leaderElection,
     minResyncPeriodMs,
+    inspect: inspector.inspect,
     onLost: () => ctx.fail(1, 'leader election lost: could not renew the controller lock within the renew deadline'),
   });
   logger.info(

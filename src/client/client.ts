@@ -3,6 +3,10 @@
  * `ResourceRef` (any resource: built-in or custom), turns options into query parameters, and turns
  * a watch stream into an RxJS Observable.
  *
+ * Requests carry the resource's `apiVersion`/`kind` (`TransportRequest.typeMeta`), and bodies of
+ * create/update get them when they name none, so the HTTP transport can use Protobuf for kinds that
+ * have it (see ./body-codecs.ts).
+ *
  * Guarantees (on top of src/client/types.ts): every failure is an `ApiError` (a watch's `ERROR`
  * event becomes one carrying the server's Status, e.g. 410 Gone); `BOOKMARK` events are passed on
  * (their object carries only `metadata.resourceVersion`); unsubscribing closes the watch at once.
@@ -55,6 +59,20 @@ function writeQuery(opts: WriteOptions | undefined, fieldManager: string | undef
 
 const badRequest = (message: string): ApiError => apiError(400, message);
 
+/** `apiVersion` of a resource's objects (`v1`, `apps/v1`). */
+export function apiVersionOf(ref: ResourceRef): string {
+  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}
+
+/**
+ * The object with `apiVersion` and `kind` from the resource when it names neither (a copy; the
+ * caller's object is never changed): the transport picks the body's representation from them.
+ */
+function withTypeMeta<T extends SvcObject>(ref: ResourceRef, obj: T): T {
+  if (obj === null || typeof obj !== 'object' || (obj.apiVersion && obj.kind)) return obj;
+  return { ...obj, apiVersion: obj.apiVersion || apiVersionOf(ref), kind: obj.kind || ref.kind };
+}
+
 export function createClient(transport: Transport, opts: ClientOptions = {}): ApiClient {
   const fm = opts.fieldManager;
 
@@ -69,12 +87,12 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
     if (!name) throw badRequest(`${ref.resource}: the object has no metadata.name`);
     return name;
   };
-  async function call<T>(req: TransportRequest): Promise<T> {
-    return (await transport.request(req)).body as T;
+  async function call<T>(ref: ResourceRef, req: TransportRequest): Promise<T> {
+    return (await transport.request({ ...req, typeMeta: { apiVersion: apiVersionOf(ref), kind: ref.kind } })).body as T;
   }
 
   return {
-    get: async (ref, namespace, name) => call({ method: 'GET', path: objectPath(ref, namespace, name) }),
+    get: async (ref, namespace, name) => call(ref, { method: 'GET', path: objectPath(ref, namespace, name) }),
 
     list<T extends SvcObject>(ref: ResourceRef, o: ListOptions = {}) {
       const query = queryOf({
@@ -85,7 +103,7 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
         resourceVersion: o.resourceVersion,
         resourceVersionMatch: o.resourceVersionMatch,
       });
-      return call<SvcList<T>>({ method: 'GET', path: resourcePath(ref, o.namespace), query });
+      return call<SvcList<T>>(ref, { method: 'GET', path: resourcePath(ref, o.namespace), query });
     },
 
     watch<T extends SvcObject>(ref: ResourceRef, o: WatchOptions = {}) {
@@ -97,7 +115,7 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
         allowWatchBookmarks: o.allowWatchBookmarks ? 'true' : undefined,
         timeoutSeconds: o.timeoutSeconds,
       });
-      const req: TransportRequest = { method: 'GET', path: resourcePath(ref, o.namespace), query };
+      const req: TransportRequest = { method: 'GET', path: resourcePath(ref, o.namespace), query, typeMeta: { apiVersion: apiVersionOf(ref), kind: ref.kind } };
       return new Observable<ClientWatchEvent<T>>((sub) => {
         let stream: TransportStream | undefined;
         let closed = false;
@@ -125,18 +143,18 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
 
     create: async (ref, namespace, obj, o) => {
       if (ref.namespaced && !namespace) throw badRequest(`${ref.resource}: a namespace is required to create`);
-      return call({ method: 'POST', path: resourcePath(ref, namespace), query: writeQuery(o, fm), body: obj });
+      return call(ref, { method: 'POST', path: resourcePath(ref, namespace), query: writeQuery(o, fm), body: withTypeMeta(ref, obj) });
     },
 
     update: async (ref, namespace, obj, o) =>
-      call({ method: 'PUT', path: objectPath(ref, namespace, nameOf(ref, obj)), query: writeQuery(o, fm), body: obj }),
+      call(ref, { method: 'PUT', path: objectPath(ref, namespace, nameOf(ref, obj)), query: writeQuery(o, fm), body: withTypeMeta(ref, obj) }),
 
     updateStatus: async (ref, namespace, obj, o) =>
-      call({ method: 'PUT', path: objectPath(ref, namespace, nameOf(ref, obj), 'status'), query: writeQuery(o, fm), body: obj }),
+      call(ref, { method: 'PUT', path: objectPath(ref, namespace, nameOf(ref, obj), 'status'), query: writeQuery(o, fm), body: withTypeMeta(ref, obj) }),
 
     patch: async (ref, namespace, name, type, patch, o) => {
       const query = { ...writeQuery(o, fm), ...queryOf({ force: type === 'apply' && o?.force ? 'true' : undefined }) };
-      return call({ method: 'PATCH', path: objectPath(ref, namespace, name), query, body: patch, headers: { 'content-type': PATCH_CONTENT_TYPES[type] } });
+      return call(ref, { method: 'PATCH', path: objectPath(ref, namespace, name), query, body: patch, headers: { 'content-type': PATCH_CONTENT_TYPES[type] } });
     },
 
     async delete<T extends SvcObject>(ref: ResourceRef, namespace: string, name: string, o: DeleteOptions = {}) {
@@ -144,11 +162,11 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
       const query = queryOf({ dryRun: o.dryRun ? 'All' : undefined, gracePeriodSeconds: o.gracePeriodSeconds, propagationPolicy: o.propagationPolicy });
       const req: TransportRequest = { method: 'DELETE', path: objectPath(ref, namespace, name), query };
       if (o.preconditions) req.body = { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: o.preconditions };
-      const out = await call<SvcObject>(req);
+      const out = await call<SvcObject>(ref, req);
       return out?.kind === 'Status' ? undefined : (out as T);
     },
 
     subresource: async (ref, namespace, name, subresource, method, body) =>
-      call({ method, path: objectPath(ref, namespace, name, subresource), ...(body === undefined ? {} : { body }) }),
+      call(ref, { method, path: objectPath(ref, namespace, name, subresource), ...(body === undefined ? {} : { body }) }),
   };
 }

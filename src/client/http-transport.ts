@@ -11,13 +11,16 @@
  * Every try takes a token from the rate limiter first. The last failure is returned as is (a
  * response) or thrown as an `ApiError`.
  *
- * Bodies: see ./body-codecs.ts (`--svc-api-content-type`, JSON fallback). Watch streams are read
- * as JSON lines and are never timed out by the client (bookmarks or the server end them).
+ * Bodies: see ./body-codecs.ts (`--svc-api-content-type`, Protobuf by default where the kind has
+ * it, JSON otherwise; a body the server refuses with 415 in Protobuf is sent again as JSON). Watch
+ * streams are decoded by their Content-Type (Protobuf frames or JSON lines) and are never timed
+ * out by the client (bookmarks or the server end them).
  */
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
+import { ProtobufDecodeError } from '../codec/protobuf/index.js';
 import { apiError, isStatus, statusFor } from './api-errors.js';
-import { ContentTypes, DEFAULT_CONTENT_TYPE, JSON_MEDIA_TYPE, jsonCodec, type BodyCodec } from './body-codecs.js';
+import { ContentTypes, DEFAULT_CONTENT_TYPE, JSON_MEDIA_TYPE, jsonCodec, type BodyCodec, type WatchDecoder, type WireWatchEvent } from './body-codecs.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import type { ClientConfig } from './svcconfig.js';
 import { DEFAULT_BURST, DEFAULT_QPS, TokenBucket } from './token-bucket.js';
@@ -52,6 +55,21 @@ export interface HttpTransportOptions {
   userAgent?: string;
   /** Called before each retry's wait (for logs and metrics). */
   onRetry?: (retry: RetryInfo) => void;
+  /** Called with each final response's headers, before its body is read (for logs and metrics). */
+  onResponse?: (exchange: ExchangeInfo) => void;
+}
+
+/** What went over the wire for one request (the last try of it). */
+export interface ExchangeInfo {
+  method: string;
+  path: string;
+  status: number;
+  /** Content-Type of the request body; undefined without a body. */
+  requestContentType: string | undefined;
+  /** The Accept header sent. */
+  accept: string;
+  /** Content-Type the server answered with. */
+  responseContentType: string | undefined;
 }
 
 /** Why and when a request is tried again. */
@@ -99,6 +117,9 @@ function flatHeaders(h: Dispatcher.ResponseData['headers']): Record<string, stri
   return out;
 }
 
+/** Which encoding a request body takes: per the content types, or JSON (after a 415). */
+type BodyType = 'preferred' | 'json';
+
 /** Where a request went wrong, as the retry loop sees it. */
 type Attempt =
   | { outcome: 'response'; res: Dispatcher.ResponseData }
@@ -115,6 +136,7 @@ export class HttpTransport implements Transport {
   private readonly clock: Clock;
   private readonly baseHeaders: Record<string, string>;
   private readonly onRetry: ((retry: RetryInfo) => void) | undefined;
+  private readonly onResponse: ((exchange: ExchangeInfo) => void) | undefined;
 
   constructor(config: ClientConfig, opts: HttpTransportOptions = {}) {
     const url = new URL(config.server);
@@ -126,6 +148,7 @@ export class HttpTransport implements Transport {
     this.contentTypes = new ContentTypes(opts.contentType ?? DEFAULT_CONTENT_TYPE, opts.codecs);
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.onRetry = opts.onRetry;
+    this.onResponse = opts.onResponse;
     const connect: Record<string, unknown> = { rejectUnauthorized: !config.tls.insecureSkipVerify };
     if (config.tls.ca) connect['ca'] = config.tls.ca;
     if (config.tls.cert) connect['cert'] = config.tls.cert;
@@ -137,7 +160,12 @@ export class HttpTransport implements Transport {
   }
 
   async request(req: TransportRequest): Promise<TransportResponse> {
-    const res = await this.send(req, false);
+    let res = await this.send(req, false, undefined, 'preferred');
+    if (res.statusCode === 415 && this.encode(req, 'preferred').contentType !== this.encode(req, 'json').contentType) {
+      // The server does not take this body in the preferred type here: once more as JSON.
+      await res.body.dump();
+      res = await this.send(req, false, undefined, 'json');
+    }
     const bytes = new Uint8Array(await res.body.arrayBuffer());
     const headers = flatHeaders(res.headers);
     const codec = this.contentTypes.forResponse(headers['content-type']);
@@ -153,13 +181,14 @@ export class HttpTransport implements Transport {
 
   async stream(req: TransportRequest): Promise<TransportStream> {
     const ac = new AbortController();
-    const res = await this.send(req, true, ac.signal);
+    const res = await this.send(req, true, ac.signal, 'preferred');
     const headers = flatHeaders(res.headers);
+    const codec = this.contentTypes.forResponse(headers['content-type']);
     if (res.statusCode >= 400) {
       const bytes = new Uint8Array(await res.body.arrayBuffer());
-      throw this.errorFrom(res.statusCode, headers, this.contentTypes.forResponse(headers['content-type']), bytes);
+      throw this.errorFrom(res.statusCode, headers, codec, bytes);
     }
-    return { status: res.statusCode, events: jsonLines(res.body, ac.signal, this.server), close: () => ac.abort() };
+    return { status: res.statusCode, headers, events: watchEvents(res.body, codec.watchDecoder(), ac.signal, this.server), close: () => ac.abort() };
   }
 
   /** Closes every connection (open watches end). */
@@ -180,14 +209,13 @@ export class HttpTransport implements Transport {
   }
 
   /** Sends with rate limiting and the retry policy; the response is the first success or last failure. */
-  private async send(req: TransportRequest, streaming: boolean, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const { body, contentType } = this.encode(req);
+  private async send(req: TransportRequest, streaming: boolean, signal: AbortSignal | undefined, bodyType: BodyType): Promise<Dispatcher.ResponseData> {
+    const { body, contentType } = this.encode(req, bodyType);
     const query = new URLSearchParams(req.query ?? {}).toString();
     const path = `${this.pathPrefix}${req.path}${query ? `?${query}` : ''}`;
     const headers: Record<string, string> = {
       ...this.baseHeaders,
-      // Watch events are framed as JSON lines until the Protobuf codec brings its own framing.
-      accept: streaming ? JSON_MEDIA_TYPE : this.contentTypes.accept(),
+      accept: this.contentTypes.accept(req.typeMeta),
       ...req.headers,
     };
     if (contentType) headers['content-type'] = contentType;
@@ -206,7 +234,17 @@ export class HttpTransport implements Transport {
         continue;
       }
       const status = a.res.statusCode;
-      if (last || !(status === 429 || status >= 500)) return a.res;
+      if (last || !(status === 429 || status >= 500)) {
+        this.onResponse?.({
+          method: req.method,
+          path: req.path,
+          status,
+          requestContentType: contentType,
+          accept: headers['accept']!,
+          responseContentType: flatHeaders(a.res.headers)['content-type'],
+        });
+        return a.res;
+      }
       const retryAfter = parseRetryAfter(flatHeaders(a.res.headers)['retry-after'], this.clock.now());
       if (retryAfter === undefined && !IDEMPOTENT.has(req.method)) return a.res;
       await a.res.body.dump();
@@ -235,35 +273,34 @@ export class HttpTransport implements Transport {
     return apiError(503, `${req.method} ${this.server}${req.path}: ${code ? `${code}: ` : ''}${why}`, error);
   }
 
-  private encode(req: TransportRequest): { body?: Uint8Array; contentType?: string } {
+  private encode(req: TransportRequest, bodyType: BodyType): { body?: Uint8Array; contentType?: string } {
     if (req.body === undefined) return {};
     const explicit = req.headers?.['content-type'];
     if (req.body instanceof Uint8Array) return { body: req.body, contentType: explicit ?? 'application/octet-stream' };
     // Patches name their own (JSON-based) content type; everything else goes through the codecs.
-    const codec = explicit ? jsonCodec : this.contentTypes.forRequest(req.body);
-    return { body: codec.encode(req.body), contentType: explicit ?? codec.mediaType };
+    if (explicit) return { body: jsonCodec.encode(req.body), contentType: explicit };
+    if (bodyType === 'json') return { body: jsonCodec.encode(req.body), contentType: JSON_MEDIA_TYPE };
+    const encoded = this.contentTypes.encode(req.body);
+    return { body: encoded.bytes, contentType: encoded.mediaType };
   }
 }
 
-/** Decodes a body of newline-separated JSON watch events; an abort by `close()` ends it quietly. */
-async function* jsonLines(body: Readable, signal: AbortSignal, server: string): AsyncGenerator<{ type: string; object: unknown }> {
-  let buf = '';
+/** Decodes a watch body with the decoder of its Content-Type; an abort by `close()` ends it quietly. */
+async function* watchEvents(body: Readable, decoder: WatchDecoder, signal: AbortSignal, server: string): AsyncGenerator<WireWatchEvent> {
+  let pending: WireWatchEvent[] = [];
   try {
     for await (const chunk of body) {
-      buf += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line) yield JSON.parse(line) as { type: string; object: unknown };
-      }
+      pending = decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+      for (const ev of pending) yield ev;
+      pending = [];
     }
+    pending = decoder.end();
   } catch (err) {
     if (signal.aborted) return;
-    if (err instanceof SyntaxError) throw apiError(500, `undecodable watch event from ${server}: ${err.message}`, err);
+    if (err instanceof SyntaxError || err instanceof ProtobufDecodeError) throw apiError(500, `undecodable watch event from ${server}: ${err.message}`, err);
     throw apiError(503, `watch connection to ${server} broke: ${(err as Error).message}`, err);
   } finally {
     if (!body.destroyed) body.destroy();
   }
-  if (buf.trim()) yield JSON.parse(buf) as { type: string; object: unknown };
+  for (const ev of pending) yield ev;
 }

@@ -5,7 +5,8 @@
  * the API server).
  *
  * Guarantees: every failure is an `ApiError` carrying the server's `Status`; objects returned are
- * the caller's own (never shared with a cache or the server); watch streams end with `complete`
+ * the caller's own (never shared with a cache or the server), and an object the caller sends is
+ * never kept nor changed by the call; watch streams end with `complete`
  * when the server ends them cleanly and with `error` (an ApiError, e.g. 410 Gone) otherwise.
  */
 import type { Observable } from 'rxjs';
@@ -120,6 +121,11 @@ export interface TransportRequest {
   headers?: Record<string, string>;
   /** An object (encoded by the transport per its content type) or raw bytes. */
   body?: unknown;
+  /**
+   * The kind of the objects the request reads or writes, when known: lets the HTTP transport ask
+   * for Protobuf only where the kind has it (JSON for custom resources).
+   */
+  typeMeta?: { apiVersion: string; kind: string };
 }
 
 export interface TransportResponse {
@@ -132,6 +138,8 @@ export interface TransportResponse {
 /** A long-running response: one decoded watch event at a time. */
 export interface TransportStream {
   status: number;
+  /** Response headers (lower-case names), e.g. the Content-Type the server chose. */
+  headers: Record<string, string>;
   events: AsyncIterable<{ type: string; object: unknown }>;
   close(): void;
 }

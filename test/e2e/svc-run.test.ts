@@ -1,6 +1,6 @@
 // `svc run` as a real process against the real apiserver: the secure port (/healthz with its
 // leaderElection check, /metrics with the work-queue and leader-election metrics, /debug/pprof/),
-// the default lock named after the hosted controllers, and --leader-elect=false.
+// /debug/machines, the default lock named after the hosted controllers, and --leader-elect=false.
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +43,7 @@ async function echoOf(name: string): Promise<Record<string, string>> {
   }
 }
 
-test('the secure port serves /healthz, /metrics and /debug/pprof/; the lock is named after the controllers', async () => {
+test('the secure port serves /healthz, /metrics, /debug/pprof/ and /debug/machines; the lock is named after the controllers', async () => {
   const port = await freePort();
   const certDir = mkdtempSync(join(tmpdir(), 'svc-run-certs-'));
   const p = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ECHO_MODULE]);
@@ -60,6 +60,9 @@ test('the secure port serves /healthz, /metrics and /debug/pprof/; the lock is n
     assert.equal(await get('/healthz/leaderElection'), { status: 200, text: 'ok' });
     assert.is((await get('/no/such/path')).status, 404);
     assert.is((await get('/debug/pprof/')).status, 200);
+    const machines = JSON.parse((await get('/debug/machines')).text) as { actors: Array<{ machineId?: string; activePaths: string[] }> };
+    assert.ok(machines.actors.find((a) => a.machineId === 'leaderElection')?.activePaths.includes('leader'), JSON.stringify(machines).slice(0, 2000));
+    assert.ok(machines.actors.find((a) => a.machineId === 'controller')?.activePaths.includes('running'), JSON.stringify(machines).slice(0, 2000));
 
     await api.client.create(resources.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm1', namespace: 'default', labels: { echo: 'yes' } }, data: {} });
     assert.is((await echoOf('m1'))['reconciledBy'], String(p.pid));

@@ -84,6 +84,16 @@ test('svc up serves the API, hosts a --controller-module controller in-process, 
     assert.is(echo.data['greeting'], 'hi');
     assert.is(echo.data['reconciledBy'], String(up.svc.pid), 'reconciled by the svc up process itself');
 
+    // The live machines on the API server's port: the election leads, the controller runs.
+    const machines = JSON.parse((await up.get('/debug/machines')).text) as { actors: Array<{ machineId?: string; state?: string; activePaths: string[] }> };
+    const election = machines.actors.find((a) => a.machineId === 'leaderElection');
+    const controller = machines.actors.find((a) => a.machineId === 'controller');
+    assert.ok(election?.activePaths.includes('leader'), `leader election: ${JSON.stringify(election)}`);
+    assert.ok(controller?.activePaths.includes('running'), `controller: ${JSON.stringify(controller)}`);
+    const ui = await up.get('/debug/machines/ui');
+    assert.is(ui.status, 200);
+    assert.match(ui.text, /<html/i);
+
     const metrics = (await up.get('/metrics')).text;
     assert.match(metrics, /apiserver_request_total/);
     assert.match(metrics, /workqueue_adds_total\{name="configmap-echo"\} [1-9]/);

@@ -9,7 +9,7 @@ import { groupVersion, type ManagedFieldsEntry, type ResourceDefinition, type Sv
 import { timestamp } from '../object-rules.js';
 import type { RequestScope } from '../scope.js';
 import { type FieldPath, FieldSet, formatPath } from './field-set.js';
-import { compareFields, fieldSetOf, type IgnoreRule, objectFields } from './object-fields.js';
+import { compareFields, type FieldEntry, fieldSetOf, type IgnoreRule, objectFields } from './object-fields.js';
 
 export type Ownership =
   | { operation: 'Update'; manager: string; subresource: string }
@@ -157,6 +157,13 @@ function conflictError(def: ResourceDefinition, name: string, conflicts: { manag
   return new StatusError(409, 'Conflict', message, details);
 }
 
+/** The paths `objectFields` with `ignore` would have given (it prunes at the first two levels). */
+function withoutIgnored(all: Map<string, FieldEntry>, ignore: IgnoreRule): Map<string, FieldEntry> {
+  const out = new Map<string, FieldEntry>();
+  for (const [k, e] of all) if (!ignore(e.path.slice(0, 1)) && !(e.path.length > 1 && ignore(e.path.slice(0, 2)))) out.set(k, e);
+  return out;
+}
+
 /**
  * Sets `next.metadata.managedFields` for a write that turns `live` (undefined on create) into
  * `next`, as done by `own`. Throws the 409 of an apply that changes fields others own.
@@ -164,7 +171,8 @@ function conflictError(def: ResourceDefinition, name: string, conflicts: { manag
 export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefined, next: SvcObject, own: Ownership, now: number): void {
   const entries = baseline(live, next, own);
   const ignore = ignoreRule(def, own.subresource);
-  const { changed, removed } = compareFields(objectFields(live ?? {}, def.schema, ignore), objectFields(next, def.schema, ignore));
+  const nextAll = objectFields(next, def.schema);
+  const { changed, removed } = compareFields(objectFields(live ?? {}, def.schema, ignore), withoutIgnored(nextAll, ignore));
   const stamp = timestamp(now);
   const apiVersion = groupVersion(def);
   const mine = entries.find((e) => sameManager(e, own));
@@ -181,7 +189,7 @@ export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefi
   let touched: boolean;
   // Claims follow the stored object: what pruning, defaulting, admission or a subresource rule took
   // out of it (or never let in) is owned by no one.
-  const present = fieldSetOf(objectFields(next, def.schema));
+  const present = fieldSetOf(nextAll);
   for (const e of others) e.fields = e.fields.presentIn(present);
   if (own.operation === 'Apply') {
     fields = own.applied.presentIn(present);

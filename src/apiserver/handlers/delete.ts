@@ -5,8 +5,7 @@
  */
 import { badRequest, conflict, successStatus } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
-import { decodeBody } from '../../codec/body.js';
-import { readBody, writeJson } from '../http.js';
+import { readOptionalRequestValue, writeJson } from '../http.js';
 import { writeObject, writeValue } from '../representation.js';
 import { timestamp } from '../object-rules.js';
 import type { ObjectView } from '../resource-store.js';
@@ -25,10 +24,9 @@ const POLICIES = ['Orphan', 'Background', 'Foreground'];
 
 /** DeleteOptions from the optional JSON body and the query (the query wins where both are set). */
 export async function readDeleteOptions(s: RequestScope): Promise<DeleteOptions> {
-  const raw = await readBody(s.req);
+  const parsed = await readOptionalRequestValue(s.req, ['application/json', 'application/yaml']);
   let body: Record<string, unknown> = {};
-  if (raw.length && raw.toString('utf8').trim()) {
-    const parsed = decodeBody(s.req.headers['content-type'], raw, ['application/json', 'application/yaml']);
+  if (parsed !== undefined) {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('DeleteOptions must be a JSON object');
     body = parsed as Record<string, unknown>;
     if (body['kind'] !== undefined && body['kind'] !== 'DeleteOptions') {

@@ -7,7 +7,7 @@ import fastJsonPatch from 'fast-json-patch';
 import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
 import { mediaTypeOf, PATCH_MEDIA_TYPES } from '../../codec/body.js';
-import { readBody } from '../http.js';
+import { readRequestBytes } from '../http.js';
 import { writeObject } from '../representation.js';
 import { asObject, checkTypeMeta, prepareForUpdate, prepareStatusUpdate } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
@@ -69,7 +69,7 @@ export function parsePatch(contentType: string | undefined, body: Buffer): Patch
 }
 
 export async function handlePatch(s: RequestScope): Promise<void> {
-  const body = await readBody(s.req);
+  const body = await readRequestBytes(s.req);
   if (mediaTypeOf(s.req.headers['content-type']) === APPLY_PATCH_MEDIA_TYPE) return handleApply(s, body);
   const dryRun = isDryRun(s.query);
   const apply = parsePatch(s.req.headers['content-type'], body);

@@ -3,7 +3,7 @@
  * JSON, as a Table (src/codec/table.ts) or as Protobuf (src/codec/protobuf/).
  */
 import { buildTable, includeObjectParam, objectTable } from '../../codec/table.js';
-import { writeJson } from '../http.js';
+import { inProcessResponse, writeJson } from '../http.js';
 import { writeObject, writeProtobufList } from '../representation.js';
 import { intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
@@ -45,6 +45,9 @@ export async function handleList(s: RequestScope): Promise<void> {
   }
   if (s.output.representation === 'protobuf') return writeProtobufList(s, metadata, result.items.map((i) => i.object));
   const groupVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
+  if (inProcessResponse(s.res)) {
+    return writeJson(s.res, 200, { kind: s.def.listKind, apiVersion: groupVersion, metadata, items: result.items.map((i) => i.object) });
+  }
   // Items are already JSON: splice them instead of re-serialising every object.
   const head = Buffer.from(JSON.stringify({ kind: s.def.listKind, apiVersion: groupVersion, metadata }).slice(0, -1));
   const parts: Buffer[] = [head, ITEMS_OPEN];

@@ -5,21 +5,20 @@
 import { badRequest, conflict, methodNotAllowed, notFound } from '../../api/status.js';
 import type { ScaleMapping, SvcObject } from '../../api/types.js';
 import { getPath, labelSelectorFromMap, labelSelectorFromObject, setPath } from '../../api/index.js';
-import { writeJson } from '../http.js';
+import { readRequestBytes, readRequestValue, storedJson, writeJson } from '../http.js';
 import { prepareStatusUpdate, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
 import { parsePatch } from './patch.js';
 import { guaranteedUpdate, readObjectBody } from './write.js';
 import { updateOwnership } from '../apply/managed-fields.js';
-import { readBody } from '../http.js';
-import { decodeBody, OBJECT_MEDIA_TYPES } from '../../codec/body.js';
+import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
 import { asObject } from '../object-rules.js';
 
 export async function handleStatus(s: RequestScope): Promise<void> {
   switch (s.info.verb) {
     case 'get': {
       const view = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? undefined);
-      writeJson(s.res, 200, view.json);
+      writeJson(s.res, 200, storedJson(s.res, view));
       return;
     }
     case 'update': {
@@ -35,7 +34,7 @@ export async function handleStatus(s: RequestScope): Promise<void> {
         },
         { dryRun, subresource: 'status', ownership: updateOwnership(s, 'status') },
       );
-      writeJson(s.res, 200, out.view.json);
+      writeJson(s.res, 200, storedJson(s.res, out.view));
       return;
     }
     default:
@@ -87,11 +86,11 @@ export async function handleScale(s: RequestScope): Promise<void> {
   const dryRun = isDryRun(s.query);
   let desired: (current: SvcObject) => SvcObject;
   if (s.info.verb === 'update') {
-    const body = asObject(decodeBody(s.req.headers['content-type'], await readBody(s.req), OBJECT_MEDIA_TYPES), 'Scale');
+    const body = asObject(await readRequestValue(s.req, OBJECT_MEDIA_TYPES), 'Scale');
     if (body.kind !== undefined && body.kind !== 'Scale') throw badRequest(`the kind in the data (${String(body.kind)}) must be Scale`);
     desired = () => body;
   } else {
-    const apply = parsePatch(s.req.headers['content-type'], await readBody(s.req));
+    const apply = parsePatch(s.req.headers['content-type'], await readRequestBytes(s.req));
     desired = (current) => apply(scaleOf(current, mapping));
   }
   const out = await guaranteedUpdate(
@@ -120,7 +119,7 @@ export async function handleScale(s: RequestScope): Promise<void> {
 export async function handleBinding(s: RequestScope): Promise<void> {
   if (s.info.verb !== 'create') throw methodNotAllowed('only POST is supported on the binding subresource');
   const dryRun = isDryRun(s.query);
-  const body = asObject(decodeBody(s.req.headers['content-type'], await readBody(s.req), OBJECT_MEDIA_TYPES), 'Binding');
+  const body = asObject(await readRequestValue(s.req, OBJECT_MEDIA_TYPES), 'Binding');
   if (body.kind !== undefined && body.kind !== 'Binding') throw badRequest(`the kind in the data (${String(body.kind)}) must be Binding`);
   if (body.metadata.name !== undefined && body.metadata.name !== s.info.name) {
     throw badRequest(`the name of the binding (${body.metadata.name}) does not match the pod (${s.info.name})`);
@@ -167,5 +166,5 @@ export async function handleFinalize(s: RequestScope): Promise<void> {
     },
     { dryRun, subresource: 'finalize' },
   );
-  writeJson(s.res, 200, out.view.json);
+  writeJson(s.res, 200, storedJson(s.res, out.view));
 }

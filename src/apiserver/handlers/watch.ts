@@ -20,6 +20,7 @@ import { decodeFromStorage } from '../stored-object.js';
 import { parseResourceVersion } from '../resource-store.js';
 import { boolParam, intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
+import { inProcessResponse, onRequestClose } from '../http.js';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -84,8 +85,15 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   socket?.setNoDelay?.(true);
   let lastSent = after;
   let closed = false;
+  // An in-process watcher in JSON gets each event as a value (cloned by the response), no bytes.
+  const sink = !asTable && !asProtobuf ? inProcessResponse(res) : undefined;
   const write = (buf: Buffer) => {
     if (!closed) res.write(buf);
+  };
+  const send = (type: EventType, item: { object: SvcObject; json: Buffer }) => {
+    if (sink) {
+      if (!closed) sink.sendEvent(type, item.object);
+    } else write(encode(type, item));
   };
   // A Table watch sends each object as a one-row Table; only the first carries the column definitions.
   let columnsSent = false;
@@ -97,7 +105,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     return Buffer.from(`${JSON.stringify({ type, object: table })}\n`);
   };
   if (initial) {
-    for (const item of initial.items) if (matches(item.object)) write(encode('ADDED', item));
+    for (const item of initial.items) if (matches(item.object)) send('ADDED', item);
   }
 
   const deliver = (changes: Change[]) => {
@@ -108,17 +116,19 @@ export async function handleWatch(s: RequestScope): Promise<void> {
       const now = matches(c.type === 'DELETED' ? undefined : c.object);
       const before = c.type === 'ADDED' ? false : matches(c.type === 'DELETED' ? c.object : c.prevObject);
       if (c.type === 'DELETED') {
-        if (before) write(encode('DELETED', c));
-      } else if (now && (before || c.type === 'ADDED')) write(encode(c.type, c));
-      else if (now) write(encode('ADDED', c));
-      else if (before) write(encode('DELETED', c));
+        if (before) send('DELETED', c);
+      } else if (now && (before || c.type === 'ADDED')) send(c.type, c);
+      else if (now) send('ADDED', c);
+      else if (before) send('DELETED', c);
     }
   };
 
   const fail = (err: unknown) => {
     const status: Status =
       err instanceof CompactedError ? gone(`too old resource version: ${err.requested} (${err.compacted})`).status : toStatusError(err).status;
-    write(asProtobuf ? protobufWatchFrame(s.def, 'ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
+    if (sink) {
+      if (!closed) sink.sendEvent('ERROR', status);
+    } else write(asProtobuf ? protobufWatchFrame(s.def, 'ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
     finish();
   };
 
@@ -133,7 +143,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     const object = asTable
       ? { kind: 'Table', apiVersion: TABLE_API_VERSION, metadata, columnDefinitions: [], rows: [] }
       : { kind: s.def.kind, apiVersion, metadata };
-    write(asProtobuf ? protobufWatchFrame(s.def, 'BOOKMARK', object) : Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`));
+    if (sink) {
+      if (!closed) sink.sendEvent('BOOKMARK', object);
+    } else write(asProtobuf ? protobufWatchFrame(s.def, 'BOOKMARK', object) : Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`));
   };
   function finish() {
     if (closed) return;
@@ -166,7 +178,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   unregister = services.watches.add({ resource: s.def.plural, def: s.def, end: finish });
   lifeTimer = setTimeout(finish, lifetimeMs);
   if (bookmarks) bookmarkTimer = setInterval(sendBookmark, BOOKMARK_INTERVAL_MS);
-  s.req.on('close', finish);
+  onRequestClose(s.req, finish);
   res.on('close', finish);
 }
 

@@ -6,9 +6,8 @@
  */
 import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
-import { decodeBody } from '../../codec/body.js';
 import { ConflictError } from '../../storage/types.js';
-import { readBody } from '../http.js';
+import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
 import {
   asObject,
@@ -24,8 +23,7 @@ import { isDryRun, type RequestScope } from '../scope.js';
 import { type Ownership, recordOwnership, updateOwnership } from '../apply/managed-fields.js';
 
 export async function readObjectBody(s: RequestScope, expectedKind?: string): Promise<SvcObject> {
-  const body = await readBody(s.req);
-  const obj = asObject(decodeBody(s.req.headers['content-type'], body, objectMediaTypes(s.def)));
+  const obj = asObject(await readRequestValue(s.req, objectMediaTypes(s.def)));
   checkTypeMeta(s.def, obj, expectedKind);
   return obj;
 }
@@ -42,6 +40,10 @@ export async function handleCreate(s: RequestScope): Promise<void> {
 export async function createObject(s: RequestScope, obj: SvcObject, dryRun: boolean, ownership: Ownership = updateOwnership(s)): Promise<ObjectView> {
   reconcileNamespace(s.def, obj, s.info.namespace);
   const { services, def, store } = s;
+  if (services.customResources?.isTerminating(def)) {
+    // The established answer (a 405 naming the verb), for POST and for an apply or PUT that would create.
+    throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { ...(def.group ? { group: def.group } : {}), kind: def.plural });
+  }
   const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun };
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
   await services.admission.mutate(attrs);

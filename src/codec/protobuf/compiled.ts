@@ -68,6 +68,7 @@ function parseTime(v: string): [number, number] | undefined {
  * parts that would survive young-generation collections as several objects).
  */
 const secondsToTime = new Map<number, string>();
+const timeToSeconds = new Map<string, number>();
 
 function formatTime(seconds: number, nanos: number, micro: boolean): string {
   if (nanos || micro) return buildTime(seconds, nanos, micro);
@@ -105,9 +106,28 @@ const H = {
     const why = notOnWire ? 'the established wire format has no field for it' : 'this field has no Protobuf field number';
     throw new UnencodableError(`${path}.${key}`, `${why}; ask for application/json`);
   },
+  /** The first key of `o` (non-null value) its message does not take: the slow path of a failed key count. */
+  unknownKey(o: Json, known: ReadonlySet<string>, root: boolean, path: string, notOnWire: ReadonlySet<string>): never {
+    for (const k in o) {
+      if (o[k] == null || known.has(k) || (root && (k === 'apiVersion' || k === 'kind'))) continue;
+      return H.unknown(path, k, notOnWire.has(k));
+    }
+    throw new UnencodableError(path, 'the object changed while it was being encoded');
+  },
   time(w: WireWriter, tag: number, v: unknown, path: string, key: string): void {
-    const t = typeof v === 'string' ? parseTime(v) : undefined;
+    if (typeof v !== 'string') return H.fail(path, key, `not an RFC 3339 time: ${JSON.stringify(v)}`);
+    // Whole-second times by their text: a string's hash is kept in it, so a repeat costs one lookup.
+    const seconds = timeToSeconds.get(v);
+    if (seconds !== undefined) {
+      w.uint32(tag).fork().uint32(8).int64(seconds).ldelim();
+      return;
+    }
+    const t = parseTime(v);
     if (!t) return H.fail(path, key, `not an RFC 3339 time: ${JSON.stringify(v)}`);
+    if (!t[1]) {
+      if (timeToSeconds.size >= 8192) timeToSeconds.clear();
+      timeToSeconds.set(v, t[0]);
+    }
     w.uint32(tag).fork().uint32(8).int64(t[0]);
     if (t[1]) w.uint32(16).int32(t[1]);
     w.ldelim();
@@ -209,21 +229,23 @@ export class CompiledCodec {
 
   constructor(private readonly model: WireModel) {
     const notOnWire: Record<string, ReadonlySet<string>> = {};
+    const known: Record<string, ReadonlySet<string>> = {};
     const parts: string[] = [];
     for (const msg of model.messages.values()) {
       notOnWire[msg.name] = msg.notOnWire;
+      known[msg.name] = new Set(jsonKeys(model, msg));
       parts.push(
-        `E[${q(msg.name)}] = ${this.encoderSource(msg)};`,
+        `const E_${msg.name} = ${this.encoderSource(msg)}; E[${q(msg.name)}] = E_${msg.name};`,
         // A constructor per message lets V8 size objects for their fields (a literal {} would be grown field by field).
         `const C_${msg.name} = function () {}; C_${msg.name}.prototype = Object.prototype;`,
-        `D[${q(msg.name)}] = ${this.decoderSource(msg)};`,
+        `const D_${msg.name} = ${this.decoderSource(msg)}; D[${q(msg.name)}] = D_${msg.name};`,
       );
       if (msg.wrapsList) parts.push(`const L_${msg.name} = ${this.listReaderSource(msg)};`);
     }
     const src = `"use strict";\nconst E = {}, D = {};\n${parts.join('\n')}\nreturn { E, D };`;
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from our own tables, never from input
-    const build = new Function('H', 'N', src) as (h: typeof H, n: unknown) => { E: Record<string, Encoder>; D: Record<string, Decoder> };
-    const { E, D } = build(H, notOnWire);
+    const build = new Function('H', 'N', 'K', src) as (h: typeof H, n: unknown, k: unknown) => { E: Record<string, Encoder>; D: Record<string, Decoder> };
+    const { E, D } = build(H, notOnWire, known);
     this.encoders = E;
     this.decoders = D;
   }
@@ -262,7 +284,7 @@ export class CompiledCodec {
           const item = target.fields[0]!;
           return `if (!Array.isArray(v)) H.fail(p, ${key}, 'expected a list'); w.uint32(${tag}).fork(); { const l = v; for (let j = 0; j < l.length; j++) { const v = l[j]; ${this.writeValue(item.type, this.tag(item, wireType(item.type)), key)} } } w.ldelim();`;
         }
-        return `if (v === null || typeof v !== 'object' || Array.isArray(v)) H.fail(p, ${key}, 'expected an object'); w.uint32(${tag}).fork(); E[${q(type)}](v, w, p + '.' + ${key}); w.ldelim();`;
+        return `if (v === null || typeof v !== 'object' || Array.isArray(v)) H.fail(p, ${key}, 'expected an object'); w.uint32(${tag}).fork(); E_${type}(v, w, p + '.' + ${key}); w.ldelim();`;
       }
     }
   }
@@ -304,7 +326,7 @@ export class CompiledCodec {
       `        if (!inline && !(root && (k === 'apiVersion' || k === 'kind'))) H.unknown(p, k, N[${q(msg.name)}].has(k));`,
       `    }`,
       `  }`,
-      ...inline.map((f) => `  if (in_${f.number}) { w.uint32(${this.tag(f)}).fork(); E[${q(f.type)}](o, w, p, false, true); w.ldelim(); }`),
+      ...inline.map((f) => `  if (in_${f.number}) { w.uint32(${this.tag(f)}).fork(); E_${f.type}(o, w, p, false, true); w.ldelim(); }`),
       `}`,
     );
     return lines.join('\n');
@@ -342,7 +364,7 @@ export class CompiledCodec {
           const item = target.fields[0]!;
           return `L_${type}(r, r.uint32() + r.pos)`;
         }
-        return `D[${q(type)}](r, r.uint32() + r.pos)`;
+        return `D_${type}(r, r.uint32() + r.pos)`;
       }
     }
   }
@@ -366,7 +388,7 @@ export class CompiledCodec {
     for (const f of msg.fields) {
       const key = q(f.name);
       if (f.inline) {
-        lines.push(`      case ${this.tag(f)}: D[${q(f.type)}](r, r.uint32() + r.pos, o); break;`);
+        lines.push(`      case ${this.tag(f)}: D_${f.type}(r, r.uint32() + r.pos, o); break;`);
       } else if (f.repeated) {
         const wt = wireType(f.type);
         lines.push(`      case ${this.tag(f, wt)}: (o[${key}] || (o[${key}] = [])).push(${this.readValue(f.type)}); break;`);

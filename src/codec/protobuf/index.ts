@@ -4,3 +4,4 @@ export * from './proto-text.js';
 export * from './compiled.js';
 export * from './codec.js';
 export * from './support.js';
+export * from './watch-frames.js';

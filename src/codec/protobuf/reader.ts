@@ -1,24 +1,22 @@
 /**
- * A Protobuf reader tuned for API objects, which are mostly short ASCII strings. Creating each
- * string through Buffer's native UTF-8 decoder costs a boundary crossing per string; instead the
- * whole body is viewed once as a latin1 string and each ASCII field is a substring of it (non-ASCII
- * strings still go through UTF-8 decoding).
+ * A Protobuf reader tuned for API objects, which are mostly short ASCII strings. Short ones are
+ * shared through an intern table (a hit costs no allocation), a miss is a substring of the body
+ * viewed once as latin1; longer ASCII strings are copied out with one native call (a substring
+ * would keep the whole body alive); non-ASCII strings go through UTF-8 decoding.
  */
-/** Strings up to this length are copies, shared through the intern table; longer ones are sliced out. */
+/** Strings up to this length are shared through the intern table; longer ones are copied out. */
 const SHORT = 12;
-const interned = new Map<string, string>();
-
+const TABLE_BITS = 12;
 /**
  * One instance per short value (`True`, `TCP`, `Running`, label keys ...), as JSON.parse does for
- * short values: the decoded tree holds far fewer strings, which is most of what the young
- * generation has to copy while a large list is being built.
+ * short values, so the decoded tree holds far fewer strings (most of what the young generation has
+ * to copy while a large list is being built). A direct-mapped table keyed by a hash of the bytes:
+ * a hit is found without creating a string at all; a collision just replaces the entry.
  */
-function intern(s: string): string {
-  const known = interned.get(s);
-  if (known !== undefined) return known;
-  if (interned.size >= 16_384) interned.clear();
-  interned.set(s, s);
-  return s;
+const interned: (string | undefined)[] = new Array<string | undefined>(1 << TABLE_BITS).fill(undefined);
+
+interface Latin1Slicer {
+  latin1Slice(start: number, end: number): string;
 }
 
 export class WireReader {
@@ -93,11 +91,27 @@ export class WireReader {
     const e = this.end(len);
     this.pos = e;
     const b = this.buf;
-    for (let p = a; p < e; p++) if (b[p]! > 127) return b.toString('utf8', a, e);
-    // A longer substring would be a slice keeping the whole body string alive: copy it out instead.
-    if (len > SHORT) return b.toString('latin1', a, e);
+    if (len > SHORT) {
+      for (let p = a; p < e; p++) if (b[p]! > 127) return b.toString('utf8', a, e);
+      // Buffer's own method, without toString's argument handling (a tenth of decoding otherwise).
+      return (b as unknown as Latin1Slicer).latin1Slice(a, e);
+    }
+    let h = len;
+    for (let p = a; p < e; p++) {
+      const c = b[p]!;
+      if (c > 127) return b.toString('utf8', a, e);
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    const slot = (h ^ (h >>> TABLE_BITS)) & ((1 << TABLE_BITS) - 1);
+    const known = interned[slot];
+    if (known !== undefined && known.length === len) {
+      let i = 0;
+      while (i < len && known.charCodeAt(i) === b[a + i]) i++;
+      if (i === len) return known;
+    }
     const s = (this.latin1 ??= b.toString('latin1')).substring(a, e);
-    return intern(s);
+    interned[slot] = s;
+    return s;
   }
 
   skipType(wireType: number): void {

@@ -46,7 +46,7 @@ export function toDot(model: ChartModel): string {
 
   const emitChildren = (parent: ChartState, depth: number) => {
     if (parent.kind === 'compound' || parent.path === '') {
-      out.push(`${ind(depth)}${anchorName(parent.path)} [shape=point, width=0.12, label="", fillcolor="black", id=${q(`initial-${parent.path}`)}];`);
+      out.push(`${ind(depth)}${anchorName(parent.path)} [shape=point, width=0.12, label="", fillcolor="black", id=${q(parent.path ? `initial-${parent.path}` : 'initial')}];`);
     } else if (parent.kind === 'parallel') {
       out.push(`${ind(depth)}${anchorName(parent.path)} [shape=point, width=0.01, style=invis, label=""];`);
     }

@@ -52,7 +52,9 @@ export function toMermaid(model: ChartModel): string {
   };
   const emitState = (s: ChartState, depth: number) => {
     const id = ids.get(s.path)!;
+    // Declared where it belongs, so a state first named by a transition is not placed at the top.
     if (id !== s.key) out.push(`${ind(depth)}state "${clean(s.key)}" as ${id}`);
+    else if (s.kind !== 'compound' && s.kind !== 'parallel') out.push(`${ind(depth)}${id}`);
     if (s.kind === 'compound' || s.kind === 'parallel') {
       out.push(`${ind(depth)}state ${id} {`);
       emitBody(s, depth + 1);

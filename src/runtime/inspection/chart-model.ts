@@ -76,6 +76,11 @@ export interface ChartModel {
 
 type Fn = ((...args: never[]) => unknown) & { type?: unknown; id?: unknown; src?: unknown; systemId?: unknown; event?: unknown; sendId?: unknown; guards?: unknown; stateValue?: unknown };
 
+/** True for an xstate machine definition (what `createMachine` / `setup().createMachine` return). */
+export function isStateMachine(v: unknown): v is AnyStateMachine {
+  return typeof v === 'object' && v !== null && 'root' in v && 'config' in v && typeof (v as { id?: unknown }).id === 'string';
+}
+
 function pathOf(node: AnyStateNode): string {
   return node.path.join('.');
 }

@@ -77,6 +77,7 @@ function cardFor(a) {
     cols.append(c, side);
     card.append(h, cols);
     main.append(card);
+    order();
     chart(a.machineId).then((svg) => {
       c.innerHTML = svg.replace(/^[\\s\\S]*?(<svg)/, '$1');
       const cur = actors.get(a.sessionId);
@@ -84,6 +85,32 @@ function cardFor(a) {
     });
   }
   return card;
+}
+
+/** Cards in tree order (roots by start, each followed by its descendants); other actors last. */
+function order() {
+  const num = (id) => Number(String(id).replace(/^\\D*/, '')) || 0;
+  const list = [...actors.values()].sort((x, y) => num(x.sessionId) - num(y.sessionId));
+  const seen = new Set();
+  const walk = (a) => {
+    if (seen.has(a.sessionId)) return;
+    seen.add(a.sessionId);
+    const card = document.querySelector('.card[data-session="' + CSS.escape(a.sessionId) + '"]');
+    if (card) main.append(card);
+    for (const c of list) if (c.parentSessionId === a.sessionId) walk(c);
+  };
+  for (const a of list) if (!a.parentSessionId || !actors.has(a.parentSessionId)) walk(a);
+  const others = document.getElementById('others');
+  if (others) main.append(others);
+}
+
+/** xstate's internal event names, shortened for people. */
+function eventLabel(type) {
+  let m = /^xstate\\.after\\.([^.]+)\\./.exec(type);
+  if (m) return 'after ' + m[1];
+  m = /^xstate\\.(done|error)\\.actor\\.(.*)$/.exec(type);
+  if (m) return m[1] + ': ' + m[2].replace(/^\\d+\\./, '');
+  return type;
 }
 
 function render(a) {
@@ -94,7 +121,7 @@ function render(a) {
   card.classList.toggle('ended', a.status !== 'active');
   const h = card.querySelector('h2');
   h.replaceChildren(
-    el('span', {}, a.machineId),
+    el('span', {}, a.machineId + (typeof a.context.name === 'string' ? ' · ' + a.context.name : '')),
     el('span', { class: 'state' }, a.state || '(starting)'),
     el('span', { class: 'meta' }, [a.id !== a.sessionId ? 'id ' + a.id : '', a.systemId ? 'systemId ' + a.systemId : '', 'session ' + a.sessionId,
       a.parentSessionId ? 'parent ' + a.parentSessionId : '', a.status].filter(Boolean).join(' · ')),
@@ -102,7 +129,7 @@ function render(a) {
   const side = card.querySelector('.side');
   const rows = (a.transitions || []).slice().reverse().map((t) => {
     const tr = el('tr');
-    tr.append(el('td', {}, t.at.slice(11, 23)), el('td', {}, t.event), el('td', {}, (t.from || '·') + ' → ' + t.to));
+    tr.append(el('td', {}, t.at.slice(11, 23)), el('td', { title: t.event }, eventLabel(t.event)), el('td', {}, (t.from || '·') + ' → ' + t.to));
     return tr;
   });
   const table = el('table');

@@ -1,9 +1,10 @@
 /** State charts and live inspection of the runtime's machines (docs/inspection.md). */
 export {
-  chartModel, chartStates, stateElementId,
+  chartModel, chartStates, isStateMachine, stateElementId,
   type ChartActorRef, type ChartModel, type ChartState, type ChartStateKind, type ChartTransition, type ChartTrigger,
 } from './chart-model.js';
 export { stateDetails, toDot } from './chart-dot.js';
+export { CHART_EXTENSIONS, CHART_FORMATS, renderChart, type ChartFormat } from './chart-formats.js';
 export { toMermaid } from './chart-mermaid.js';
 export { renderDotToSvg, toSvg } from './chart-svg.js';
 export { DEFAULT_SUMMARY_LIMITS, summarizeContext, type ContextSummary, type SummaryLimits, type SummaryValue } from './context-summary.js';
@@ -14,5 +15,5 @@ export {
   MachineInspector,
   type ActorStatus, type InspectedActor, type InspectedTransition, type InspectorUpdate, type MachineInspectorOptions, type MachinesSnapshot,
 } from './machine-inspector.js';
-export { projectMachines, type NamedMachine } from './project-machines.js';
+export { machinesOfModule, projectMachines, type NamedMachine } from './project-machines.js';
 export { activePaths, describeStateValue, leafPaths, type StateValueLike } from './state-value.js';

@@ -10,6 +10,7 @@
  */
 import type { AnyActor, AnyStateMachine, InspectionEvent } from 'xstate';
 import { systemClock, type Clock } from '../clock.js';
+import { isStateMachine } from './chart-model.js';
 import { summarizeContext, type ContextSummary } from './context-summary.js';
 import { activePaths, describeStateValue, isStateValue, type StateValueLike } from './state-value.js';
 
@@ -87,10 +88,6 @@ interface ActorRecord {
   transitions: InspectedTransition[];
   startedAt: number;
   endedAt: number | undefined;
-}
-
-function isStateMachine(logic: unknown): logic is AnyStateMachine {
-  return typeof logic === 'object' && logic !== null && 'root' in logic && 'id' in logic && typeof (logic as { id: unknown }).id === 'string';
 }
 
 function statusOf(snapshot: unknown): ActorStatus {

@@ -1,12 +1,14 @@
 /**
- * The project's own machines under stable names: what `svc charts` exports and docs/charts/
- * holds. Add a machine here when machines/ gains one.
+ * Machines under stable names, for `svc charts` and docs/charts/: the project's own (add a machine
+ * here when machines/ gains one) and those a user module exports (state machines, and
+ * `defineController` definitions, which carry the machine they run as `.machine`).
  */
 import type { AnyStateMachine } from 'xstate';
 import { controllerMachine, leaderElectionMachine, workerMachine } from '../../../machines/index.js';
+import { isStateMachine } from './chart-model.js';
 
 export interface NamedMachine {
-  /** File-name-safe, stable: the chart files are `docs/charts/<name>.mmd` and `.svg`. */
+  /** File-name-safe and stable: the chart files are `<name>.mmd`, `<name>.svg` ... */
   name: string;
   machine: AnyStateMachine;
   /** One line for listings. */
@@ -15,8 +17,44 @@ export interface NamedMachine {
 
 export function projectMachines(): NamedMachine[] {
   return [
-    { name: 'leader-election', machine: leaderElectionMachine, description: 'leader election: follower, acquiring, leader (holding/renewing), lost' },
+    { name: 'leader-election', machine: leaderElectionMachine, description: 'leader election: acquiring, follower, leader (holding/renewing), lost' },
     { name: 'controller', machine: controllerMachine, description: 'a controller: waiting for leadership, syncing caches, running with resync, stopping' },
     { name: 'worker', machine: workerMachine, description: 'one worker of a controller: takes a key, reconciles it, settles the outcome' },
   ];
+}
+
+function isControllerDefinition(v: unknown): v is { name: string; machine: AnyStateMachine } {
+  return typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string' && isStateMachine((v as { machine?: unknown }).machine);
+}
+
+const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'machine';
+
+/**
+ * The machines a module's exports hold, in export order: a definition is named by its `name`, a
+ * machine by its id (or `<export>` when two would share a name).
+ */
+export function machinesOfModule(exports: Record<string, unknown>, source: string): NamedMachine[] {
+  const out: NamedMachine[] = [];
+  const taken = new Set<string>();
+  for (const [exportName, value] of Object.entries(exports)) {
+    let name: string;
+    let machine: AnyStateMachine;
+    let description: string;
+    if (isControllerDefinition(value)) {
+      name = value.name;
+      machine = value.machine;
+      description = `controller "${value.name}" (${source}, export ${exportName})`;
+    } else if (isStateMachine(value)) {
+      name = value.id;
+      machine = value;
+      description = `machine "${value.id}" (${source}, export ${exportName})`;
+    } else {
+      continue;
+    }
+    name = fileSafe(name);
+    if (taken.has(name)) name = fileSafe(`${name}-${exportName}`);
+    taken.add(name);
+    out.push({ name, machine, description });
+  }
+  return out;
 }

@@ -1,0 +1,28 @@
+/**
+ * `inProcessClient(server)`: the all-in-one mode's wiring of the API client to a running API
+ * server without sockets (the in-process transport of src/apiserver/in-process-transport.ts).
+ * Controllers get the same `ApiClient` as over HTTPS; see docs/client.md for the guarantees.
+ */
+import { InProcessTransport, type InProcessTransportOptions, type PipelineSource } from '../apiserver/in-process-transport.js';
+import { type ClientOptions, createClient } from '../client/client.js';
+import type { ApiClient } from '../client/types.js';
+
+export interface InProcessClientOptions extends InProcessTransportOptions, ClientOptions {}
+
+export interface InProcessConnection {
+  client: ApiClient;
+  transport: InProcessTransport;
+  /** Ends the watches this client has open (the server keeps running). */
+  close(): Promise<void>;
+}
+
+/** A client calling `server`'s request pipeline directly, as `opts.user` (default the loopback user). */
+export function inProcessClient(server: PipelineSource, opts: InProcessClientOptions = {}): ApiClient {
+  return connectInProcess(server, opts).client;
+}
+
+/** Like inProcessClient, with the transport and a `close()` that ends the client's open watches. */
+export function connectInProcess(server: PipelineSource, opts: InProcessClientOptions = {}): InProcessConnection {
+  const transport = new InProcessTransport(server, opts);
+  return { client: createClient(transport, opts), transport, close: () => transport.close() };
+}

@@ -1,0 +1,100 @@
+// /debug/machines/ui in real headless Chromium: a leader-elected copy controller (docs example)
+// against the real apiserver; the page draws the leader-election chart with `leader` highlighted
+// and the controller's with `running`, follows transitions live, and is screenshotted for the
+// docs (UPDATE_DOCS_IMAGES=1 writes docs/images/debug-machines.png; otherwise dist/test-artifacts/).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { copyController } from '../../docs/examples/runtime/copy-controller.js';
+import { runInspected } from '../../docs/examples/inspection/inspected-controller.js';
+import { createInformerFactory, type SharedInformerFactory } from '../../src/client/index.js';
+import { ROOT, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
+import { realClient } from '../helpers/real-client.js';
+import { capturedLogger } from '../helpers/sim.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+let server: ApiServerProcess;
+let conn: ReturnType<typeof realClient>;
+let informers: SharedInformerFactory;
+let running: ReturnType<typeof runInspected>;
+let browser: Browser;
+let base: string;
+
+test.before(async () => {
+  // Never skipped: without Chromium this test fails, in CI and elsewhere.
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`);
+  server = await startApiServer();
+  conn = realClient(server);
+  informers = createInformerFactory(conn.client);
+  running = runInspected(copyController, { client: conn.client, informers, logger: capturedLogger().logger });
+  if (!running.server.listening) await once(running.server, 'listening');
+  base = `http://127.0.0.1:${(running.server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+test.after(async () => {
+  await browser?.close();
+  running?.election.stop();
+  await running?.controller.stop();
+  running?.server.closeAllConnections();
+  running?.server.close();
+  informers?.stop();
+  await conn?.close();
+  await server?.stop();
+  server?.cleanup();
+});
+
+test('the page highlights `leader` in the leader-election chart and `running` in the controller chart, live', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const external: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith(base)) external.push(r.url());
+  });
+  await page.goto(`${base}/debug/machines/ui`);
+  const leader = '.card[data-machine="leaderElection"] .chart svg [id="state-leader"]';
+  await page.waitForSelector(`${leader}.active`, { timeout: 30_000 });
+  await page.waitForSelector('.card[data-machine="controller"] .chart svg [id="state-running"].active', { timeout: 30_000 });
+  // Exactly the active states are highlighted: follower is not.
+  assert.is(await page.locator('.card[data-machine="leaderElection"] .chart svg [id="state-follower"].active').count(), 0);
+  const state = await page.getAttribute('.card[data-machine="leaderElection"]', 'data-state');
+  assert.ok(state?.startsWith('leader.'), String(state));
+  // Live: a renewal (every 2 s) arrives through the event stream and adds a transition row.
+  const rows = () => page.locator('.card[data-machine="leaderElection"] table tr').count();
+  const before = await rows();
+  for (const deadline = Date.now() + 15_000; (await rows()) <= before; await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > deadline) throw new Error(`no new transition reached the page in 15 s (rows: ${before})`);
+  }
+  const table = await page.locator('.card[data-machine="leaderElection"] table').innerText();
+  assert.match(table, /after retryPeriod/, 'timer events are shown by their delay name');
+  assert.match(table, /done: leaderElection\.acquiring/, 'finished actors by their id');
+  // The workers the controller spawned are drawn too.
+  assert.ok((await page.locator('.card[data-machine="worker"]').count()) >= 2);
+  assert.equal(external, [], 'the page asks nothing outside the server');
+  // Let the renewal settle back into `holding` for a calm picture.
+  await page.waitForSelector('.card[data-machine="leaderElection"][data-state="leader.holding"]', { timeout: 10_000 });
+  const png = await page.screenshot({ fullPage: true });
+  assert.ok(png.subarray(1, 4).toString('latin1') === 'PNG' && png.length > 20_000, 'a real screenshot');
+  const dir = process.env['UPDATE_DOCS_IMAGES'] === '1' ? join(ROOT, 'docs', 'images') : join(ROOT, 'dist', 'test-artifacts');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'debug-machines.png'), png);
+  await page.close();
+});
+
+test('docs/inspection.md shows the committed screenshot and the example verbatim', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'inspection.md'), 'utf8');
+  const example = readFileSync(join(ROOT, 'docs', 'examples', 'inspection', 'inspected-controller.ts'), 'utf8').trimEnd();
+  assert.ok(doc.includes(example), 'docs/examples/inspection/inspected-controller.ts is out of date in docs/inspection.md');
+  assert.match(doc, /!\[[^\]]*\]\(images\/debug-machines\.png\)/);
+  const png = readFileSync(join(ROOT, 'docs', 'images', 'debug-machines.png'));
+  assert.is(png.subarray(1, 4).toString('latin1'), 'PNG');
+});
+
+test.run();
