@@ -60,19 +60,19 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   config.extraMetrics = registry;
   // Loaded only now, so --version, --help and flag errors answer without loading the server.
   const { startApiServer } = await import('../apiserver/index.js');
-  const { createClient, createInformerFactory, HttpTransport } = await import('../client/index.js');
+  const { createInformerFactory } = await import('../client/index.js');
+  const { connectInProcess } = await import('./in-process-client.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const inspector = new MachineInspector();
   const debugMachines = debugMachinesHandler(inspector);
   config.extraHandlers = [async (req, res) => debugMachines(req, res), ...(config.extraHandlers ?? [])];
   const api = await startApiServer(config);
 
-  // Until the in-process transport lands: HTTPS to our own port, trusting our own certificate.
-  const transport = new HttpTransport(
-    { server: api.url, tls: { ca: config.tls.cert, serverName: 'localhost', insecureSkipVerify: false }, source: 'svc up (loopback)' },
-    { contentType: 'application/json', qps: 0, userAgent: 'svc-up/controllers' },
-  );
-  const client = createClient(transport);
+  // The controllers call the API server's pipeline directly (no socket), as the controller manager.
+  const { client, close: closeClient } = connectInProcess(api, {
+    user: { username: 'system:svc-controller-manager', groups: ['system:authenticated'] },
+    userAgent: 'svc-up/controllers',
+  });
   const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
   const hosted = startHostedControllers({
     definitions,
@@ -98,7 +98,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   return {
     async shutdown() {
       await hosted.shutdown();
-      await transport.close();
+      await closeClient();
       await api.shutdown();
     },
   };
