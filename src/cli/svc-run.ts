@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { OptionsError, resolveCommonOptions } from './common-options.js';
-import { startComponentServer } from './component-server.js';
+import { startComponentServer, type ComponentServer } from './component-server.js';
 import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
 } from './controller-host-options.js';
@@ -118,12 +118,12 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
     'hosting controllers',
   );
 
-  let server;
+  let server: ComponentServer;
   try {
     server = await startComponentServer({
       securePort: common.securePort,
       bindAddress: common.bindAddress,
-      tls: tls!,
+      tls,
       http2MaxStreamsPerConnection: common.http2MaxStreamsPerConnection,
       healthChecks: hosted.healthChecks,
       registry,
