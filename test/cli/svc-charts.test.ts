@@ -48,7 +48,7 @@ test('--out writes one file per machine', () => {
   const r = run(['--out', dir, '--format', 'svg']);
   assert.is(r.status, 0, r.stderr);
   assert.equal(readdirSync(dir).sort(), projectMachines().map((m) => `${m.name}.svg`).sort());
-  assert.match(readFileSync(join(dir, 'worker.svg'), 'utf8'), /id="state&#45;reconciling"/);
+  assert.match(readFileSync(join(dir, 'worker.svg'), 'utf8'), /id="state&#45;working"/);
   assert.match(r.stdout, /wrote .*worker\.svg/);
 });
 

@@ -2,56 +2,8 @@
 // what the model says, and that Mermaid, DOT and the locally rendered SVG draw it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { and, fromPromise, not, setup, spawnChild } from 'xstate';
 import { chartModel, chartStates, toDot, toMermaid, toSvg, type ChartModel, type ChartTransition } from '../../src/runtime/inspection/index.js';
-
-const demo = setup({
-  types: { events: {} as { type: 'GO' } | { type: 'STOP' } | { type: 'PING' } | { type: 'RESET' } },
-  actors: { fetcher: fromPromise(async () => 1), ticker: fromPromise(async () => 2) },
-  guards: { ready: () => true, allowed: () => true },
-  delays: { retry: 1000, jittered: () => 1234 },
-  actions: { log: () => {}, startTicker: spawnChild('ticker', { id: 'tick' }) },
-}).createMachine({
-  id: 'demo',
-  initial: 'idle',
-  on: { RESET: '.idle' },
-  states: {
-    idle: {
-      on: {
-        GO: [
-          { guard: 'ready', target: 'busy' },
-          { guard: not('ready'), target: 'waiting' },
-          { guard: and(['ready', 'allowed']), target: 'busy.fetching' },
-          { guard: ({ event }) => event.type === 'GO', target: 'done' },
-        ],
-        PING: { actions: 'log' },
-      },
-      always: { guard: { type: 'allowed' }, target: 'waiting' },
-    },
-    waiting: { after: { 500: 'idle', retry: 'busy', jittered: 'idle' } },
-    busy: {
-      initial: 'fetching',
-      entry: ['log', 'startTicker', spawnChild('ticker', { id: 'other', systemId: 'ticker-1' })],
-      states: {
-        fetching: {
-          invoke: { id: 'load', src: 'fetcher', systemId: 'loader', onDone: 'loaded', onError: '#demo.failed' },
-        },
-        loaded: { type: 'final' },
-      },
-      onDone: 'both',
-    },
-    both: {
-      type: 'parallel',
-      states: {
-        left: { initial: 'l1', states: { l1: { on: { GO: 'l2' } }, l2: {} } },
-        right: { initial: 'r1', states: { r1: { on: { GO: 'r2' } }, r2: {} } },
-      },
-      on: { STOP: 'done' },
-    },
-    failed: { type: 'final' },
-    done: { type: 'final' },
-  },
-});
+import { demo } from '../helpers/chart-machines.js';
 
 const model: ChartModel = chartModel(demo, 'demo-chart');
 const from = (source: string) => model.transitions.filter((t) => t.source === source);
@@ -147,7 +99,8 @@ test('Mermaid: composite blocks declare their children, parallel regions are sep
   assert.ok(lines.includes('waiting --> busy : after retry (1000ms)'));
   assert.ok(lines.includes('machine_any --> idle : RESET'));
   assert.ok(lines.includes('fetching --> failed : error: load'));
-  assert.ok(lines.includes('busy : spawn ticker (tick)'));
+  assert.ok(lines.includes('state "busy<br/>spawn ticker (tick)<br/>spawn ticker (other)<br/>entry / log, startTicker" as busy'), 'details in the label');
+  assert.ok(lines.indexOf('state "busy<br/>spawn ticker (tick)<br/>spawn ticker (other)<br/>entry / log, startTicker" as busy') < lines.indexOf('state busy {'));
 });
 
 test('SVG (Graphviz in WebAssembly): every state has its element, with its path as id', async () => {

@@ -9,7 +9,7 @@ import { chartStates, type ChartModel, type ChartState } from './chart-model.js'
 import { stateDetails } from './chart-dot.js';
 
 /** Mermaid's grammar treats these as syntax inside labels. */
-const clean = (s: string) => s.replace(/[;#{}]/g, ' ').replace(/\s+/g, ' ').trim();
+const clean = (s: string) => s.replace(/[;#{}"<>]/g, ' ').replace(/\s+/g, ' ').trim();
 
 function isAncestor(ancestor: string, path: string): boolean {
   return ancestor === '' ? path !== '' : path.startsWith(`${ancestor}.`);
@@ -53,14 +53,15 @@ export function toMermaid(model: ChartModel): string {
   const emitState = (s: ChartState, depth: number) => {
     const id = ids.get(s.path)!;
     // Declared where it belongs, so a state first named by a transition is not placed at the top.
-    if (id !== s.key) out.push(`${ind(depth)}state "${clean(s.key)}" as ${id}`);
+    // Details go into the label (`<br/>` lines): Mermaid allows no description on composite states.
+    const details = stateDetails(s);
+    if (id !== s.key || details.length) out.push(`${ind(depth)}state "${[s.key, ...details].map(clean).join('<br/>')}" as ${id}`);
     else if (s.kind !== 'compound' && s.kind !== 'parallel') out.push(`${ind(depth)}${id}`);
     if (s.kind === 'compound' || s.kind === 'parallel') {
       out.push(`${ind(depth)}state ${id} {`);
       emitBody(s, depth + 1);
       out.push(`${ind(depth)}}`);
     }
-    for (const line of stateDetails(s)) out.push(`${ind(depth)}${id} : ${clean(line)}`);
     if (s.kind === 'final') out.push(`${ind(depth)}${id} --> [*]`);
   };
   emitBody(model.root, 1);

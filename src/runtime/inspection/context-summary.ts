@@ -1,12 +1,13 @@
 /**
  * A small, safe summary of an actor's context for /debug/machines: numbers, booleans, short
- * strings and short arrays of those, one level into plain objects. Anything that could carry a
+ * strings and short arrays of those, up to two levels into plain objects. Anything that could carry a
  * secret (keys named like tokens, passwords, certificates) or be large (clients, caches, loggers,
  * class instances, functions) is left out, so the page can be shown to anyone who can reach it.
  */
 
-export type SummaryValue = string | number | boolean | null | Array<string | number | boolean | null> | { [key: string]: SummaryLeaf };
 export type SummaryLeaf = string | number | boolean | null | Array<string | number | boolean | null>;
+/** A leaf, or a plain object of them (nested at most `maxDepth` levels). */
+export type SummaryValue = SummaryLeaf | { [key: string]: SummaryValue };
 export type ContextSummary = Record<string, SummaryValue>;
 
 export interface SummaryLimits {
@@ -16,9 +17,11 @@ export interface SummaryLimits {
   maxArray: number;
   /** Most keys kept per object; default 16. */
   maxKeys: number;
+  /** Plain objects are followed this many levels below the context; default 2. */
+  maxDepth: number;
 }
 
-export const DEFAULT_SUMMARY_LIMITS: SummaryLimits = { maxString: 80, maxArray: 5, maxKeys: 16 };
+export const DEFAULT_SUMMARY_LIMITS: SummaryLimits = { maxString: 80, maxArray: 5, maxKeys: 16, maxDepth: 2 };
 
 /** Keys whose values are never shown, whatever they hold. */
 const SECRET_KEY = /secret|token|passw|credential|private|cert|auth|cookie|bearer|signature/i;
@@ -55,35 +58,31 @@ function leaf(v: unknown, limits: SummaryLimits): SummaryLeaf | undefined {
   return primitive(v, limits);
 }
 
-/** Summarises a context object (anything else summarises to `{}`). */
-export function summarizeContext(context: unknown, limits: SummaryLimits = DEFAULT_SUMMARY_LIMITS): ContextSummary {
-  const out: ContextSummary = {};
-  if (!isPlainObject(context)) return out;
+/** Plain values first, then nested objects, so the short facts lead. */
+function summarizeObject(obj: Record<string, unknown>, limits: SummaryLimits, depth: number): Record<string, SummaryValue> {
+  const out: Record<string, SummaryValue> = {};
   let n = 0;
-  for (const [key, value] of Object.entries(context)) {
-    if (n >= limits.maxKeys) break;
-    if (SECRET_KEY.test(key)) continue;
+  const entries = Object.entries(obj).filter(([key]) => !SECRET_KEY.test(key));
+  for (const [key, value] of entries) {
+    if (n >= limits.maxKeys) return out;
     const l = leaf(value, limits);
-    if (l !== undefined) {
-      out[key] = l;
-      n++;
-      continue;
-    }
+    if (l === undefined) continue;
+    out[key] = l;
+    n++;
+  }
+  if (depth >= limits.maxDepth) return out;
+  for (const [key, value] of entries) {
+    if (n >= limits.maxKeys) return out;
     if (!isPlainObject(value)) continue;
-    const inner: Record<string, SummaryLeaf> = {};
-    let m = 0;
-    for (const [k, v] of Object.entries(value)) {
-      if (m >= limits.maxKeys) break;
-      if (SECRET_KEY.test(k)) continue;
-      const il = leaf(v, limits);
-      if (il === undefined) continue;
-      inner[k] = il;
-      m++;
-    }
-    if (m > 0) {
-      out[key] = inner;
-      n++;
-    }
+    const inner = summarizeObject(value, limits, depth + 1);
+    if (Object.keys(inner).length === 0) continue;
+    out[key] = inner;
+    n++;
   }
   return out;
+}
+
+/** Summarises a context object (anything else summarises to `{}`). */
+export function summarizeContext(context: unknown, limits: SummaryLimits = DEFAULT_SUMMARY_LIMITS): ContextSummary {
+  return isPlainObject(context) ? summarizeObject(context, limits, 0) : {};
 }

@@ -88,6 +88,8 @@ interface ActorRecord {
   transitions: InspectedTransition[];
   startedAt: number;
   endedAt: number | undefined;
+  /** Session ids of known children, in start order. */
+  children: Set<string>;
 }
 
 function statusOf(snapshot: unknown): ActorStatus {
@@ -97,6 +99,8 @@ function statusOf(snapshot: unknown): ActorStatus {
 
 export class MachineInspector {
   private readonly actors = new Map<string, ActorRecord>();
+  /** Session ids of ended actors, in the order they ended (so pruning looks at the front only). */
+  private readonly ended = new Set<string>();
   private readonly machines = new Map<string, AnyStateMachine>();
   private readonly listeners = new Set<(u: InspectorUpdate) => void>();
   private readonly maxTransitions: number;
@@ -135,7 +139,7 @@ export class MachineInspector {
     const out: InspectedActor[] = [];
     const visit = (rec: ActorRecord) => {
       out.push(this.describe(rec));
-      for (const child of this.childrenOf(rec.sessionId)) visit(child);
+      for (const child of this.childrenOf(rec)) visit(child);
     };
     for (const rec of this.actors.values()) if (rec.parentSessionId === undefined || !this.actors.has(rec.parentSessionId)) visit(rec);
     return { generatedAt: new Date(this.clock.now()).toISOString(), actors: out, machines: [...this.machines.keys()] };
@@ -156,8 +160,10 @@ export class MachineInspector {
       transitions: [],
       startedAt: this.clock.now(),
       endedAt: undefined,
+      children: new Set(),
     };
     this.actors.set(rec.sessionId, rec);
+    if (rec.parentSessionId !== undefined) this.actors.get(rec.parentSessionId)?.children.add(rec.sessionId);
     this.prune();
   }
 
@@ -181,7 +187,10 @@ export class MachineInspector {
   }
 
   private setStatus(rec: ActorRecord, status: ActorStatus): void {
-    if (status !== 'active' && rec.status === 'active') rec.endedAt = this.clock.now();
+    if (status !== 'active' && rec.status === 'active') {
+      rec.endedAt = this.clock.now();
+      this.ended.add(rec.sessionId);
+    }
     rec.status = status;
   }
 
@@ -196,18 +205,24 @@ export class MachineInspector {
 
   private prune(): void {
     const now = this.clock.now();
-    const ended = [...this.actors.values()].filter((r) => r.endedAt !== undefined).sort((a, b) => a.endedAt! - b.endedAt!);
-    const excess = ended.length - this.maxStopped;
-    ended.forEach((rec, i) => {
-      if (i < excess || now - rec.endedAt! >= this.retentionMs) {
-        this.actors.delete(rec.sessionId);
-        for (const l of this.listeners) l({ type: 'removed', sessionId: rec.sessionId });
-      }
-    });
+    for (const sessionId of this.ended) {
+      const rec = this.actors.get(sessionId);
+      if (rec && this.ended.size <= this.maxStopped && now - rec.endedAt! < this.retentionMs) break;
+      this.ended.delete(sessionId);
+      if (!rec) continue;
+      this.actors.delete(sessionId);
+      if (rec.parentSessionId !== undefined) this.actors.get(rec.parentSessionId)?.children.delete(sessionId);
+      for (const l of this.listeners) l({ type: 'removed', sessionId });
+    }
   }
 
-  private childrenOf(sessionId: string): ActorRecord[] {
-    return [...this.actors.values()].filter((r) => r.parentSessionId === sessionId);
+  private childrenOf(rec: ActorRecord): ActorRecord[] {
+    const out: ActorRecord[] = [];
+    for (const id of rec.children) {
+      const child = this.actors.get(id);
+      if (child) out.push(child);
+    }
+    return out;
   }
 
   private notify(rec: ActorRecord): void {
@@ -223,7 +238,7 @@ export class MachineInspector {
       id: rec.ref.id,
       ...(systemId ? { systemId } : {}),
       ...(rec.parentSessionId !== undefined ? { parentSessionId: rec.parentSessionId } : {}),
-      children: this.childrenOf(rec.sessionId).map((c) => c.sessionId),
+      children: [...rec.children],
       kind: rec.machine ? 'machine' : 'actor',
       ...(rec.machine ? { machineId: rec.machine.id } : {}),
       status: rec.status,
