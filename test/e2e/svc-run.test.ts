@@ -135,6 +135,7 @@ test('svc run: flag and module errors name the culprit and exit 1', async () => 
     [['run', '--master=https://127.0.0.1:1', '--leader-elect-lease-duration=1s', ECHO_MODULE], /--leader-elect-renew-deadline \(10s\) must be less than or equal to --leader-elect-lease-duration \(1s\)/],
     [['run', '--master=https://127.0.0.1:1', '--svc-api-content-type=text/plain', ECHO_MODULE], /--svc-api-content-type: expected one of/],
     [['run', ECHO_MODULE], /no API server given: pass --svcconfig/],
+    [['run', '--master=https://127.0.0.1:1', `--secure-port=${server.port}`, '--bind-address=127.0.0.1', ECHO_MODULE], /cannot serve on 127\.0\.0\.1:\d+ \(--secure-port, --bind-address\): EADDRINUSE/],
     [['run', '--master=https://127.0.0.1:1', join(server.certDir, 'apiserver.crt')], /controller module .*apiserver\.crt: failed to load/],
   ];
   await Promise.all(
