@@ -51,6 +51,8 @@ test('every example runs and prints what the page shows', async () => {
   assert.ok(list.length >= 7, `found ${list.length} examples`);
   assert.ok(list[0]!.script.startsWith('API='), 'the first block sets API');
   for (const ex of list.slice(1)) {
+    // Each request in a later second than the one before: output must not depend on timing.
+    await new Promise((r) => setTimeout(r, 1100));
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', ex.script], { cwd, env: { ...process.env, API: server!.url }, timeout: 20_000 });
     if (ex.output !== undefined) assert.is(stdout.trim(), ex.output.trim(), `"${ex.title}": ${ex.script.split('\n')[0]}`);
   }
