@@ -14,19 +14,34 @@
  * - List: a second factory and controller start on the same (now full) namespace and are timed
  *   until every key was reconciled: the chunked list, the cache and the queue, without writes.
  */
-import type { Dispatcher } from 'undici';
 import pino from 'pino';
+import type { Dispatcher } from 'undici';
 import { Observable } from 'rxjs';
 import { createInformerFactory, resources, type ApiClient } from '../src/client/index.js';
 import { defineController, done } from '../src/runtime/index.js';
 import { nowMs } from './load.js';
 import { createNamespace, measureCreates } from './measure-creates.js';
 
+/** How the bench makes its changes: over HTTPS with an undici pool, or through another client. */
+export interface BenchWriter {
+  createNamespace(name: string): Promise<void>;
+  /** Creates `count` ConfigMaps in `namespace`, `concurrency` at a time; resolves to creates per second. */
+  createConfigMaps(namespace: string, count: number, concurrency: number): Promise<number>;
+}
+
+/** Writes through an undici pool (its own connections, as any other client of the server). */
+export function poolWriter(pool: Dispatcher): BenchWriter {
+  return {
+    createNamespace: (name) => createNamespace(pool, name),
+    createConfigMaps: async (namespace, count, concurrency) => (await measureCreates(pool, { namespace, prefix: 'cm', count, concurrency })).perSecond,
+  };
+}
+
 export interface InformerThroughputOptions {
   /** The controller's client (HTTPS or in-process). */
   client: ApiClient;
-  /** Where the bench's own writes go (a pool on the server, over HTTPS). */
-  pool: Dispatcher;
+  /** How the bench's own writes reach the server. */
+  writer: BenchWriter;
   namespace: string;
   count: number;
   concurrency: number;
@@ -128,7 +143,7 @@ async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 export async function measureInformerThroughput(o: InformerThroughputOptions): Promise<InformerThroughputFigures> {
-  await createNamespace(o.pool, o.namespace);
+  await o.writer.createNamespace(o.namespace);
   const live = noopController(o.client, o.namespace, o.count, o.workers);
   let watch: { perSecond: number; writesPerSecond: number; lagMs: number };
   try {
@@ -141,24 +156,24 @@ export async function measureInformerThroughput(o: InformerThroughputOptions): P
       'cache sync',
     );
     const started = nowMs();
-    const writes = await measureCreates(o.pool, { namespace: o.namespace, prefix: 'cm', count: o.count, concurrency: o.concurrency });
+    const writesPerSecond = await o.writer.createConfigMaps(o.namespace, o.count, o.concurrency);
     const written = nowMs();
     await within(live.all, o.timeoutMs, 'watch delivery');
     const ended = nowMs();
-    watch = { perSecond: o.count / ((ended - started) / 1000), writesPerSecond: writes.perSecond, lagMs: ended - written };
+    watch = { perSecond: o.count / ((ended - started) / 1000), writesPerSecond, lagMs: ended - written };
   } finally {
     await live.stop();
   }
 
   // Backlog: a fresh namespace, the watch held while the writes land.
   const backlogNs = `${o.namespace}-backlog`;
-  await createNamespace(o.pool, backlogNs);
+  await o.writer.createNamespace(backlogNs);
   const held = heldWatchClient(o.client);
   const replay = noopController(held.client, backlogNs, o.count, o.workers);
   let backlogPerSecond: number;
   try {
     await within(held.watchAsked, o.timeoutMs, 'the first list');
-    await measureCreates(o.pool, { namespace: backlogNs, prefix: 'cm', count: o.count, concurrency: o.concurrency });
+    await o.writer.createConfigMaps(backlogNs, o.count, o.concurrency);
     const started = nowMs();
     held.release();
     await within(replay.all, o.timeoutMs, 'backlog delivery');

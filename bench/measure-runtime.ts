@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, HttpTransport, type ApiClient } from '../src/client/index.js';
-import { measureInformerThroughput, type InformerThroughputFigures } from './measure-runtime-informer.js';
+import { measureInformerThroughput, poolWriter, type InformerThroughputFigures } from './measure-runtime-informer.js';
 import { measureCacheMemory, type CacheMemoryFigures } from './measure-runtime-memory.js';
 import { measureQueueOverhead, type QueueOverheadFigures, type WorkKind } from './measure-runtime-queue.js';
 import { startApiServer, type ServerProcess } from './server-process.js';
@@ -68,7 +68,7 @@ export async function measureRuntime(parentDir: string, log: (msg: string) => vo
     log(`runtime: informer throughput over HTTPS (${s.informerChanges} changes)`);
     const https = await measureInformerThroughput({
       client: conn.client,
-      pool,
+      writer: poolWriter(pool),
       namespace: 'bench-informer',
       count: s.informerChanges,
       concurrency: s.writeConcurrency,

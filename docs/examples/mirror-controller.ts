@@ -4,7 +4,7 @@
 // source is deleted or loses its label. Every reconcile reads the caches, never GETs.
 import type { SvcObject } from '../../src/api/types.js';
 import { ApiError, resources, type IndexedCache } from '../../src/client/index.js';
-import { defineController, done, splitKey, TerminalError } from '../../src/runtime/index.js';
+import { defineController, done, TerminalError } from '../../src/runtime/index.js';
 
 export const MIRROR_LABEL = 'mirror';
 export const SOURCE_LABEL = 'mirror.svc.io/source';
@@ -29,20 +29,23 @@ export const mirrorController = defineController<ConfigMap>({
     { resource: resources.namespaces, keysFor: (_ns, configmaps) => allSources(configmaps) },
   ],
   concurrency: 2,
-  async reconcile(key, { object, cache, cacheOf, client, recorder, logger }) {
-    const { namespace, name } = splitKey(key);
+  async reconcile(key, { object, namespace, name, cache, cacheOf, client, recorder, logger }) {
     const id = sourceId(namespace!, name);
-    if (id.length > 63) throw new TerminalError(`${key}: "${id}" is too long for a label value (63 characters)`);
-    const copies = cache.list().filter((cm) => cm.metadata.labels?.[SOURCE_LABEL] === id);
 
     if (!isSource(object)) {
       // Deleted or unlabelled (or never a source): its copies go.
+      const copies = cache.list().filter((cm) => cm.metadata.labels?.[SOURCE_LABEL] === id);
       for (const copy of copies) await deleteIfThere(copy);
       if (copies.length) logger.info({ removed: copies.length }, 'removed copies');
       if (object && copies.length) await recorder.event(object, 'Normal', 'Unmirrored', `removed ${copies.length} copies`);
       return done();
     }
 
+    if (id.length > 63) {
+      // A label value holds 63 characters at most: say so once, do not retry.
+      await recorder.event(object, 'Warning', 'NameTooLong', `"${id}" does not fit the ${SOURCE_LABEL} label (63 characters)`);
+      throw new TerminalError(`${key}: "${id}" is too long for a label value`);
+    }
     const targets = cacheOf(resources.namespaces)
       .list()
       .filter((ns) => ns.metadata.name !== namespace && !ns.metadata.deletionTimestamp)

@@ -67,6 +67,7 @@ export class CrdController {
   private readonly queue = new Set<string>();
   /** CRDs being deleted: their resources refuse new objects. */
   private readonly terminating = new Set<string>();
+  private readonly rechecks = new Map<string, NodeJS.Timeout>();
   private draining: Promise<void> | undefined;
   private watch: WatchHandle | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
@@ -144,6 +145,7 @@ export class CrdController {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.relistTimer);
+    for (const t of this.rechecks.values()) clearTimeout(t);
     this.watch?.close();
     for (const r of this.served.values()) for (const v of r.versions.values()) v.cache?.stop();
   }
@@ -266,9 +268,12 @@ export class CrdController {
       return;
     }
     this.terminating.add(name);
-    await this.writeStatus(name, (status) =>
-      setCondition(status, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }, this.opts.now()),
-    );
+    // Once (a later pass keeps the InstanceDeletionCheck it may have written).
+    await this.writeStatus(name, (status) => {
+      const conditions = Array.isArray(status['conditions']) ? (status['conditions'] as Condition[]) : [];
+      if (conditions.some((c) => c.type === 'Terminating' && c.status === 'True')) return;
+      setCondition(status, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }, this.opts.now());
+    });
     const spec = crdSpecOf(crd);
     const kv = this.served.get(name)?.kv ?? this.opts.storage.forResource(spec.group, spec.names.plural);
     const prefix = new StorageKeys(this.opts.config.storage.prefix, { group: spec.group, plural: spec.names.plural, namespaced: false }).resourcePrefix;
@@ -304,11 +309,16 @@ export class CrdController {
     });
   }
 
+  /** Checks a CRD again in a second (one timer per CRD, however many passes asked for it). */
   private requeueLater(name: string): void {
-    setTimeout(() => {
+    if (this.rechecks.has(name)) return;
+    const timer = setTimeout(() => {
+      this.rechecks.delete(name);
       this.queue.add(name);
       void this.drain();
-    }, RELIST_DELAY_MS).unref();
+    }, RELIST_DELAY_MS);
+    timer.unref();
+    this.rechecks.set(name, timer);
   }
 
   /**

@@ -19,7 +19,8 @@ export interface ComponentServerOptions {
   /** 0: no listener at all. */
   securePort: number;
   bindAddress: string;
-  tls: ServingCertificates;
+  /** Required unless securePort is 0. */
+  tls: ServingCertificates | undefined;
   /** 0: node's default. */
   http2MaxStreamsPerConnection?: number;
   healthChecks: HealthCheck[];
@@ -36,6 +37,8 @@ export interface ComponentServer {
 /** Starts listening (or nothing, for port 0); rejects when the port cannot be bound. */
 export async function startComponentServer(o: ComponentServerOptions): Promise<ComponentServer> {
   if (o.securePort === 0) return { port: 0, close: async () => {} };
+  const tls = o.tls;
+  if (!tls) throw new Error('startComponentServer: a serving certificate is required unless --secure-port is 0');
   const healthz = new HealthEndpoint('/healthz', o.healthChecks);
   const handle = async (req: Request, res: Response): Promise<void> => {
     const url = new URL(req.url ?? '/', 'https://localhost');
@@ -56,11 +59,11 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<C
   };
   const opts: SecureServerOptions = {
     allowHTTP1: true,
-    key: o.tls.key,
-    cert: o.tls.cert,
-    minVersion: o.tls.minVersion,
-    ciphers: o.tls.ciphers,
-    SNICallback: o.tls.sniCallback,
+    key: tls.key,
+    cert: tls.cert,
+    minVersion: tls.minVersion,
+    ciphers: tls.ciphers,
+    SNICallback: tls.sniCallback,
     settings: o.http2MaxStreamsPerConnection ? { maxConcurrentStreams: o.http2MaxStreamsPerConnection } : {},
   };
   if (!opts.SNICallback) delete opts.SNICallback;

@@ -3,13 +3,12 @@
  * the spec's "Leader election" and "API client options" tables and `--min-resync-period`, with
  * their validation. A bad value or combination throws `OptionsError` naming the flag.
  */
-import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE } from '../client/body-codecs.js';
+import { DEFAULT_MIN_RESYNC_PERIOD_MS } from '../../machines/controller.js';
+import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE } from '../client/body-codecs.js';
 import { LEADER_ELECTION_DEFAULTS, leaderElectionConfig, LeaderElectionConfigError, LOCK_TYPES, type LockType } from '../runtime/leader-election/config.js';
 import { OptionsError } from './common-options.js';
 import { FlagValues, type FlagSpec } from './option-table.js';
 
-/** `--min-resync-period` default: 12h0m0s. */
-export const DEFAULT_MIN_RESYNC_PERIOD_MS = 12 * 60 * 60 * 1000;
 /** Content types a client can send (`--svc-api-content-type`). */
 export const CLIENT_CONTENT_TYPES = [PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE] as const;
 

@@ -29,9 +29,14 @@ export function definitionsOf(ns: Record<string, unknown>): ControllerDefinition
   const add = (v: unknown) => {
     for (const d of Array.isArray(v) ? v : [v]) if (isControllerDefinition(d) && !out.includes(d)) out.push(d);
   };
-  add(ns['default']);
+  const def = ns['default'];
+  add(def);
   add(ns['controllers']);
   for (const [k, v] of Object.entries(ns)) if (k !== 'default' && k !== 'controllers') add(v);
+  // A CommonJS module's `module.exports = { ... }` arrives as the default export: look inside.
+  if (def && typeof def === 'object' && !Array.isArray(def) && !isControllerDefinition(def)) {
+    for (const d of definitionsOf(def as Record<string, unknown>)) if (!out.includes(d)) out.push(d);
+  }
   return out;
 }
 

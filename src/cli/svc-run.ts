@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { OptionsError, resolveCommonOptions } from './common-options.js';
+import type { HealthCheck } from '../apiserver/health.js';
 import { startComponentServer } from './component-server.js';
 import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
@@ -99,6 +100,24 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
 
   const inspector = new MachineInspector();
   const debugMachines = debugMachinesHandler(inspector);
+  // Bind the port before electing, so a port in use fails the start without touching the lock.
+  // The /healthz checks come from the host started next (the endpoint reads the list per request).
+  const healthChecks: HealthCheck[] = [];
+  const server = await startComponentServer({
+    securePort: common.securePort,
+    bindAddress: common.bindAddress,
+    tls,
+    http2MaxStreamsPerConnection: common.http2MaxStreamsPerConnection,
+    healthChecks,
+    registry,
+    extraHandlers: [async (req, res) => debugMachines(req, res), ...(common.profiling ? [createProfilingHandler()] : [])],
+  }).catch(async (e: unknown) => {
+    await connection.close();
+    throw e;
+  });
+  if (server.port) logger.info({ url: `https://${UNSPECIFIED.has(common.bindAddress) ? '127.0.0.1' : common.bindAddress}:${server.port}` }, 'serving');
+
+  const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
   const hosted = startHostedControllers({
     definitions,
     client,
@@ -108,33 +127,16 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
     leaderElection,
     minResyncPeriodMs,
     inspect: inspector.inspect,
-    onLost: () => ctx.fail(1, `leader election lost: could not renew ${leaderElection.enabled ? leaderElection.resourceName : ''} within the renew deadline`),
+    onLost: () => ctx.fail(1, `leader election lost: could not renew lock ${lockName} within the renew deadline`),
   });
+  healthChecks.push(...hosted.healthChecks);
   logger.info(
     {
       controllers: definitions.map((d) => d.name),
-      leaderElection: leaderElection.enabled ? { lock: `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}`, identity: hosted.identity } : false,
+      leaderElection: leaderElection.enabled ? { lock: lockName, identity: hosted.identity } : false,
     },
     'hosting controllers',
   );
-
-  let server;
-  try {
-    server = await startComponentServer({
-      securePort: common.securePort,
-      bindAddress: common.bindAddress,
-      tls: tls!,
-      http2MaxStreamsPerConnection: common.http2MaxStreamsPerConnection,
-      healthChecks: hosted.healthChecks,
-      registry,
-      extraHandlers: [async (req, res) => debugMachines(req, res), ...(common.profiling ? [createProfilingHandler()] : [])],
-    });
-  } catch (e) {
-    await hosted.shutdown();
-    await connection.close();
-    throw e;
-  }
-  if (server.port) logger.info({ url: `https://${UNSPECIFIED.has(common.bindAddress) ? '127.0.0.1' : common.bindAddress}:${server.port}` }, 'serving');
 
   // The runtime's timers are unref'd and --secure-port=0 leaves no listener: hold the process
   // open until shutdown, or a follower with nothing else to do would simply exit.

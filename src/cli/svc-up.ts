@@ -22,6 +22,8 @@ import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type Run
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
 export const SVC_UP_LOCK_NAME = 'svc-controller-manager';
+/** Who the in-process controllers are to the API server's authorization. */
+const CONTROLLER_USER = { username: 'system:svc-controller-manager', groups: ['system:authenticated'] };
 
 export function upCommand(): Command {
   const cmd = createApiServerProgram({
@@ -60,19 +62,18 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   config.extraMetrics = registry;
   // Loaded only now, so --version, --help and flag errors answer without loading the server.
   const { startApiServer } = await import('../apiserver/index.js');
-  const { createClient, createInformerFactory, HttpTransport } = await import('../client/index.js');
+  const { createInformerFactory } = await import('../client/index.js');
+  const { connectInProcess } = await import('./in-process-client.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const inspector = new MachineInspector();
   const debugMachines = debugMachinesHandler(inspector);
   config.extraHandlers = [async (req, res) => debugMachines(req, res), ...(config.extraHandlers ?? [])];
   const api = await startApiServer(config);
 
-  // Until the in-process transport lands: HTTPS to our own port, trusting our own certificate.
-  const transport = new HttpTransport(
-    { server: api.url, tls: { ca: config.tls.cert, serverName: 'localhost', insecureSkipVerify: false }, source: 'svc up (loopback)' },
-    { contentType: 'application/json', qps: 0, userAgent: 'svc-up/controllers' },
-  );
-  const client = createClient(transport);
+  // The controllers call the server's request pipeline directly (no socket, no TLS, values not
+  // bytes); authorization, admission and validation still run, as the controller manager's user.
+  const connection = connectInProcess(api, { user: CONTROLLER_USER });
+  const client = connection.client;
   const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
   const hosted = startHostedControllers({
     definitions,
@@ -98,7 +99,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   return {
     async shutdown() {
       await hosted.shutdown();
-      await transport.close();
+      await connection.close();
       await api.shutdown();
     },
   };

@@ -129,6 +129,13 @@ test('validation and admission run: an invalid object is a 422 with causes, a mi
   assert.match(noNs.message, /namespace/);
 });
 
+test('a body structuredClone cannot copy is a 400 ApiError before the server sees it', async () => {
+  const err = await failure(client.create(resources.configmaps, 'inproc', { ...cm('uncopyable'), data: { f: (() => 'x') as unknown as string } }));
+  assert.is(err.code, 400);
+  assert.match(err.message, /cannot be copied into the API server/);
+  assert.is((await failure(client.get(resources.configmaps, 'inproc', 'uncopyable'))).code, 404);
+});
+
 test('dry run: the would-be object comes back, nothing is stored', async () => {
   const dry = await client.create(resources.configmaps, 'inproc', cm('dry', { k: 'v' }), { dryRun: true });
   assert.is(dry.metadata.name, 'dry');

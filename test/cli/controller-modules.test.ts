@@ -44,6 +44,21 @@ test('loadControllerModules: ES module forms, in order across files', async () =
   assert.equal(defs.map((d) => d.name), ['first', 'second', 'third', 'fourth']);
 });
 
+test('loadControllerModules: a CommonJS module (module.exports = { controllers } or a definition)', async () => {
+  const file = join(dir, 'common.cjs');
+  const runtime = new URL('../../src/runtime/index.js', import.meta.url).pathname;
+  const client = new URL('../../src/client/index.js', import.meta.url).pathname;
+  // CommonJS cannot require() the ES runtime here: an ES module makes the definitions and hands
+  // them over through a global, as a bundled module would carry its own copy.
+  const esm = join(dir, 'made.mjs');
+  writeFileSync(esm, `import { defineController, done } from '${pathToFileURL(runtime).href}';\nimport { resources } from '${pathToFileURL(client).href}';\n` +
+    `globalThis.__cjsDefs = [defineController({ name: 'cjs-one', watches: resources.configmaps, reconcile: () => done() })];\n`);
+  await import(pathToFileURL(esm).href);
+  writeFileSync(file, `module.exports = { controllers: globalThis.__cjsDefs, other: 1 };\n`);
+  const defs = await loadControllerModules([file]);
+  assert.equal(defs.map((d) => d.name), ['cjs-one']);
+});
+
 test('loadControllerModules: clear errors for missing, broken, empty modules and duplicate names', async () => {
   const cases: Array<[string[], RegExp]> = [
     [[join(dir, 'missing.js')], /controller module .*missing\.js: cannot read it/],

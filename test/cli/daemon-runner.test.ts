@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createDaemonProgram, runDaemon, type DaemonProcess } from '../../src/cli/program.js';
+import { Command } from 'commander';
+import { createDaemonProgram, runDaemon, superviseDaemon, type DaemonProcess } from '../../src/cli/program.js';
 
 function fakeProcess(argv: string[]) {
   const handlers = new Map<string, () => void>();
@@ -82,6 +83,33 @@ test('--version exits 0 without starting', async () => {
   await runDaemon({ program: program(), process: f.proc, start: async () => ((started = true), { shutdown: async () => {} }) });
   assert.equal(f.exits, [0]);
   assert.not.ok(started);
+});
+
+test('ctx.fail ends a running daemon at once with its code and one line', async () => {
+  const f = fakeProcess([]);
+  let shutDown = false;
+  await runDaemon({
+    program: program(),
+    process: f.proc,
+    start: async (_p, ctx) => {
+      setTimeout(() => ctx.fail(1, 'leader election lost'), 10);
+      return { shutdown: async () => void (shutDown = true) };
+    },
+  });
+  assert.is(await f.firstExit, 1);
+  assert.equal(f.errs, ['scheduler: error: leader election lost\n']);
+  assert.not.ok(shutDown, 'no graceful shutdown');
+});
+
+test('a subcommand is named with its parent in errors (superviseDaemon)', async () => {
+  const f = fakeProcess([]);
+  const parent = new Command('svc');
+  const sub = createDaemonProgram({ component: 'scheduler', name: 'run', displayName: 'svc run', description: 'test' });
+  sub.configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  parent.addCommand(sub);
+  await superviseDaemon({ program: sub, process: f.proc, start: async () => { throw new Error('no API server given'); } });
+  assert.equal(f.exits, [1]);
+  assert.equal(f.errs, ['svc run: error: no API server given\n']);
 });
 
 test.run();

@@ -62,6 +62,9 @@ forEachEngine('custom resources: deleting the definition', (test, ctx) => {
     assert.ok(waiting.metadata.finalizers.includes('customresourcecleanup.apiextensions.svc.io'));
     assert.is(terminating(waiting)!.status, 'True');
     assert.match(terminating(waiting)!.message, 'could not confirm zero CustomResources remaining: 2 left');
+    await new Promise((r) => setTimeout(r, 1300));
+    const later = (await server.request('GET', crdPath)).json;
+    assert.is(later.metadata.resourceVersion, waiting.metadata.resourceVersion, 'rechecking writes nothing while nothing changed');
 
     // The object without finalizers is gone; the others are only marked.
     assert.is((await server.request('GET', `${base}/plain`)).status, 404);
@@ -84,10 +87,13 @@ forEachEngine('custom resources: deleting the definition', (test, ctx) => {
     assert.is(partly.status, 200, partly.text);
     assert.is((await server.request('PATCH', `${base}/held`, { metadata: { finalizers: null } }, MERGE)).status, 200);
     assert.is((await server.request('GET', `${base}/held`)).status, 404);
-    await new Promise((r) => setTimeout(r, 1300));
-    const still = await server.request('GET', crdPath);
-    assert.is(still.status, 200, 'one object still holds the CRD');
-    assert.match(terminating(still.json)!.message, '1 left');
+    // The next recheck (within about a second) counts one object left, and the CRD stays.
+    await until('Terminating message naming 1 left', 5000, async () => {
+      const still = await server.request('GET', crdPath);
+      assert.is(still.status, 200, 'one object still holds the CRD');
+      return terminating(still.json)!.message.includes('1 left') ? true : undefined;
+    });
+    assert.is((await server.request('GET', `${base}/held-twice`)).status, 200);
     assert.is((await server.request('PATCH', `${base}/held-twice`, { metadata: { finalizers: [] } }, MERGE)).status, 200);
     await until('CRD gone', 5000, async () => ((await server.request('GET', crdPath)).status === 404 ? true : undefined));
     await w.ended;

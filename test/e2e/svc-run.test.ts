@@ -1,6 +1,7 @@
 // `svc run` as a real process against the real apiserver: the secure port (/healthz with its
 // leaderElection check, /metrics with the work-queue and leader-election metrics, /debug/pprof/),
-// /debug/machines, the default lock named after the hosted controllers, and --leader-elect=false.
+// /debug/machines, the default lock named after the hosted controllers, --leader-elect=false, a
+// graceful SIGTERM that drains an in-flight reconcile before releasing the lock, and flag errors.
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,6 +107,27 @@ test('--leader-elect=false runs the controllers at once, without a lock', async 
   }
 });
 
+test('SIGTERM lets an in-flight reconcile finish, then releases the lock, then exits 0', async () => {
+  const p = startSvc(['run', `--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect-resource-lock=leases', '--leader-elect-resource-name=drain-test', ECHO_MODULE]);
+  try {
+    await p.waitFor((l) => l.msg === 'caches synced; running', 10_000, 'running');
+    await api.client.create(resources.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', namespace: 'default', labels: { echo: 'yes' } }, data: { delayMs: '1500' } });
+    await p.waitFor((l) => l.msg === 'slow reconcile started', 10_000, 'the slow reconcile');
+    p.proc.kill('SIGTERM');
+    assert.is(await p.exited, 0, p.output());
+    const draining = p.lines.find((l) => l.msg === 'stopping; draining in-flight reconciles');
+    assert.is(draining?.['inFlight'], 1, 'one reconcile was in flight at SIGTERM');
+    const order = p.lines.map((l) => l.msg);
+    assert.ok(order.lastIndexOf('echoed') > order.indexOf('stopping; draining in-flight reconciles'), 'the reconcile finished during shutdown');
+    assert.ok(order.indexOf('stopped leading') > order.lastIndexOf('echoed'), 'the lock is released only after the reconcile finished');
+    assert.is((await echoOf('slow'))['delayMs'], '1500');
+    const lease = await api.client.get(LEASES, 'svc-system', 'drain-test');
+    assert.is((lease['spec'] as { holderIdentity: string }).holderIdentity, '', 'released');
+  } finally {
+    await p.stop('SIGKILL');
+  }
+});
+
 test('svc run: flag and module errors name the culprit and exit 1', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['run', ECHO_MODULE, '--bogus'], /unknown option '--bogus'/],
@@ -113,6 +135,7 @@ test('svc run: flag and module errors name the culprit and exit 1', async () => 
     [['run', '--master=https://127.0.0.1:1', '--leader-elect-lease-duration=1s', ECHO_MODULE], /--leader-elect-renew-deadline \(10s\) must be less than or equal to --leader-elect-lease-duration \(1s\)/],
     [['run', '--master=https://127.0.0.1:1', '--svc-api-content-type=text/plain', ECHO_MODULE], /--svc-api-content-type: expected one of/],
     [['run', ECHO_MODULE], /no API server given: pass --svcconfig/],
+    [['run', '--master=https://127.0.0.1:1', `--secure-port=${server.port}`, '--bind-address=127.0.0.1', ECHO_MODULE], /cannot serve on 127\.0\.0\.1:\d+ \(--secure-port, --bind-address\): EADDRINUSE/],
     [['run', '--master=https://127.0.0.1:1', join(server.certDir, 'apiserver.crt')], /controller module .*apiserver\.crt: failed to load/],
   ];
   await Promise.all(

@@ -67,7 +67,7 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tim
   }
 }
 
-test('svc up serves the API, hosts a --controller-module controller in-process, and stops cleanly on SIGTERM', async () => {
+test('svc up serves the API, hosts a --controller-module controller over the in-process client, and stops cleanly on SIGTERM', async () => {
   const up = await startUp([`--controller-module=${ECHO_MODULE}`]);
   try {
     assert.is((await up.get('/readyz')).text, 'ok');
@@ -79,8 +79,10 @@ test('svc up serves the API, hosts a --controller-module controller in-process, 
     assert.is(created.status, 201, created.text);
     const echo = await eventually('the echo', async () => {
       const r = await up.get('/api/v1/namespaces/default/configmaps/hello-echo');
-      return r.status === 200 ? (JSON.parse(r.text) as { data: Record<string, string> }) : undefined;
+      return r.status === 200 ? (JSON.parse(r.text) as { data: Record<string, string>; metadata: { managedFields: Array<{ manager: string }> } }) : undefined;
     });
+    // Written through the in-process transport (its user agent names the field manager), not HTTPS.
+    assert.equal(echo.metadata.managedFields.map((m) => m.manager), ['svc-in-process']);
     assert.is(echo.data['greeting'], 'hi');
     assert.is(echo.data['reconciledBy'], String(up.svc.pid), 'reconciled by the svc up process itself');
 

@@ -7,16 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
+import { Agent, request } from 'undici';
 import * as assert from 'uvu/assert';
-import { mirrorController } from '../../docs/examples/mirror-controller.js';
 import { startMirrorMachine } from '../../docs/examples/mirror-machine.js';
 import { ApiError, createInformerFactory, resources, type ApiClient } from '../../src/client/index.js';
-import { chartModel, toMermaid } from '../../src/runtime/inspection/index.js';
 import { freePort, ROOT, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
 import { writeSvcconfig } from '../helpers/client.js';
 import { realClient } from '../helpers/real-client.js';
 import { capturedLogger } from '../helpers/sim.js';
-import { startSvc } from '../helpers/svc-process.js';
+import { startSvc, SVC_BIN } from '../helpers/svc-process.js';
 
 const DOC = join(ROOT, 'docs', 'writing-controllers.md');
 const EXAMPLES = ['mirror-controller.ts', 'run-mirror.ts', 'mirror-demo.sh', 'mirror-machine.ts'];
@@ -66,16 +65,20 @@ test('the page shows every example file verbatim', () => {
   }
 });
 
-test("the page's chart is the one generated from the controller machine", () => {
+test("the page's chart is what svc charts prints for the module", async () => {
   const doc = readFileSync(DOC, 'utf8');
   const chart = /```mermaid\n([\s\S]*?)\n```/.exec(doc)?.[1];
   assert.ok(chart, 'a mermaid block');
-  assert.is(chart, toMermaid(chartModel(mirrorController.machine, 'controller')).trimEnd());
+  const { stdout } = await promisify(execFile)(process.execPath, [SVC_BIN, 'charts', '--machine', 'configmap-mirror', MIRROR_MODULE], { cwd: ROOT });
+  assert.is(chart, stdout.trimEnd());
+  assert.ok(stdout.includes('waitingForLeader --> syncingCaches'), 'the controller machine');
 });
 
 test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => {
   const certDir = mkdtempSync(join(tmpdir(), 'svc-run-certs-'));
-  const svc = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, MIRROR_MODULE]);
+  const port = await freePort();
+  const svc = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, MIRROR_MODULE]);
+  let agent: Agent | undefined;
   try {
     await svc.waitFor((l) => l.msg === 'started leading', 20_000, 'leading');
     await svc.waitFor((l) => l.msg === 'caches synced; running', 20_000, 'running');
@@ -90,10 +93,18 @@ test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => 
     assert.match(stdout, /team-b\s+greeting/, 'the copies are listed');
     assert.match(stdout, /Normal\s+Mirrored/);
     assert.match(stdout, /Normal\s+Unmirrored/);
+
+    // The live view the page points to.
+    agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'svc-run.crt'), 'utf8'), servername: 'localhost' } });
+    const res = await request(`https://127.0.0.1:${port}/debug/machines`, { dispatcher: agent });
+    const text = await res.body.text();
+    assert.is(res.statusCode, 200);
+    assert.ok(text.includes('configmap-mirror'), text.slice(0, 500));
   } catch (e) {
     console.error(svc.output().slice(-3000));
     throw e;
   } finally {
+    await agent?.close();
     assert.is(await svc.stop('SIGTERM'), 0);
     rmSync(certDir, { recursive: true, force: true });
   }
@@ -114,7 +125,8 @@ test('run-mirror.js mirrors until SIGTERM, then exits 0; without a file it says 
   try {
     await source('default', 'beacon');
     await eventually('a copy of beacon in team-b', () => exists('team-b', 'beacon'));
-    assert.match(out, 'mirrored');
+    // The copy can land before the log line that reports it reaches the pipe.
+    await eventually("the 'mirrored' log line", async () => out.includes('"msg":"mirrored"'));
   } finally {
     child.kill('SIGTERM');
   }

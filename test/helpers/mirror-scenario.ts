@@ -119,6 +119,16 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
     assert.is(mine.metadata.labels?.[SOURCE_LABEL], undefined);
   });
 
+  suite('a source whose <namespace>.<name> does not fit a label value gets a Warning and no copies', async () => {
+    const long = 'x'.repeat(60);
+    await createCm('mirror-a', long, { mirror: 'true' }, { a: 'b' });
+    await eventually('a NameTooLong Event', async () => {
+      const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: `involvedObject.name=${long}` });
+      return events.items.some((e) => e['reason'] === 'NameTooLong' && e['type'] === 'Warning') ? true : undefined;
+    });
+    assert.is(await getCm('mirror-b', long), undefined);
+  });
+
   suite('removing the label removes the copies; labelling again brings them back', async () => {
     await user.patch(cm, 'mirror-a', 'settings', 'merge', { metadata: { labels: { mirror: null } } });
     await noCopies('mirror-a.settings');

@@ -1,0 +1,61 @@
+// docs/apply.md's examples, run as documented (bash, curl, jq) against the real apiserver in the
+// order the page gives them; each output block must be what the command before it prints.
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { type ApiServerProcess, ROOT, startApiServer } from '../helpers/apiserver.js';
+
+interface Example {
+  title: string;
+  script: string;
+  /** The plain code block right after the script, if any. */
+  output?: string;
+}
+
+/** Every ```sh block with the ``` block that directly follows it, under the nearest ### title. */
+function examples(markdown: string): Example[] {
+  const out: Example[] = [];
+  const re = /^(### .*)$|^```sh\n([\s\S]*?)^```\n(?:\n```\n([\s\S]*?)^```\n)?/gm;
+  let title = '';
+  for (let m = re.exec(markdown); m; m = re.exec(markdown)) {
+    if (m[1]) title = m[1].slice(4);
+    else out.push({ title, script: m[2]!, ...(m[3] !== undefined ? { output: m[3] } : {}) });
+  }
+  return out;
+}
+
+const test = suite('docs/apply.md examples');
+let server: ApiServerProcess | undefined;
+let cwd = '';
+
+test.before(async () => {
+  server = await startApiServer();
+  // The page runs from the repository folder against `data/certs`; give it the test server's CA there.
+  cwd = mkdtempSync(join(tmpdir(), 'svc-docs-apply-'));
+  mkdirSync(join(cwd, 'data', 'certs'), { recursive: true });
+  copyFileSync(server.caFile, join(cwd, 'data', 'certs', 'apiserver.crt'));
+});
+
+test.after(async () => {
+  await server?.stop();
+  server?.cleanup();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+test('every example runs and prints what the page shows', async () => {
+  const list = examples(readFileSync(join(ROOT, 'docs', 'apply.md'), 'utf8'));
+  assert.ok(list.length >= 7, `found ${list.length} examples`);
+  assert.ok(list[0]!.script.startsWith('API='), 'the first block sets API');
+  for (const ex of list.slice(1)) {
+    // Each request in a later second than the one before: output must not depend on timing.
+    await new Promise((r) => setTimeout(r, 1100));
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', ex.script], { cwd, env: { ...process.env, API: server!.url }, timeout: 20_000 });
+    if (ex.output !== undefined) assert.is(stdout.trim(), ex.output.trim(), `"${ex.title}": ${ex.script.split('\n')[0]}`);
+  }
+});
+
+test.run();
