@@ -1,12 +1,15 @@
 /**
- * The actor runtime's part of `npm run bench`: informer throughput, work-queue overhead of the
- * controller machine against a plain async loop, and the memory of an informer cache. It starts
- * its own apiserver (a fresh data folder), so it can also run alone: `npm run bench -- --only=runtime`.
+ * The actor runtime's part of `npm run bench`: informer throughput (over HTTPS and in-process),
+ * work-queue overhead of the controller machine against a plain async loop, and the memory of an
+ * informer cache. It starts its own apiserver process (a fresh data folder) and then one inside
+ * this process, so it can also run alone: `npm run bench -- --only=runtime`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, HttpTransport, type ApiClient } from '../src/client/index.js';
-import { measureInformerThroughput, poolWriter, type InformerThroughputFigures } from './measure-runtime-informer.js';
+import { connectInProcess } from '../src/cli/in-process-client.js';
+import { startInProcessServer } from './in-process-server.js';
+import { clientWriter, measureInformerThroughput, poolWriter, type InformerThroughputFigures } from './measure-runtime-informer.js';
 import { measureCacheMemory, type CacheMemoryFigures } from './measure-runtime-memory.js';
 import { measureQueueOverhead, type QueueOverheadFigures, type WorkKind } from './measure-runtime-queue.js';
 import { startApiServer, type ServerProcess } from './server-process.js';
@@ -63,10 +66,12 @@ export async function measureRuntime(parentDir: string, log: (msg: string) => vo
   const work = mkdtempSync(join(parentDir, 'svc-bench-runtime-'));
   const api = await startApiServer({ dataDir: join(work, 'data'), certDir: join(work, 'certs') });
   const conn = httpsClient(api, s.contentType);
+  let https: InformerThroughputFigures;
+  let cache: CacheMemoryFigures;
   try {
     const pool = api.pool(s.writeConcurrency);
     log(`runtime: informer throughput over HTTPS (${s.informerChanges} changes)`);
-    const https = await measureInformerThroughput({
+    https = await measureInformerThroughput({
       client: conn.client,
       writer: poolWriter(pool),
       namespace: 'bench-informer',
@@ -77,15 +82,8 @@ export async function measureRuntime(parentDir: string, log: (msg: string) => vo
     });
     log(`runtime: informer HTTPS backlog ${Math.round(https.backlogPerSecond)}/s, live ${Math.round(https.watchPerSecond)}/s (writes ${Math.round(https.writesPerSecond)}/s, lag ${https.lagMs.toFixed(0)} ms), list ${Math.round(https.listPerSecond)}/s`);
     log(`runtime: informer cache memory (${s.cachePods} pods)`);
-    const cache = await measureCacheMemory({ client: conn.client, pool, namespace: 'bench-cache', count: s.cachePods, concurrency: s.writeConcurrency });
+    cache = await measureCacheMemory({ client: conn.client, pool, namespace: 'bench-cache', count: s.cachePods, concurrency: s.writeConcurrency });
     log(`runtime: cache ${Math.round(cache.bytesPerObject)} B per pod (JSON ${Math.round(cache.jsonBytesPerObject)} B)`);
-    return {
-      settings: s,
-      informer: [{ transport: 'HTTPS', ...https }],
-      informerNotes: ['In-process: not measured yet — the in-process transport (src/apiserver, issue 4 "Clients") had not landed when this ran.'],
-      queue,
-      cache,
-    };
   } catch (err) {
     console.error(api.output().slice(-4000));
     throw err;
@@ -94,4 +92,39 @@ export async function measureRuntime(parentDir: string, log: (msg: string) => vo
     await api.stop();
     rmSync(work, { recursive: true, force: true });
   }
+
+  // In-process: the API server in this process, the controller calling its pipeline directly.
+  log(`runtime: informer throughput in-process (${s.informerChanges} changes)`);
+  const local = await startInProcessServer(parentDir);
+  const controllerConn = connectInProcess(local.server, { user: { username: 'system:svc-controller-manager', groups: ['system:authenticated'] } });
+  const writerConn = connectInProcess(local.server);
+  let inProcess: InformerThroughputFigures;
+  try {
+    inProcess = await measureInformerThroughput({
+      client: controllerConn.client,
+      writer: clientWriter(writerConn.client),
+      namespace: 'bench-informer',
+      count: s.informerChanges,
+      concurrency: s.writeConcurrency,
+      workers: s.noopWorkers,
+      timeoutMs: 120_000,
+    });
+  } finally {
+    await controllerConn.close();
+    await writerConn.close();
+    await local.stop();
+  }
+  log(`runtime: informer in-process backlog ${Math.round(inProcess.backlogPerSecond)}/s, live ${Math.round(inProcess.watchPerSecond)}/s (writes ${Math.round(inProcess.writesPerSecond)}/s), list ${Math.round(inProcess.listPerSecond)}/s`);
+  return {
+    settings: s,
+    informer: [
+      { transport: 'HTTPS', ...https },
+      { transport: 'in-process', ...inProcess },
+    ],
+    informerNotes: [
+      'In-process: the API server runs in the bench process (as in `svc up`) and the controller calls its request pipeline through the in-process transport (src/apiserver/in-process-transport.ts); the bench writes through a second in-process client, so in the live column the writes share the process (and its one thread) with the informer.',
+    ],
+    queue,
+    cache,
+  };
 }

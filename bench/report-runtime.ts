@@ -33,8 +33,9 @@ export function renderRuntimeSection(f: RuntimeFigures, run: { command: string; 
   return `${RUNTIME_HEADING}
 
 Measured by \`${run.command}\` on ${run.date.toISOString()} (load average at start ${run.loadAtStart.toFixed(2)}${run.loadAtStart > 0.5 ? ', **the machine was busy: figures are noisy**' : ''}); code in bench/measure-runtime*.ts.
-The controller's client is the project's own (src/client) over HTTPS to the real apiserver process (a fresh one, in its
-own process), ${s.contentType} for lists, JSON watch streams, no client-side rate limit.
+The controllers' client is the project's own (src/client), without a client-side rate limit: over HTTPS
+(${s.contentType}, lists and watch streams alike) to the real apiserver process (a fresh one, in its own process),
+and in-process to an API server started inside the bench process.
 
 ### Informer throughput
 
