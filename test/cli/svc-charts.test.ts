@@ -65,6 +65,16 @@ test('user modules by path: a defineController definition and a plain machine', 
   assert.is((JSON.parse(copy.stdout) as { machineId: string }).machineId, 'controller', 'a definition is charted as the machine it runs');
 });
 
+test('a definition exported twice (named and default) is one chart', () => {
+  const mirror = fileURLToPath(new URL('../../docs/examples/mirror-controller.js', import.meta.url));
+  const r = run(['--list', mirror]);
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim().split('\n').map((l) => l.split('\t')[0]), ['configmap-mirror']);
+  const one = run([mirror]);
+  assert.is(one.status, 0, one.stderr);
+  assert.match(one.stdout, /^stateDiagram-v2/);
+});
+
 test('errors: several machines without --out, unknown machine, unknown format, unloadable or machine-less module', () => {
   const several = run([]);
   assert.is(several.status, 1);

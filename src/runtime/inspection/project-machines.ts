@@ -31,12 +31,16 @@ const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+
 
 /**
  * The machines a module's exports hold, in export order: a definition is named by its `name`, a
- * machine by its id (or `<export>` when two would share a name).
+ * machine by its id (or `<export>` when two would share a name); a value exported under several
+ * names counts once.
  */
 export function machinesOfModule(exports: Record<string, unknown>, source: string): NamedMachine[] {
   const out: NamedMachine[] = [];
   const taken = new Set<string>();
+  const seen = new Set<unknown>(); // one value exported twice (named and default) is one chart
   for (const [exportName, value] of Object.entries(exports)) {
+    if (seen.has(value)) continue;
+    seen.add(value);
     let name: string;
     let machine: AnyStateMachine;
     let description: string;
