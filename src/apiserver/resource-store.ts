@@ -131,6 +131,14 @@ export class ResourceStore {
     return { group: this.def.group, resource: this.def.plural, name };
   }
 
+  /**
+   * A stored value as this store serves it: every read path (get, list, watch with or without the
+   * cache) decodes through here, so a custom resource carries the requested version's apiVersion.
+   */
+  decodeStored(value: Uint8Array, modRevision: number): SvcObject {
+    return this.decode(value, modRevision);
+  }
+
   view(rec: KVRecord): ObjectView {
     const object = freeze(this.decode(rec.value, rec.modRevision));
     return { key: rec.key, object, json: Buffer.from(JSON.stringify(object)), revision: rec.modRevision };

@@ -16,8 +16,7 @@ import { CompactedError, type KVEvent } from '../../storage/types.js';
 import type { CacheEvent } from '../../storage/watch-cache.js';
 import { includeObjectParam, objectTable, TABLE_API_VERSION } from '../../codec/table.js';
 import { protobufWatchFrame } from '../representation.js';
-import { decodeFromStorage } from '../stored-object.js';
-import { parseResourceVersion } from '../resource-store.js';
+import { parseResourceVersion, type ResourceStore } from '../resource-store.js';
 import { boolParam, intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
 import { inProcessResponse, onRequestClose } from '../http.js';
@@ -167,7 +166,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
       );
     } else {
       handle = store.kv.watch(store.keys.resourcePrefix, after, {
-        onEvents: (events: KVEvent[]) => deliver(events.map((e) => toChange(e))),
+        onEvents: (events: KVEvent[]) => deliver(events.map((e) => toChange(e, store))),
         onError: (err) => fail(err),
       });
     }
@@ -182,11 +181,12 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   res.on('close', finish);
 }
 
-function toChange(e: KVEvent): Change {
+/** A storage event decoded by the store (not the raw stored object: a custom resource's apiVersion is the watched version's). */
+function toChange(e: KVEvent, store: ResourceStore): Change {
   const type: EventType = e.type === 'delete' ? 'DELETED' : e.prevModRevision === 0 ? 'ADDED' : 'MODIFIED';
-  const object = decodeFromStorage(e.value, e.type === 'delete' ? e.modRevision : e.modRevision);
+  const object = store.decodeStored(e.value, e.modRevision);
   const json = Buffer.from(JSON.stringify(object));
   const change: Change = { type, key: e.key, revision: e.modRevision, object, json };
-  if (e.prevValue) change.prevObject = decodeFromStorage(e.prevValue, e.prevModRevision);
+  if (e.prevValue) change.prevObject = store.decodeStored(e.prevValue, e.prevModRevision);
   return change;
 }
