@@ -14,7 +14,8 @@ import { objectMeta, str } from './kinds/schema-dsl.js';
 import type { ResourceDefinition, SchemaNode, SubresourceName, SvcObject, TableCell, TableColumns } from './types.js';
 
 const NODE_NUMBERS = ['minimum', 'maximum', 'maxLength', 'minLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'multipleOf'] as const;
-const NODE_FLAGS = ['nullable', 'exclusiveMinimum', 'exclusiveMaximum', 'uniqueItems', 'x-svc-int-or-string', 'x-svc-preserve-unknown-fields'] as const;
+const JUNCTORS = ['oneOf', 'anyOf', 'allOf'] as const;
+const NODE_FLAGS = ['exclusiveMinimum', 'exclusiveMaximum', 'uniqueItems', 'x-svc-int-or-string', 'x-svc-preserve-unknown-fields'] as const;
 
 /**
  * A user's openAPIV3Schema node -> SchemaNode. Keeps what validation, pruning, defaulting and apply
@@ -30,6 +31,7 @@ export function schemaNodeFrom(raw: unknown): SchemaNode {
   if (typeof n['pattern'] === 'string') out.pattern = n['pattern'];
   for (const k of NODE_NUMBERS) if (typeof n[k] === 'number') out[k] = n[k] as number;
   for (const k of NODE_FLAGS) if (n[k] === true) out[k] = true;
+  out.nullable = n['nullable'] === true;
   if (Array.isArray(n['enum'])) out.enum = [...n['enum']];
   if (Array.isArray(n['required'])) out.required = n['required'].filter((r): r is string => typeof r === 'string');
   if (n['default'] !== undefined) out.default = structuredClone(n['default']);
@@ -44,6 +46,8 @@ export function schemaNodeFrom(raw: unknown): SchemaNode {
     out.properties = {};
     for (const [k, v] of Object.entries(props)) out.properties[k] = schemaNodeFrom(v);
   }
+  for (const k of JUNCTORS) if (Array.isArray(n[k])) out[k] = (n[k] as unknown[]).map(schemaNodeFrom);
+  if (n['not'] !== null && typeof n['not'] === 'object') out.not = schemaNodeFrom(n['not']);
   const ap = n['additionalProperties'];
   if (typeof ap === 'boolean') out.additionalProperties = ap;
   else if (ap !== null && typeof ap === 'object') out.additionalProperties = schemaNodeFrom(ap);
@@ -64,7 +68,10 @@ export function customResourceSchema(openAPIV3Schema: unknown): SchemaNode {
   return out;
 }
 
-/** Fills absent fields that declare a `default`, walking objects and list items that exist. */
+/**
+ * Fills absent fields that declare a `default`, walking objects and list items that exist. A null
+ * in a field that is not `nullable` counts as absent when the field has a default (as established).
+ */
 export function applySchemaDefaults(value: unknown, schema: SchemaNode | undefined): void {
   if (!schema || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
@@ -73,7 +80,8 @@ export function applySchemaDefaults(value: unknown, schema: SchemaNode | undefin
   }
   const rec = value as Record<string, unknown>;
   for (const [k, prop] of Object.entries(schema.properties ?? {})) {
-    if (rec[k] === undefined && prop.default !== undefined) rec[k] = structuredClone(prop.default);
+    const absent = rec[k] === undefined || (rec[k] === null && prop.nullable === false);
+    if (absent && prop.default !== undefined) rec[k] = structuredClone(prop.default);
     applySchemaDefaults(rec[k], prop);
   }
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {

@@ -88,7 +88,19 @@ export interface SchemaNode {
   maximum?: number;
   maxLength?: number;
   pattern?: string;
+  /**
+   * Unset (built-in kinds): null reads as "unset" and is accepted. Custom resource schemas always
+   * set it: false refuses null (a default, when declared, replaces it), true keeps it.
+   */
   nullable?: boolean;
+  /**
+   * Logical junctors of custom resource schemas: value checks only. Pruning, defaulting and apply
+   * follow the structural part (properties, items, additionalProperties) outside them.
+   */
+  oneOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  allOf?: SchemaNode[];
+  not?: SchemaNode;
   /** Further OpenAPI v3 value checks, used by custom resource schemas. */
   minLength?: number;
   minItems?: number;

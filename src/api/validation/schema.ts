@@ -13,15 +13,23 @@ import { invalidValue, notSupported, required, tooLong, tooMany, typeInvalid } f
 type JsonSchema = Record<string, unknown>;
 
 /**
- * SchemaNode -> plain JSON schema for ajv: every typed node also accepts null (the established
- * decoders read null as "unset"), int-or-string becomes a union, structural objects forbid extra
- * properties so `removeAdditional` drops them, and our `x-svc-*` markers are left out.
+ * Where a node sits: in the structural schema, or under a oneOf/anyOf/allOf/not, whose nodes only
+ * check values (they neither prune unknown fields nor take part in null handling).
  */
-export function toAjvSchema(node: SchemaNode): JsonSchema {
+type SchemaPart = 'structural' | 'junctor';
+
+/**
+ * SchemaNode -> plain JSON schema for ajv: a typed node accepts null unless it is marked not
+ * `nullable` (built-in kinds never are: the established decoders read null as "unset"),
+ * int-or-string becomes a union, structural objects forbid extra properties so `removeAdditional`
+ * drops them, junctors pass through, and our `x-svc-*` markers are left out.
+ */
+export function toAjvSchema(node: SchemaNode, part: SchemaPart = 'structural'): JsonSchema {
   const out: JsonSchema = {};
-  if (node['x-svc-int-or-string']) out['type'] = ['integer', 'string', 'null'];
-  else if (node.type) out['type'] = [node.type, 'null'];
-  if (node.enum) out['enum'] = [...node.enum, null];
+  const orNull = part === 'structural' && node.nullable !== false ? ['null'] : [];
+  if (node['x-svc-int-or-string']) out['type'] = ['integer', 'string', ...orNull];
+  else if (node.type) out['type'] = [node.type, ...orNull];
+  if (node.enum) out['enum'] = [...node.enum, ...(orNull.length ? [null] : [])];
   if (node.minimum !== undefined) out['minimum'] = node.minimum;
   if (node.maximum !== undefined) out['maximum'] = node.maximum;
   if (node.maxLength !== undefined) out['maxLength'] = node.maxLength;
@@ -43,18 +51,26 @@ export function toAjvSchema(node: SchemaNode): JsonSchema {
     delete out['maximum'];
   }
   if (node.required?.length) out['required'] = [...node.required];
-  if (node.items) out['items'] = toAjvSchema(node.items);
+  if (node.items) out['items'] = toAjvSchema(node.items, part);
   if (node.properties) {
     const props: Record<string, JsonSchema> = {};
-    for (const [k, v] of Object.entries(node.properties)) props[k] = toAjvSchema(v);
+    for (const [k, v] of Object.entries(node.properties)) props[k] = toAjvSchema(v, part);
     out['properties'] = props;
-    if (!node['x-svc-preserve-unknown-fields'] && node.additionalProperties === undefined) out['additionalProperties'] = false;
+    if (part === 'structural' && !node['x-svc-preserve-unknown-fields'] && node.additionalProperties === undefined) out['additionalProperties'] = false;
   }
   if (node.additionalProperties !== undefined) {
-    out['additionalProperties'] = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : toAjvSchema(node.additionalProperties);
+    out['additionalProperties'] = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : toAjvSchema(node.additionalProperties, part);
   }
+  for (const k of ['oneOf', 'anyOf', 'allOf'] as const) {
+    const branches = node[k];
+    if (branches) out[k] = branches.map((b) => toAjvSchema(b, 'junctor'));
+  }
+  if (node.not) out['not'] = toAjvSchema(node.not, 'junctor');
   return out;
 }
+
+/** An error from inside a oneOf/anyOf branch: the junctor's own error reports it (once). */
+const IN_ALTERNATIVE = /\/(?:oneOf|anyOf)\/\d+\//;
 
 const ajv = new Ajv({ allErrors: true, removeAdditional: true, strict: false, verbose: true, validateFormats: false });
 const compiled = new WeakMap<ResourceDefinition, ValidateFunction>();
@@ -140,6 +156,12 @@ function toFieldError(def: ResourceDefinition, obj: unknown, e: ErrorObject): Fi
       return tooMany(field, Array.isArray(e.data) ? e.data.length : 0, (e.params as { limit: number }).limit);
     case 'minItems':
       return invalidValue(field, e.data, `should have at least ${(e.params as { limit: number }).limit} items`);
+    case 'oneOf':
+      return invalidValue(field, e.data, 'must validate one and only one schema (oneOf)');
+    case 'anyOf':
+      return invalidValue(field, e.data, 'must validate at least one schema (anyOf)');
+    case 'not':
+      return invalidValue(field, e.data, 'must not validate the schema (not)');
     case 'additionalProperties':
       return undefined;
     default:
@@ -157,6 +179,7 @@ export function validateAgainstSchema(def: ResourceDefinition, obj: SvcObject): 
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of validate.errors ?? []) {
+    if (IN_ALTERNATIVE.test(e.schemaPath)) continue;
     const fe = toFieldError(def, obj, e);
     if (!fe) continue;
     const key = `${fe.field}\u0000${fe.message}`;

@@ -138,6 +138,13 @@ function validateSchemaNode(node: unknown, p: string, errs: FieldError[]): void 
     else for (const [k, v] of Object.entries(props)) validateSchemaNode(v, `${p}.properties[${k}]`, errs);
   }
   if (n['items'] !== undefined) validateSchemaNode(n['items'], `${p}.items`, errs);
+  for (const k of ['oneOf', 'anyOf', 'allOf']) {
+    const branches = n[k];
+    if (branches === undefined) continue;
+    if (!Array.isArray(branches)) errs.push(invalidValue(`${p}.${k}`, branches, 'must be a list of schemas'));
+    else branches.forEach((b, i) => validateSchemaNode(b, `${p}.${k}[${i}]`, errs));
+  }
+  if (n['not'] !== undefined) validateSchemaNode(n['not'], `${p}.not`, errs);
   const ap = n['additionalProperties'];
   if (ap !== undefined && typeof ap !== 'boolean') validateSchemaNode(ap, `${p}.additionalProperties`, errs);
   if (n['required'] !== undefined && (!Array.isArray(n['required']) || n['required'].some((r) => typeof r !== 'string'))) {
