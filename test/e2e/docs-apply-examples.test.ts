@@ -8,25 +8,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type ApiServerProcess, ROOT, startApiServer } from '../helpers/apiserver.js';
-
-interface Example {
-  title: string;
-  script: string;
-  /** The plain code block right after the script, if any. */
-  output?: string;
-}
-
-/** Every ```sh block with the ``` block that directly follows it, under the nearest ### title. */
-function examples(markdown: string): Example[] {
-  const out: Example[] = [];
-  const re = /^(### .*)$|^```sh\n([\s\S]*?)^```\n(?:\n```\n([\s\S]*?)^```\n)?/gm;
-  let title = '';
-  for (let m = re.exec(markdown); m; m = re.exec(markdown)) {
-    if (m[1]) title = m[1].slice(4);
-    else out.push({ title, script: m[2]!, ...(m[3] !== undefined ? { output: m[3] } : {}) });
-  }
-  return out;
-}
+import { docExamples } from '../helpers/doc-examples.js';
 
 const test = suite('docs/apply.md examples');
 let server: ApiServerProcess | undefined;
@@ -47,7 +29,7 @@ test.after(async () => {
 });
 
 test('every example runs and prints what the page shows', async () => {
-  const list = examples(readFileSync(join(ROOT, 'docs', 'apply.md'), 'utf8'));
+  const list = docExamples(readFileSync(join(ROOT, 'docs', 'apply.md'), 'utf8'));
   assert.ok(list.length >= 7, `found ${list.length} examples`);
   assert.ok(list[0]!.script.startsWith('API='), 'the first block sets API');
   for (const ex of list.slice(1)) {
