@@ -79,7 +79,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
   const url = `https://127.0.0.1:${port}`;
   const caFile = join(certDir, 'apiserver.crt');
   let agent: Agent | undefined;
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`apiserver exited early (${proc.exitCode}):\n${out}`);
     try {
@@ -92,7 +92,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     }
     if (Date.now() > deadline) {
       proc.kill('SIGKILL');
-      throw new Error(`apiserver not ready after ${opts.readyTimeoutMs ?? 30_000} ms:\n${out}`);
+      throw new Error(`apiserver not ready after ${opts.readyTimeoutMs ?? 60_000} ms:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

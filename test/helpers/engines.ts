@@ -26,12 +26,18 @@ export function forEachEngine(
     let ctx: EngineContext | undefined;
     let etcd: Awaited<ReturnType<typeof startEtcd>> | undefined;
     s.before(async () => {
-      const args = [...(opts.args ?? [])];
-      if (engine === 'etcd') {
-        etcd = await startEtcd();
-        args.push(`--kvstore-servers=${etcd.endpoint}`);
+      try {
+        const args = [...(opts.args ?? [])];
+        if (engine === 'etcd') {
+          etcd = await startEtcd();
+          args.push(`--kvstore-servers=${etcd.endpoint}`);
+        }
+        ctx = { engine, server: await startApiServer({ ...opts, args }) };
+      } catch (e) {
+        // uvu drops an error thrown by a before hook without a word (the suite shows 0 / N): say it.
+        console.error(`${title} [${engine}]: setup failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+        throw e;
       }
-      ctx = { engine, server: await startApiServer({ ...opts, args }) };
     });
     s.after(async () => {
       await ctx?.server.stop();
