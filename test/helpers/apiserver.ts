@@ -55,7 +55,7 @@ export interface StartOptions {
   dataDir?: string;
   certDir?: string;
   env?: Record<string, string>;
-  /** How long to wait for /readyz (default 30 s). */
+  /** How long to wait for /readyz (default 60 s: a loaded 2-core machine can take long to start one). */
   readyTimeoutMs?: number;
 }
 
