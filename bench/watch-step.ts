@@ -3,7 +3,7 @@
  * in the same run (the machine is shared, so only same-run comparisons mean anything):
  *   node dist/bench/watch-step.js [rounds]      (default 3 rounds each, alternating svc and bare)
  * BENCH_PROFILE=1 profiles the apiserver (report beside the profile); SVC_NODE_ARGS adds node flags
- * to the apiserver (e.g. `--trace-gc`, whose lines are counted per round).
+ * to the apiserver (e.g. `--trace-gc`, whose lines are counted per round; SHOW_GC=1 prints them).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
