@@ -203,7 +203,7 @@ ${f.protobuf ? `\n${renderProtobufSection(f.protobuf)}` : ''}${f.runtime ? `\n${
 
 Server RSS: ${mib(f.rssAtStartBytes)} after start, ${mib(f.rssAfterSmallStepsBytes)} after the steps before the memory step${f.rss ? `, ${mib(f.rss.rssBytes)} with ${n0(s.rssCount)} ConfigMaps stored (peak ${mib(f.rss.peakRssBytes)})` : ''}.
 ${f.applies ? `Server-side apply: for ${s.applyDurationMs / 1000} s, ${s.applyObjects} Deployments (two containers each) applied round robin, rounds alternating between manager \`alpha\` (the pod template, a new image tag each round) and \`beta\` (\`spec.replicas\`, with force), so every apply merges, updates ownership and writes.\n` : ''}Create rounds: ${f.createRounds.map((r) => `${n0(r.perSecond)}/s (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)})`).join('; ')}.
-Watch: ${f.watch.deliveredBeforeResponse} of ${f.watch.writes} events had reached all watchers before the write's own response (counted as 0 ms); max ${ms(f.watch.maxMs)}.
+Watch: ${f.watch.deliveredBeforeResponse} of ${f.watch.writes} events had reached all watchers before the write's own response (counted as 0 ms); max ${ms(f.watch.maxMs)}. svc writes a committed event to every watch socket before it answers the write; the bare server answers first, then writes.
 List runs (ms): whole ${f.lists.wholeRunsMs.map((x) => x.toFixed(1)).join(', ')}; chunked ${f.lists.chunkedRunsMs.map((x) => x.toFixed(1)).join(', ')}.
 
 ## Targets

@@ -63,12 +63,14 @@ export interface ApiServerStartOptions {
   profileDir?: string;
   /** More apiserver flags. */
   args?: string[];
+  /** More node flags (before the script), e.g. `--trace-gc`. */
+  nodeArgs?: string[];
   readyTimeoutMs?: number;
 }
 
 export async function startApiServer(opts: ApiServerStartOptions): Promise<ServerProcess> {
   const port = await freePort();
-  const nodeArgs = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
+  const nodeArgs = [...(opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : []), ...(opts.nodeArgs ?? [])];
   const args = [
     ...nodeArgs,
     APISERVER_BIN,

@@ -25,6 +25,9 @@ export interface Response {
   write(chunk: Buffer | string): boolean;
   /** HTTP/1.1 only: send the status line and headers now (a watch may have nothing to write yet). */
   flushHeaders?(): void;
+  /** HTTP/1.1 only: hold writes back until uncork(), which sends them at once. */
+  cork?(): void;
+  uncork?(): void;
   end(chunk?: Buffer | string): unknown;
   on(event: 'close', listener: () => void): unknown;
 }

@@ -11,6 +11,7 @@
  * - One decode and one JSON serialization per change: the `object` and `json` of a `CacheEvent` and
  *   of a `CachedObject` are shared by every reader and watcher; objects are deep-frozen.
  * - Callbacks run asynchronously (never inside `watch()`), in order per watcher; none after close().
+ *   Live events go to every idle watcher in one synchronous pass from the store watch's callback.
  * - If the store watch fails, the cache re-lists and re-watches by itself (retrying with back-off);
  *   the watchers it was serving get `onError(CompactedError)` and must re-list (a 410 to clients).
  */
@@ -359,11 +360,12 @@ export class WatchCache {
     }
     for (const ev of batch) this.ring.append(ev, at);
     if (batch.length > 0) {
-      for (const w of this.watchers) {
-        if (batch[0]!.revision > w.after) this.push(w, { events: batch });
+      // A snapshot: a callback may open a watch, whose replay already holds this batch.
+      for (const w of [...this.watchers]) {
+        if (batch[0]!.revision > w.after) this.deliver(w, batch);
         else {
           const newer = batch.filter((e) => e.revision > w.after);
-          if (newer.length > 0) this.push(w, { events: newer });
+          if (newer.length > 0) this.deliver(w, newer);
         }
       }
     }
@@ -433,6 +435,24 @@ export class WatchCache {
     const prev = ev.prevValue && this.decodeRecord(ev.key, ev.prevValue, ev.prevModRevision);
     const type = ev.type === 'delete' ? 'DELETED' : ev.createRevision === ev.modRevision ? 'ADDED' : 'MODIFIED';
     return { type, revision: ev.modRevision, key: ev.key, object: cached.object, json: cached.json, prevObject: prev?.object };
+  }
+
+  /**
+   * Live events, called from the store watch's callback (so never inside `watch()`): straight to the
+   * callback when nothing is queued for the watcher, so a commit reaches every watcher in one pass
+   * without a microtask per watcher; behind its queue otherwise, to keep the order.
+   */
+  private deliver(w: CacheWatcher, events: CacheEvent[]): void {
+    if (w.closed) return;
+    if (w.scheduled || w.pending.length > 0) {
+      this.push(w, { events });
+      return;
+    }
+    try {
+      w.onEvents(events);
+    } catch (err) {
+      this.log?.error({ err }, 'watch cache callback threw');
+    }
   }
 
   /** Queue a delivery for one watcher; a microtask runs its queue in order. */

@@ -86,8 +86,13 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   let closed = false;
   // An in-process watcher in JSON gets each event as a value (cloned by the response), no bytes.
   const sink = !asTable && !asProtobuf ? inProcessResponse(res) : undefined;
+  // Corked around the write so the bytes reach the socket now, not in a nextTick per watcher: a
+  // commit's event goes out to every watcher before the writer's own response does.
   const write = (buf: Buffer) => {
-    if (!closed) res.write(buf);
+    if (closed) return;
+    res.cork?.();
+    res.write(buf);
+    res.uncork?.();
   };
   const send = (type: EventType, item: { object: SvcObject; json: Buffer }) => {
     if (sink) {

@@ -1,0 +1,76 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { CacheEvent } from '../../src/storage/watch-cache.js';
+import { collectCacheWatch, configMap, openTempStore, sleep, startCache, until } from './embedded-fixture.js';
+
+test('a commit reaches every idle watcher in one pass: all have it when the write resolves', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/');
+    const from = cache.revision;
+    const watchers = Array.from({ length: 50 }, () => collectCacheWatch(cache, from));
+    await sleep(5);
+    const a = await store.create('/cm/a', configMap('a'));
+    assert.equal(
+      watchers.map((w) => w.events.map((e) => e.revision)),
+      watchers.map(() => [a.modRevision]),
+      'no watcher waits for a later microtask',
+    );
+    for (const w of watchers) w.handle.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a watch opened from inside a callback gets the current batch once (its replay), then live events', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/');
+    const from = cache.revision;
+    const inner: CacheEvent[] = [];
+    let opened = false;
+    const outer = cache.watch(
+      from,
+      () => {
+        if (opened) return;
+        opened = true;
+        cache.watch(from, (evs) => inner.push(...evs), () => {});
+      },
+      () => {},
+    );
+    const a = await store.create('/cm/a', configMap('a'));
+    const b = await store.create('/cm/b', configMap('b'));
+    await until(() => inner.length >= 2);
+    await sleep(10);
+    assert.equal(inner.map((e) => e.revision), [a.modRevision, b.modRevision]);
+    outer.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a watcher closed by another watcher in the same pass receives nothing more', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/');
+    const from = cache.revision;
+    const closer = { close: () => {} };
+    const first = cache.watch(from, () => closer.close(), () => {});
+    const second = collectCacheWatch(cache, from);
+    closer.close = () => second.handle.close();
+    await store.create('/cm/a', configMap('a'));
+    await sleep(10);
+    assert.is(second.events.length, 0);
+    first.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test.run();
