@@ -8,9 +8,10 @@
  * - GET  /sized/<bytes>   -> a fixed JSON body of <bytes> bytes (built once), the ceiling for a list
  *                            of that size.
  * - GET  /watch           -> a chunked stream that stays open; see POST /watch.
- * - POST /watch           -> reads the body (JSON with metadata.name), answers the 300-byte JSON,
- *                            then writes one `{"type":"ADDED","object":...}` line, ~300 bytes, naming
- *                            that object to every open /watch stream: the ceiling for watch fan-out.
+ * - POST /watch           -> reads the body (JSON with metadata.name), writes one
+ *                            `{"type":"ADDED","object":...}` line, ~300 bytes, naming that object to
+ *                            every open /watch stream, then answers the 300-byte JSON (the apiserver's
+ *                            order): the ceiling for watch fan-out.
  * - GET  /ready           -> `ok`.
  */
 import { readFileSync } from 'node:fs';
@@ -62,19 +63,26 @@ function main(): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': FIXED_RESPONSE.length }).end(FIXED_RESPONSE);
-      if (!url.startsWith('/watch')) return;
+      const answer = () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': FIXED_RESPONSE.length }).end(FIXED_RESPONSE);
+      if (!url.startsWith('/watch')) return answer();
       let name = '';
       try {
         name = String((JSON.parse(Buffer.concat(chunks).toString()) as { metadata?: { name?: string } }).metadata?.name ?? '');
       } catch {
-        return;
+        return answer();
       }
       const line = Buffer.concat([
         jsonOfSize({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bench' } } }, 299),
         Buffer.from('\n'),
       ]);
-      for (const w of watchers) w.write(line);
+      // Same order as the apiserver: every watcher's write goes out (corked, so at once) before
+      // the writer's own answer, so the ceiling does the same work in the same order.
+      for (const w of watchers) {
+        w.cork();
+        w.write(line);
+        w.uncork();
+      }
+      answer();
     });
   });
   server.listen(Number(port), '127.0.0.1');

@@ -179,7 +179,7 @@ ${f.profileDir ? `\n**Profiled run** (\`--cpu-prof\`): the profiler slows the se
   run after the apiserver has stopped, with the same client and concurrency (after ${s.ceilingWarmupMs / 1000} s of
   warm-up each for GET and POST, measured for as long as the gets). For lists it answers a
   fixed body of the same size as the real list (and of the average chunk size, ${f.lists.chunks} times); for watches it
-  holds ${s.watchers} open streams and writes one ~300-byte event line to each after answering a POST.
+  holds ${s.watchers} open streams and writes one ~300-byte event line to each before answering a POST (the apiserver's order).
 - **Share of bare Node**: rates are ours ÷ bare; times and memory (smaller is better) are bare ÷ ours,
   so 100% means as good as bare Node on this machine. The issue's reference ceiling for this machine was
   about 23,600 GETs/s and 20,300 POSTs/s; this run measured ${n0(c.get.perSecond)} and ${n0(c.post.perSecond)}.
@@ -203,7 +203,7 @@ ${f.protobuf ? `\n${renderProtobufSection(f.protobuf)}` : ''}${f.runtime ? `\n${
 
 Server RSS: ${mib(f.rssAtStartBytes)} after start, ${mib(f.rssAfterSmallStepsBytes)} after the steps before the memory step${f.rss ? `, ${mib(f.rss.rssBytes)} with ${n0(s.rssCount)} ConfigMaps stored (peak ${mib(f.rss.peakRssBytes)})` : ''}.
 ${f.applies ? `Server-side apply: for ${s.applyDurationMs / 1000} s, ${s.applyObjects} Deployments (two containers each) applied round robin, rounds alternating between manager \`alpha\` (the pod template, a new image tag each round) and \`beta\` (\`spec.replicas\`, with force), so every apply merges, updates ownership and writes.\n` : ''}Create rounds: ${f.createRounds.map((r) => `${n0(r.perSecond)}/s (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)})`).join('; ')}.
-Watch: ${f.watch.deliveredBeforeResponse} of ${f.watch.writes} events had reached all watchers before the write's own response (counted as 0 ms); max ${ms(f.watch.maxMs)}. svc writes a committed event to every watch socket before it answers the write; the bare server answers first, then writes.
+Watch: ${f.watch.deliveredBeforeResponse} of ${f.watch.writes} events had reached all watchers before the write's own response (counted as 0 ms); max ${ms(f.watch.maxMs)}. Both svc and the bare server write an event to every watch socket before they answer the write (svc: once the write is committed).
 List runs (ms): whole ${f.lists.wholeRunsMs.map((x) => x.toFixed(1)).join(', ')}; chunked ${f.lists.chunkedRunsMs.map((x) => x.toFixed(1)).join(', ')}.
 
 ## Targets
