@@ -1,15 +1,40 @@
 /**
  * A Protobuf writer over one growing Buffer. protobufjs' Writer records an operation object per
  * value and replays them at the end; for whole lists of objects that allocation dominated the
- * encoding time. Here a nested message reserves one length byte and, when its body turns out
- * longer than 127 bytes, is shifted right to make room for the longer length (one memmove).
+ * encoding time. Here a nested message reserves the length bytes its call site needed last time and
+ * is shifted (one memmove) only when its length turns out to need a different number of bytes.
  */
 const TWO_32 = 2 ** 32;
+
+/** Node's Buffer binding, without the argument checks of `Buffer#write`. */
+interface Utf8Writer {
+  utf8Write(s: string, offset: number, length: number): number;
+}
+
+/** Bytes of a varint of a non-negative value below 2^32. */
+function varintSize(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/**
+ * Length bytes to reserve at each fork call site: what the site's last message needed. A site's
+ * messages are mostly alike (a pod's spec is always over 127 bytes, a label entry under), so the
+ * body rarely has to be shifted once its length is known; the bytes are the same either way.
+ */
+const siteReserve: number[] = [1];
+
+/** A new fork call site (generated encoders take one per place they open a nested message). */
+export function forkSite(): number {
+  siteReserve.push(1);
+  return siteReserve.length - 1;
+}
 
 export class WireWriter {
   private buf: Buffer;
   private pos = 0;
+  /** Per open message: where its length goes, and its fork site * 8 + the length bytes reserved. */
   private readonly starts: number[] = [];
+  private readonly marks: number[] = [];
 
   constructor(initialSize = 1024) {
     this.buf = Buffer.allocUnsafe(initialSize);
@@ -74,13 +99,18 @@ export class WireWriter {
     return this;
   }
 
+  /**
+   * A length-prefixed string. Up to 127 characters (one length byte) ASCII is copied by a JS loop,
+   * cheaper than a native call; otherwise one byteLength and one utf8Write (the public
+   * `Buffer#write` re-validates its arguments on every call).
+   */
   string(s: string): this {
     const n = s.length;
-    if (n < 48) {
-      // Short ASCII fast path (cheaper than a native call): length byte, then one byte per character.
-      this.ensure(n + 1);
+    if (n < 128) {
+      if (this.pos + n + 1 > this.buf.length) this.ensure(n + 1);
       const b = this.buf;
-      let p = this.pos + 1;
+      const start = this.pos;
+      let p = start + 1;
       let i = 0;
       for (; i < n; i++) {
         const c = s.charCodeAt(i);
@@ -88,7 +118,7 @@ export class WireWriter {
         b[p++] = c;
       }
       if (i === n) {
-        b[this.pos] = n;
+        b[start] = n;
         this.pos = p;
         return this;
       }
@@ -96,8 +126,51 @@ export class WireWriter {
     const len = Buffer.byteLength(s, 'utf8');
     this.uint32(len);
     this.ensure(len);
-    this.buf.write(s, this.pos, len, 'utf8');
+    (this.buf as unknown as Utf8Writer).utf8Write(s, this.pos, len);
     this.pos += len;
+    return this;
+  }
+
+  /**
+   * `tag`, then a message whose only field is string field 1 (Quantity, FieldsV1, RawExtension):
+   * for short ASCII the two lengths are known up front, so no fork/ldelim.
+   */
+  wrappedString(tag: number, s: string): this {
+    const n = s.length;
+    if (n < 126) {
+      this.uint32(tag);
+      if (this.pos + n + 3 > this.buf.length) this.ensure(n + 3);
+      const b = this.buf;
+      const start = this.pos;
+      let p = start + 3;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) break;
+        b[p++] = c;
+      }
+      if (i === n) {
+        b[start] = n + 2;
+        b[start + 1] = 10;
+        b[start + 2] = n;
+        this.pos = p;
+        return this;
+      }
+      return this.fork().uint32(10).string(s).ldelim();
+    }
+    return this.uint32(tag).fork().uint32(10).string(s).ldelim();
+  }
+
+  /** `tag`, then `Timestamp {seconds = 1, nanos = 2}` (nanos left out when 0), lengths computed up front. */
+  timestamp(tag: number, seconds: number, nanos: number): this {
+    if (seconds < 0 || seconds >= TWO_32 || nanos < 0) {
+      this.uint32(tag).fork().uint32(8).int64(seconds);
+      if (nanos) this.uint32(16).int32(nanos);
+      return this.ldelim();
+    }
+    const len = 1 + varintSize(seconds) + (nanos ? 1 + varintSize(nanos) : 0);
+    this.uint32(tag).uint32(len).uint32(8).uint32(seconds);
+    if (nanos) this.uint32(16).uint32(nanos);
     return this;
   }
 
@@ -111,34 +184,40 @@ export class WireWriter {
     return this;
   }
 
-  /** Starts a length-delimited message (after its tag). */
-  fork(): this {
-    this.ensure(1);
+  /**
+   * Starts a length-delimited message (after its tag), reserving as many length bytes as the last
+   * message of the same call site needed (`site` from `forkSite()`; 0: one byte).
+   */
+  fork(site = 0): this {
+    const reserve = siteReserve[site]!;
+    this.ensure(reserve);
     this.starts.push(this.pos);
-    this.pos += 1;
+    this.marks.push(site * 8 + reserve);
+    this.pos += reserve;
     return this;
   }
 
-  /** Ends the message `fork` started, writing its length in front of it. */
+  /** Ends the message `fork` started, writing its length in front of it (shifting the body when the reservation was off). */
   ldelim(): this {
     const start = this.starts.pop()!;
-    const len = this.pos - start - 1;
-    if (len < 128) {
-      this.buf[start] = len;
-      return this;
+    const mark = this.marks.pop()!;
+    const reserve = mark & 7;
+    const len = this.pos - start - reserve;
+    const size = varintSize(len);
+    if (size !== reserve) {
+      if (size > reserve) this.ensure(size - reserve);
+      this.buf.copyWithin(start + size, start + reserve, this.pos);
+      this.pos += size - reserve;
+      siteReserve[(mark - reserve) / 8] = size;
     }
-    let size = 1;
-    for (let l = len; l > 127; l >>>= 7) size++;
-    this.ensure(size - 1);
-    this.buf.copyWithin(start + size, start + 1, this.pos);
-    this.pos += size - 1;
+    const b = this.buf;
     let p = start;
     let l = len;
     while (l > 127) {
-      this.buf[p++] = (l & 127) | 128;
+      b[p++] = (l & 127) | 128;
       l >>>= 7;
     }
-    this.buf[p] = l;
+    b[p] = l;
     return this;
   }
 
