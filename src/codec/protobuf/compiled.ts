@@ -139,6 +139,19 @@ const H = {
     }
     w.timestamp(tag, t[0], t[1]);
   },
+  /** FieldsV1 / RawExtension: JSON text as field 1, written directly when it is a tree of plain objects. */
+  rawJson(w: WireWriter, tag: number, outer: number, inner: number, v: unknown): void {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const mark = w.mark();
+      w.uint32(tag).fork(outer).uint32(10).fork(inner);
+      if (w.jsonTree(v)) {
+        w.ldelim().ldelim();
+        return;
+      }
+      w.rewind(mark);
+    }
+    w.wrappedString(tag, JSON.stringify(v));
+  },
   intOrString(w: WireWriter, tag: number, v: unknown, key: string): void {
     if (typeof v === 'number') w.uint32(tag).fork().uint32(8).int64(0).uint32(16).int32(v).ldelim();
     else if (typeof v === 'string') w.uint32(tag).fork().uint32(8).int64(1).uint32(26).string(v).ldelim();
@@ -263,7 +276,7 @@ export class CompiledCodec {
   private writeValue(type: string, tag: number, key: string): string {
     switch (type) {
       case 'string':
-        return `if (typeof v !== 'string') H.fail(${key}, 'expected a string'); w.uint32(${tag}).string(v);`;
+        return `if (typeof v !== 'string') H.fail(${key}, 'expected a string'); w.tagString(${tag}, v);`;
       case 'int32':
       case 'int64':
       case 'double':
@@ -282,7 +295,7 @@ export class CompiledCodec {
       case 'FieldsV1':
       case 'RawExtension':
         // The JSON text is written as the UTF-8 bytes of field 1 (a string and bytes share the wire form).
-        return `w.wrappedString(${tag}, JSON.stringify(v));`;
+        return `H.rawJson(w, ${tag}, ${forkSite()}, ${forkSite()}, v);`;
       default: {
         const target = this.model.messages.get(type)!;
         if (target.wrapsList) {

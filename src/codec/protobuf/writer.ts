@@ -8,8 +8,11 @@ const TWO_32 = 2 ** 32;
 
 /** Node's Buffer binding, without the argument checks of `Buffer#write`. */
 interface Utf8Writer {
-  utf8Write(s: string, offset: number, length: number): number;
+  utf8Write(s: string, offset: number, length?: number): number;
 }
+
+/** Strings shorter than this are copied by a JS loop when ASCII (at most 127: one length byte). */
+const SHORT_STRING = 32;
 
 /** Bytes of a varint of a non-negative value below 2^32. */
 function varintSize(v: number): number {
@@ -100,13 +103,12 @@ export class WireWriter {
   }
 
   /**
-   * A length-prefixed string. Up to 127 characters (one length byte) ASCII is copied by a JS loop,
-   * cheaper than a native call; otherwise one byteLength and one utf8Write (the public
-   * `Buffer#write` re-validates its arguments on every call).
+   * A length-prefixed string. Short ASCII is copied by a JS loop (a native call costs about what
+   * 35 characters cost the loop); longer or non-ASCII strings by one utf8Write.
    */
   string(s: string): this {
     const n = s.length;
-    if (n < 128) {
+    if (n < SHORT_STRING) {
       if (this.pos + n + 1 > this.buf.length) this.ensure(n + 1);
       const b = this.buf;
       const start = this.pos;
@@ -123,12 +125,55 @@ export class WireWriter {
         return this;
       }
     }
-    const len = Buffer.byteLength(s, 'utf8');
-    this.uint32(len);
-    this.ensure(len);
-    (this.buf as unknown as Utf8Writer).utf8Write(s, this.pos, len);
-    this.pos += len;
+    return this.nativeString(s);
+  }
+
+  /**
+   * The string's UTF-8 bytes written after as many length bytes as its character count needs
+   * (the usual case: ASCII), then shifted if its byte count needs more; no separate byteLength pass.
+   */
+  private nativeString(s: string): this {
+    const n = s.length;
+    this.ensure(3 * n + 5);
+    const start = this.pos;
+    const reserve = varintSize(n);
+    const len = (this.buf as unknown as Utf8Writer).utf8Write(s, start + reserve);
+    const size = varintSize(len);
+    if (size !== reserve) this.buf.copyWithin(start + size, start + reserve, start + reserve + len);
+    const b = this.buf;
+    let p = start;
+    let l = len;
+    while (l > 127) {
+      b[p++] = (l & 127) | 128;
+      l >>>= 7;
+    }
+    b[p] = l;
+    this.pos = start + size + len;
     return this;
+  }
+
+  /** `tag` and a string field in one call (most fields of API objects). */
+  tagString(tag: number, s: string): this {
+    const n = s.length;
+    if (tag < 128 && n < SHORT_STRING) {
+      if (this.pos + n + 2 > this.buf.length) this.ensure(n + 2);
+      const b = this.buf;
+      const start = this.pos;
+      let p = start + 2;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) break;
+        b[p++] = c;
+      }
+      if (i === n) {
+        b[start] = tag;
+        b[start + 1] = n;
+        this.pos = p;
+        return this;
+      }
+    }
+    return this.uint32(tag).string(s);
   }
 
   /**
@@ -137,7 +182,7 @@ export class WireWriter {
    */
   wrappedString(tag: number, s: string): this {
     const n = s.length;
-    if (n < 126) {
+    if (n < SHORT_STRING) {
       this.uint32(tag);
       if (this.pos + n + 3 > this.buf.length) this.ensure(n + 3);
       const b = this.buf;
@@ -159,6 +204,55 @@ export class WireWriter {
       return this.fork().uint32(10).string(s).ldelim();
     }
     return this.uint32(tag).fork().uint32(10).string(s).ldelim();
+  }
+
+  /**
+   * JSON text of a tree of plain objects whose keys need no escaping (FieldsV1: `{"f:spec":{...}}`),
+   * written straight into the buffer, byte for byte what JSON.stringify gives. False (part written:
+   * the caller rewinds) for anything else, which the caller then writes from JSON.stringify.
+   */
+  jsonTree(o: object): boolean {
+    const proto = Object.getPrototypeOf(o) as unknown;
+    if (proto !== Object.prototype && proto !== null) return false;
+    this.ensure(2);
+    this.buf[this.pos++] = 123; // {
+    let first = true;
+    for (const k in o) {
+      const v = (o as Record<string, unknown>)[k];
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+      const n = k.length;
+      this.ensure(n + 4);
+      const b = this.buf;
+      let p = this.pos;
+      if (!first) b[p++] = 44; // ,
+      first = false;
+      b[p++] = 34; // "
+      for (let i = 0; i < n; i++) {
+        const c = k.charCodeAt(i);
+        if (c < 32 || c > 126 || c === 34 || c === 92) return false;
+        b[p++] = c;
+      }
+      b[p++] = 34;
+      b[p++] = 58; // :
+      this.pos = p;
+      if (!this.jsonTree(v)) return false;
+    }
+    this.ensure(1);
+    this.buf[this.pos++] = 125; // }
+    return true;
+  }
+
+  /** Where the next byte goes, and the number of open messages (for `rewind`). */
+  mark(): number {
+    return this.pos * 1024 + this.starts.length;
+  }
+
+  /** Back to `mark()`: drops what was written since, open messages included. */
+  rewind(mark: number): void {
+    const open = mark % 1024;
+    this.pos = (mark - open) / 1024;
+    this.starts.length = open;
+    this.marks.length = open;
   }
 
   /** `tag`, then `Timestamp {seconds = 1, nanos = 2}` (nanos left out when 0), lengths computed up front. */
