@@ -152,14 +152,20 @@ export class WireWriter {
     return this;
   }
 
-  /** `tag` and a string field in one call (most fields of API objects). */
+  /** `tag` (below 2^14: field numbers up to 2047) and a string field in one call (most fields of API objects). */
   tagString(tag: number, s: string): this {
     const n = s.length;
-    if (tag < 128 && n < SHORT_STRING) {
-      if (this.pos + n + 2 > this.buf.length) this.ensure(n + 2);
+    if (n < SHORT_STRING && tag < 16384) {
+      if (this.pos + n + 3 > this.buf.length) this.ensure(n + 3);
       const b = this.buf;
       const start = this.pos;
-      let p = start + 2;
+      let p = start;
+      if (tag < 128) b[p++] = tag;
+      else {
+        b[p++] = (tag & 127) | 128;
+        b[p++] = tag >>> 7;
+      }
+      const at = p++;
       let i = 0;
       for (; i < n; i++) {
         const c = s.charCodeAt(i);
@@ -167,8 +173,7 @@ export class WireWriter {
         b[p++] = c;
       }
       if (i === n) {
-        b[start] = tag;
-        b[start + 1] = n;
+        b[at] = n;
         this.pos = p;
         return this;
       }
