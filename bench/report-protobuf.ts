@@ -43,7 +43,7 @@ export function renderProtobufSection(p: ProtobufFigures, run?: ProtobufRun): st
   const why: string[] = [];
   if (c.protobufEncodeMs >= c.jsonEncodeMs) {
     why.push(
-      'Encode: `JSON.stringify` is V8\'s serializer in C++, with a fast path for plain objects; the Protobuf encoder is JavaScript generated per message. A CPU profile of encoding this list (`node --cpu-prof`, summarized by bench/profile-summary.ts) has about a third in the generated per-message encoders (property reads, type checks, tags), about a third writing strings (a JS loop per short ASCII string, one native `utf8Write` per long one), the rest FieldsV1 JSON text, varints, nested lengths and time fields. The server does not pay this per request: a cached (frozen) object is encoded once and its bytes kept, so serving a list copies bytes, as the served figures below show.',
+      'Encode: `JSON.stringify` is V8\'s serializer in C++, with a fast path for plain objects; the Protobuf encoder is JavaScript generated per message. A CPU profile of encoding this list (`node --cpu-prof`, summarized by bench/profile-summary.ts) has about two fifths in the generated per-message encoders (property reads, type checks, tags), about a third writing strings and FieldsV1 JSON text (a JS loop per short ASCII string, one native `utf8Write` per long one), the rest varints, nested lengths and time fields. The server does not pay this per request: a cached (frozen) object is encoded once and its bytes kept, so serving a list copies bytes, as the served figures below show.',
     );
   }
   if (c.protobufDecodeMs >= c.jsonDecodeMs) {
