@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ProtobufCodec } from '../../src/codec/protobuf/index.js';
+import { ProtobufCodec, UnencodableError } from '../../src/codec/protobuf/index.js';
 import { benchPodList, edgeConfigMapList, edgeObjects } from './protobuf-encoder-bytes-fixtures.js';
 
 const digest = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 32);
@@ -80,6 +80,40 @@ test('odd FieldsV1 / RawExtension values, fractional and pre-1970 times, every k
       assert.is(`${String(o['kind'])}/${meta.name} ${digest(codec.encodeObject(o))}`, EDGE_OBJECTS[i], `object ${i}`);
     }
   }
+});
+
+test('an unencodable value is reported at the same path as before (paths are now built only on failure)', () => {
+  const codec = new ProtobufCodec();
+  // The edits reach deep into the fixture: loosely typed on purpose.
+  type Pod = { metadata: Record<string, unknown>; spec: any; status: any };
+  const cases: [(p: Pod) => void, string][] = [
+    [(p) => (p.spec.containers[0].ports[0].bogus = 1), 'spec.containers[0].ports[0].bogus: this field has no Protobuf field number; ask for application/json'],
+    [(p) => (p.spec.containers[0].name = 5), 'spec.containers[0].name: expected a string'],
+    [(p) => ((p.metadata['labels'] as Record<string, unknown>)['x'] = 5), 'metadata.labels[x]: expected a string'],
+    [(p) => (p.status.conditions[2].lastTransitionTime = 'yesterday'), 'status.conditions[2].lastTransitionTime: not an RFC 3339 time: "yesterday"'],
+    [(p) => (p.spec.containers[0].resources.limits.cpu = {}), 'spec.containers[0].resources.limits[cpu]: expected a quantity'],
+    [(p) => (p.spec.containers[0].livenessProbe.httpGet.port = true), 'spec.containers[0].livenessProbe.httpGet.port: expected an integer or a string'],
+    [(p) => (p.spec.tolerations = [null]), 'spec.tolerations[0]: null in a list'],
+  ];
+  for (const [edit, message] of cases) {
+    const list = benchPodList(5);
+    edit(list.items[3] as unknown as Pod);
+    for (const [encode, prefix] of [[() => codec.encodeList(list), 'items[3].'], [() => codec.encodeObject({ ...list.items[3], apiVersion: 'v1', kind: 'Pod' }), 'Pod.']] as const) {
+      const err = (() => {
+        try {
+          encode();
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      assert.instance(err, UnencodableError);
+      assert.is((err as Error).message, prefix + message);
+    }
+  }
+  const list = benchPodList(2);
+  list.metadata['bogus'] = 1;
+  assert.throws(() => codec.encodeList(list), (e: unknown) => e instanceof Error && e.message === 'metadata.bogus: this field has no Protobuf field number; ask for application/json');
 });
 
 test.run();
