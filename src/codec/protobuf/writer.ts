@@ -26,7 +26,7 @@ function varintSize(v: number): number {
  */
 const siteReserve: number[] = [1];
 
-/** A new fork call site (generated encoders take one per place they open a nested message). */
+/** A new fork call site (generated encoders take one per place they open a nested message: a few hundred per codec, once). */
 export function forkSite(): number {
   siteReserve.push(1);
   return siteReserve.length - 1;
