@@ -5,6 +5,8 @@
  *   --quick    | BENCH_QUICK=1    skip the 100,000-ConfigMap memory step
  *   --cpu-prof | BENCH_PROFILE=1  run the apiserver under `node --cpu-prof`; report goes beside the profile
  *   --only=runtime | BENCH_ONLY=runtime  only the actor-runtime part; replaces its section of docs/benchmarks.md
+ *   --only=protobuf | BENCH_ONLY=protobuf  only the Protobuf part (codec in process, lists served by a fresh
+ *                                          apiserver); replaces its section of docs/benchmarks.md
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { join } from 'node:path';
 import { call, type LoadResult } from './load.js';
 import { measureApplies } from './measure-apply.js';
 import { measureCodec, measureServedLists } from './measure-protobuf.js';
+import { type ProtobufFigures, renderProtobufSection, spliceProtobufSection } from './report-protobuf.js';
 import { measureCeiling } from './measure-ceiling.js';
 import { configMapBody, createNamespace, measureCreates } from './measure-creates.js';
 import { measureGets } from './measure-gets.js';
@@ -29,8 +32,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the only part that runs alone is "runtime"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime" and "protobuf"`);
   process.exit(2);
 }
 
@@ -107,6 +110,37 @@ async function mainRuntimeOnly(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
+/** Codec figures in this process, then the pod list served by the apiserver behind `pool`. */
+async function measureProtobufPart(pool: ReturnType<ServerProcess['pool']>): Promise<ProtobufFigures> {
+  const codec = measureCodec(settings.protobufItems, settings.protobufCodecRuns);
+  log(`${codec.items}-pod list: JSON ${codec.jsonBytes} B, encode ${codec.jsonEncodeMs.toFixed(1)} ms, decode ${codec.jsonDecodeMs.toFixed(1)} ms; Protobuf ${codec.protobufBytes} B, encode ${codec.protobufEncodeMs.toFixed(1)} ms, decode ${codec.protobufDecodeMs.toFixed(1)} ms`);
+  const served = await measureServedLists(pool, { namespace: 'bench-protobuf', items: settings.protobufItems, concurrency: settings.protobufListConcurrency, durationMs: settings.protobufServeMs, rounds: settings.protobufServeRounds });
+  log(`${settings.protobufItems}-pod list served: JSON ${rate(served.json)}; Protobuf ${rate(served.protobuf)}${served.table ? `; Table ${rate(served.table)}` : ''}`);
+  return { codec, served, concurrency: settings.protobufListConcurrency, durationMs: settings.protobufServeMs, rounds: settings.protobufServeRounds };
+}
+
+/** `--only=protobuf`: the Protobuf part alone against a fresh apiserver, spliced into the existing docs/benchmarks.md. */
+async function mainProtobufOnly(): Promise<void> {
+  const api = await startApiServer({ dataDir, certDir });
+  let protobuf: ProtobufFigures;
+  try {
+    const pool = api.pool(CONCURRENCY);
+    await createNamespace(pool, 'bench-protobuf');
+    protobuf = await measureProtobufPart(pool);
+  } catch (err) {
+    console.error(api.output().slice(-4000));
+    throw err;
+  } finally {
+    const code = await api.stop();
+    log(`apiserver stopped (exit ${code})`);
+  }
+  const section = renderProtobufSection(protobuf, { command: 'BENCH_ONLY=protobuf npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceProtobufSection(readFileSync(file, 'utf8'), section));
+  log('wrote the Protobuf section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
 async function main(): Promise<void> {
   if (loadAtStart > 0.5) log(`warning: load average ${loadAtStart.toFixed(2)}: other work is running, figures will be low and noisy`);
   log(`apiserver: data ${dataDir}${profileDir ? `, CPU profile to ${profileDir}` : ''}`);
@@ -152,11 +186,7 @@ async function main(): Promise<void> {
     const applies = await measureApplies(pool, { namespace: 'bench-apply', objects: settings.applyObjects, concurrency: CONCURRENCY, durationMs: settings.applyDurationMs });
     log(`server-side applies (two managers): ${rate(applies)}`);
 
-    const codec = measureCodec(settings.protobufItems, settings.protobufCodecRuns);
-    log(`${codec.items}-pod list: JSON ${codec.jsonBytes} B, encode ${codec.jsonEncodeMs.toFixed(1)} ms, decode ${codec.jsonDecodeMs.toFixed(1)} ms; Protobuf ${codec.protobufBytes} B, encode ${codec.protobufEncodeMs.toFixed(1)} ms, decode ${codec.protobufDecodeMs.toFixed(1)} ms`);
-    const served = await measureServedLists(pool, { namespace: 'bench-protobuf', items: settings.protobufItems, concurrency: settings.protobufListConcurrency, durationMs: settings.protobufServeMs, rounds: settings.protobufServeRounds });
-    log(`${settings.protobufItems}-pod list served: JSON ${rate(served.json)}; Protobuf ${rate(served.protobuf)}${served.table ? `; Table ${rate(served.table)}` : ''}`);
-    const protobuf = { codec, served, concurrency: settings.protobufListConcurrency, durationMs: settings.protobufServeMs, rounds: settings.protobufServeRounds };
+    const protobuf = await measureProtobufPart(pool);
 
     const rssAfterSmallStepsBytes = api.rssBytes();
     let rss: RssResult | undefined;
@@ -222,7 +252,7 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
-(only === 'runtime' ? mainRuntimeOnly() : main()).catch((err: unknown) => {
+(only === 'runtime' ? mainRuntimeOnly() : only === 'protobuf' ? mainProtobufOnly() : main()).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
   process.exit(1);

@@ -9,7 +9,10 @@ import { CompiledCodec, UnencodableError } from './compiled.js';
 import { wireModel, type WireModel } from './model.js';
 import { generateProtoFiles } from './proto-text.js';
 import { WireReader } from './reader.js';
-import { WireWriter } from './writer.js';
+import { forkSite, WireWriter } from './writer.js';
+
+const LIST_SITE = forkSite();
+const ITEM_SITE = forkSite();
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.svc.protobuf';
 /** Marks a Protobuf body; a future incompatible format changes it. */
@@ -71,7 +74,12 @@ export class ProtobufCodec {
     const cached = this.rawCache.get(obj);
     if (cached) return cached;
     const w = new WireWriter();
-    this.compiled.encoders[this.messageFor(obj)]!(obj, w, String(obj['kind']), true);
+    const encode = this.compiled.encoders[this.messageFor(obj)]!;
+    try {
+      encode(obj, w, true);
+    } catch (err) {
+      throw err instanceof UnencodableError ? err.within(String(obj['kind'])) : err;
+    }
     const raw = Buffer.from(w.finish());
     if (Object.isFrozen(obj)) this.rawCache.set(obj, raw);
     return raw;
@@ -101,20 +109,30 @@ export class ProtobufCodec {
     for (const item of list.items) size += (this.rawCache.get(item)?.length ?? 2048) + 6;
     const w = new WireWriter(size);
     writeEnvelopeHead(w, list.apiVersion, list.kind);
-    w.uint32(18).fork();
+    w.uint32(18).fork(LIST_SITE);
     w.uint32(10).fork();
-    this.compiled.encoders['ListMeta']!(list.metadata, w, 'metadata');
+    try {
+      this.compiled.encoders['ListMeta']!(list.metadata, w);
+    } catch (err) {
+      throw err instanceof UnencodableError ? err.within('metadata') : err;
+    }
     w.ldelim();
-    list.items.forEach((item, i) => {
+    const items = list.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       const cached = this.rawCache.get(item) ?? (Object.isFrozen(item) ? this.encodeRaw(item['kind'] ? item : { ...item, apiVersion: list.apiVersion, kind: itemKind }) : undefined);
       if (cached) {
         w.uint32(18).bytes(cached);
       } else {
-        w.uint32(18).fork();
-        encode(item, w, `items[${i}]`, true);
+        w.uint32(18).fork(ITEM_SITE);
+        try {
+          encode(item, w, true);
+        } catch (err) {
+          throw err instanceof UnencodableError ? err.within(`items[${i}]`) : err;
+        }
         w.ldelim();
       }
-    });
+    }
     w.ldelim();
     return w.finish();
   }

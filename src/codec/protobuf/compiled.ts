@@ -10,16 +10,25 @@
  */
 import type { WireField, WireMessage, WireModel } from './model.js';
 import type { WireReader } from './reader.js';
-import type { WireWriter } from './writer.js';
+import { forkSite, type WireWriter } from './writer.js';
 
 export class UnencodableError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(readonly path: string, readonly reason: string) {
     super(`${path}: ${reason}`);
+  }
+
+  /**
+   * The same error one level up: encoders report paths relative to the object they were given, and
+   * each caller puts its key in front on the way out (no path strings are built while encoding).
+   */
+  within(key: string): UnencodableError {
+    return new UnencodableError(this.path ? `${key}.${this.path}` : key, this.reason);
   }
 }
 
 type Json = Record<string, unknown>;
-export type Encoder = (o: Json, w: WireWriter, path: string, root?: boolean, inline?: boolean) => void;
+/** Throws UnencodableError with a path relative to `o` (see UnencodableError.within). */
+export type Encoder = (o: Json, w: WireWriter, root?: boolean, inline?: boolean) => void;
 export type Decoder = (r: WireReader, end: number, into?: Json) => Json;
 
 const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
@@ -103,43 +112,50 @@ function buildTime(seconds: number, nanos: number, micro: boolean): string {
 
 /** Runtime helpers the generated functions call (kept out of the generated text). */
 const H = {
-  fail(path: string, key: string, reason: string): never {
-    throw new UnencodableError(key ? `${path}.${key}` : path, reason);
+  fail(key: string, reason: string): never {
+    throw new UnencodableError(key, reason);
   },
-  unknown(path: string, key: string, notOnWire: boolean): never {
+  unknown(key: string, notOnWire: boolean): never {
     const why = notOnWire ? 'the established wire format has no field for it' : 'this field has no Protobuf field number';
-    throw new UnencodableError(`${path}.${key}`, `${why}; ask for application/json`);
+    throw new UnencodableError(key, `${why}; ask for application/json`);
   },
-  /** The first key of `o` (non-null value) its message does not take: the slow path of a failed key count. */
-  unknownKey(o: Json, known: ReadonlySet<string>, root: boolean, path: string, notOnWire: ReadonlySet<string>): never {
-    for (const k in o) {
-      if (o[k] == null || known.has(k) || (root && (k === 'apiVersion' || k === 'kind'))) continue;
-      return H.unknown(path, k, notOnWire.has(k));
-    }
-    throw new UnencodableError(path, 'the object changed while it was being encoded');
+  /** Rethrows an error from a nested message with the nested message's key in front of its path. */
+  within(err: unknown, key: string): never {
+    throw err instanceof UnencodableError ? err.within(key) : err;
   },
-  time(w: WireWriter, tag: number, v: unknown, path: string, key: string): void {
-    if (typeof v !== 'string') return H.fail(path, key, `not an RFC 3339 time: ${JSON.stringify(v)}`);
+  time(w: WireWriter, tag: number, v: unknown, key: string): void {
+    if (typeof v !== 'string') return H.fail(key, `not an RFC 3339 time: ${JSON.stringify(v)}`);
     // Whole-second times by their text: a string's hash is kept in it, so a repeat costs one lookup.
     const seconds = timeToSeconds.get(v);
     if (seconds !== undefined) {
-      w.uint32(tag).fork().uint32(8).int64(seconds).ldelim();
+      w.timestamp(tag, seconds, 0);
       return;
     }
     const t = parseTime(v);
-    if (!t) return H.fail(path, key, `not an RFC 3339 time: ${JSON.stringify(v)}`);
+    if (!t) return H.fail(key, `not an RFC 3339 time: ${JSON.stringify(v)}`);
     if (!t[1]) {
       if (timeToSeconds.size >= 8192) timeToSeconds.clear();
       timeToSeconds.set(v, t[0]);
     }
-    w.uint32(tag).fork().uint32(8).int64(t[0]);
-    if (t[1]) w.uint32(16).int32(t[1]);
-    w.ldelim();
+    w.timestamp(tag, t[0], t[1]);
   },
-  intOrString(w: WireWriter, tag: number, v: unknown, path: string, key: string): void {
+  /** FieldsV1 / RawExtension: JSON text as field 1, written directly when it is a tree of plain objects. */
+  rawJson(w: WireWriter, tag: number, outer: number, inner: number, v: unknown): void {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const mark = w.mark();
+      w.uint32(tag).fork(outer).uint32(10).fork(inner);
+      if (w.jsonTree(v)) {
+        w.ldelim().ldelim();
+        return;
+      }
+      w.rewind(mark);
+    }
+    w.wrappedString(tag, JSON.stringify(v));
+  },
+  intOrString(w: WireWriter, tag: number, v: unknown, key: string): void {
     if (typeof v === 'number') w.uint32(tag).fork().uint32(8).int64(0).uint32(16).int32(v).ldelim();
     else if (typeof v === 'string') w.uint32(tag).fork().uint32(8).int64(1).uint32(26).string(v).ldelim();
-    else H.fail(path, key, 'expected an integer or a string');
+    else H.fail(key, 'expected an integer or a string');
   },
   /** int64 as a JS number without a Long; a 10-byte varint is a negative value (two's complement). */
   v64(r: WireReader): number {
@@ -233,11 +249,9 @@ export class CompiledCodec {
 
   constructor(private readonly model: WireModel) {
     const notOnWire: Record<string, ReadonlySet<string>> = {};
-    const known: Record<string, ReadonlySet<string>> = {};
     const parts: string[] = [];
     for (const msg of model.messages.values()) {
       notOnWire[msg.name] = msg.notOnWire;
-      known[msg.name] = new Set(jsonKeys(model, msg));
       parts.push(
         `const E_${msg.name} = ${this.encoderSource(msg)}; E[${q(msg.name)}] = E_${msg.name};`,
         // A constructor per message lets V8 size objects for their fields (a literal {} would be grown field by field).
@@ -248,8 +262,8 @@ export class CompiledCodec {
     }
     const src = `"use strict";\nconst E = {}, D = {};\n${parts.join('\n')}\nreturn { E, D };`;
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from our own tables, never from input
-    const build = new Function('H', 'N', 'K', src) as (h: typeof H, n: unknown, k: unknown) => { E: Record<string, Encoder>; D: Record<string, Decoder> };
-    const { E, D } = build(H, notOnWire, known);
+    const build = new Function('H', 'N', src) as (h: typeof H, n: unknown) => { E: Record<string, Encoder>; D: Record<string, Decoder> };
+    const { E, D } = build(H, notOnWire);
     this.encoders = E;
     this.decoders = D;
   }
@@ -262,33 +276,33 @@ export class CompiledCodec {
   private writeValue(type: string, tag: number, key: string): string {
     switch (type) {
       case 'string':
-        return `if (typeof v !== 'string') H.fail(p, ${key}, 'expected a string'); w.uint32(${tag}).string(v);`;
+        return `if (typeof v !== 'string') H.fail(${key}, 'expected a string'); w.tagString(${tag}, v);`;
       case 'int32':
       case 'int64':
       case 'double':
-        return `if (typeof v !== 'number') H.fail(p, ${key}, 'expected a number'); w.uint32(${tag}).${type}(v);`;
+        return `if (typeof v !== 'number') H.fail(${key}, 'expected a number'); w.uint32(${tag}).${type}(v);`;
       case 'bool':
-        return `if (typeof v !== 'boolean') H.fail(p, ${key}, 'expected a boolean'); w.uint32(${tag}).bool(v);`;
+        return `if (typeof v !== 'boolean') H.fail(${key}, 'expected a boolean'); w.uint32(${tag}).bool(v);`;
       case 'bytes':
-        return `if (typeof v !== 'string') H.fail(p, ${key}, 'expected base64 data'); w.uint32(${tag}).bytes(v);`;
+        return `if (typeof v !== 'string') H.fail(${key}, 'expected base64 data'); w.uint32(${tag}).bytes(v);`;
       case 'Time':
       case 'MicroTime':
-        return `H.time(w, ${tag}, v, p, ${key});`;
+        return `H.time(w, ${tag}, v, ${key});`;
       case 'Quantity':
-        return `if (typeof v !== 'string' && typeof v !== 'number') H.fail(p, ${key}, 'expected a quantity'); w.uint32(${tag}).fork().uint32(10).string(String(v)).ldelim();`;
+        return `if (typeof v !== 'string' && typeof v !== 'number') H.fail(${key}, 'expected a quantity'); w.wrappedString(${tag}, String(v));`;
       case 'IntOrString':
-        return `H.intOrString(w, ${tag}, v, p, ${key});`;
+        return `H.intOrString(w, ${tag}, v, ${key});`;
       case 'FieldsV1':
       case 'RawExtension':
         // The JSON text is written as the UTF-8 bytes of field 1 (a string and bytes share the wire form).
-        return `w.uint32(${tag}).fork().uint32(10).string(JSON.stringify(v)).ldelim();`;
+        return `H.rawJson(w, ${tag}, ${forkSite()}, ${forkSite()}, v);`;
       default: {
         const target = this.model.messages.get(type)!;
         if (target.wrapsList) {
           const item = target.fields[0]!;
-          return `if (!Array.isArray(v)) H.fail(p, ${key}, 'expected a list'); w.uint32(${tag}).fork(); { const l = v; for (let j = 0; j < l.length; j++) { const v = l[j]; ${this.writeValue(item.type, this.tag(item, wireType(item.type)), key)} } } w.ldelim();`;
+          return `if (!Array.isArray(v)) H.fail(${key}, 'expected a list'); w.uint32(${tag}).fork(${forkSite()}); { const l = v; for (let j = 0; j < l.length; j++) { const v = l[j]; ${this.writeValue(item.type, this.tag(item, wireType(item.type)), key)} } } w.ldelim();`;
         }
-        return `if (v === null || typeof v !== 'object' || Array.isArray(v)) H.fail(p, ${key}, 'expected an object'); w.uint32(${tag}).fork(); E_${type}(v, w, p + '.' + ${key}); w.ldelim();`;
+        return `if (v === null || typeof v !== 'object' || Array.isArray(v)) H.fail(${key}, 'expected an object'); w.uint32(${tag}).fork(${forkSite()}); try { E_${type}(v, w, false, false); } catch (e) { H.within(e, ${key}); } w.ldelim();`;
       }
     }
   }
@@ -300,7 +314,7 @@ export class CompiledCodec {
    */
   private encoderSource(msg: WireMessage): string {
     const inline = msg.fields.filter((f) => f.inline);
-    const lines = [`function (o, w, p, root, inline) {`, ...inline.map((f) => `  let in_${f.number} = false;`), `  for (const k in o) {`, `    const v = o[k];`, `    if (v == null) continue;`, `    switch (k) {`];
+    const lines = [`function (o, w, root, inline) {`, ...inline.map((f) => `  let in_${f.number} = false;`), `  for (const k in o) {`, `    const v = o[k];`, `    if (v == null) continue;`, `    switch (k) {`];
     for (const f of msg.fields) {
       const key = q(f.name);
       if (f.inline) {
@@ -311,14 +325,14 @@ export class CompiledCodec {
       if (f.repeated) {
         const elemTag = this.tag(f, wireType(f.type));
         lines.push(
-          `        if (!Array.isArray(v)) H.fail(p, ${key}, 'expected a list');`,
-          `        const l = v; for (let i = 0; i < l.length; i++) { const v = l[i]; if (v == null) H.fail(p, ${key} + '[' + i + ']', 'null in a list'); ${this.writeValue(f.type, elemTag, `${key} + '[' + i + ']'`)} }`,
+          `        if (!Array.isArray(v)) H.fail(${key}, 'expected a list');`,
+          `        const l = v; for (let i = 0; i < l.length; i++) { const v = l[i]; if (v == null) H.fail(${key} + '[' + i + ']', 'null in a list'); ${this.writeValue(f.type, elemTag, `${key} + '[' + i + ']'`)} }`,
         );
       } else if (f.map) {
         const valueTag = (2 << 3) | wireType(f.type);
         lines.push(
-          `        if (typeof v !== 'object' || Array.isArray(v)) H.fail(p, ${key}, 'expected a map');`,
-          `        const m = v; for (const mk in m) { const v = m[mk]; if (v == null) continue; w.uint32(${this.tag(f)}).fork().uint32(10).string(mk); ${this.writeValue(f.type, valueTag, `${key} + '[' + mk + ']'`)} w.ldelim(); }`,
+          `        if (typeof v !== 'object' || Array.isArray(v)) H.fail(${key}, 'expected a map');`,
+          `        const m = v; for (const mk in m) { const v = m[mk]; if (v == null) continue; w.uint32(${this.tag(f)}).fork(${forkSite()}).uint32(10).string(mk); ${this.writeValue(f.type, valueTag, `${key} + '[' + mk + ']'`)} w.ldelim(); }`,
         );
       } else {
         lines.push(`        ${this.writeValue(f.type, this.tag(f), key)}`);
@@ -327,10 +341,10 @@ export class CompiledCodec {
     }
     lines.push(
       `      default:`,
-      `        if (!inline && !(root && (k === 'apiVersion' || k === 'kind'))) H.unknown(p, k, N[${q(msg.name)}].has(k));`,
+      `        if (!inline && !(root && (k === 'apiVersion' || k === 'kind'))) H.unknown(k, N[${q(msg.name)}].has(k));`,
       `    }`,
       `  }`,
-      ...inline.map((f) => `  if (in_${f.number}) { w.uint32(${this.tag(f)}).fork(); E_${f.type}(o, w, p, false, true); w.ldelim(); }`),
+      ...inline.map((f) => `  if (in_${f.number}) { w.uint32(${this.tag(f)}).fork(${forkSite()}); E_${f.type}(o, w, false, true); w.ldelim(); }`),
       `}`,
     );
     return lines.join('\n');

@@ -1,15 +1,43 @@
 /**
  * A Protobuf writer over one growing Buffer. protobufjs' Writer records an operation object per
  * value and replays them at the end; for whole lists of objects that allocation dominated the
- * encoding time. Here a nested message reserves one length byte and, when its body turns out
- * longer than 127 bytes, is shifted right to make room for the longer length (one memmove).
+ * encoding time. Here a nested message reserves the length bytes its call site needed last time and
+ * is shifted (one memmove) only when its length turns out to need a different number of bytes.
  */
 const TWO_32 = 2 ** 32;
+
+/** Node's Buffer binding, without the argument checks of `Buffer#write`. */
+interface Utf8Writer {
+  utf8Write(s: string, offset: number, length?: number): number;
+}
+
+/** Strings shorter than this are copied by a JS loop when ASCII (at most 127: one length byte). */
+const SHORT_STRING = 32;
+
+/** Bytes of a varint of a non-negative value below 2^32. */
+function varintSize(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/**
+ * Length bytes to reserve at each fork call site: what the site's last message needed. A site's
+ * messages are mostly alike (a pod's spec is always over 127 bytes, a label entry under), so the
+ * body rarely has to be shifted once its length is known; the bytes are the same either way.
+ */
+const siteReserve: number[] = [1];
+
+/** A new fork call site (generated encoders take one per place they open a nested message: a few hundred per codec, once). */
+export function forkSite(): number {
+  siteReserve.push(1);
+  return siteReserve.length - 1;
+}
 
 export class WireWriter {
   private buf: Buffer;
   private pos = 0;
+  /** Per open message: where its length goes, and its fork site * 8 + the length bytes reserved. */
   private readonly starts: number[] = [];
+  private readonly marks: number[] = [];
 
   constructor(initialSize = 1024) {
     this.buf = Buffer.allocUnsafe(initialSize);
@@ -74,13 +102,17 @@ export class WireWriter {
     return this;
   }
 
+  /**
+   * A length-prefixed string. Short ASCII is copied by a JS loop (a native call costs about what
+   * 35 characters cost the loop); longer or non-ASCII strings by one utf8Write.
+   */
   string(s: string): this {
     const n = s.length;
-    if (n < 48) {
-      // Short ASCII fast path (cheaper than a native call): length byte, then one byte per character.
-      this.ensure(n + 1);
+    if (n < SHORT_STRING) {
+      if (this.pos + n + 1 > this.buf.length) this.ensure(n + 1);
       const b = this.buf;
-      let p = this.pos + 1;
+      const start = this.pos;
+      let p = start + 1;
       let i = 0;
       for (; i < n; i++) {
         const c = s.charCodeAt(i);
@@ -88,16 +120,156 @@ export class WireWriter {
         b[p++] = c;
       }
       if (i === n) {
-        b[this.pos] = n;
+        b[start] = n;
         this.pos = p;
         return this;
       }
     }
-    const len = Buffer.byteLength(s, 'utf8');
-    this.uint32(len);
-    this.ensure(len);
-    this.buf.write(s, this.pos, len, 'utf8');
-    this.pos += len;
+    return this.nativeString(s);
+  }
+
+  /**
+   * The string's UTF-8 bytes written after as many length bytes as its character count needs
+   * (the usual case: ASCII), then shifted if its byte count needs more; no separate byteLength pass.
+   */
+  private nativeString(s: string): this {
+    const n = s.length;
+    this.ensure(3 * n + 5);
+    const start = this.pos;
+    const reserve = varintSize(n);
+    const len = (this.buf as unknown as Utf8Writer).utf8Write(s, start + reserve);
+    const size = varintSize(len);
+    if (size !== reserve) this.buf.copyWithin(start + size, start + reserve, start + reserve + len);
+    const b = this.buf;
+    let p = start;
+    let l = len;
+    while (l > 127) {
+      b[p++] = (l & 127) | 128;
+      l >>>= 7;
+    }
+    b[p] = l;
+    this.pos = start + size + len;
+    return this;
+  }
+
+  /** `tag` (below 2^14: field numbers up to 2047) and a string field in one call (most fields of API objects). */
+  tagString(tag: number, s: string): this {
+    const n = s.length;
+    if (n < SHORT_STRING && tag < 16384) {
+      if (this.pos + n + 3 > this.buf.length) this.ensure(n + 3);
+      const b = this.buf;
+      const start = this.pos;
+      let p = start;
+      if (tag < 128) b[p++] = tag;
+      else {
+        b[p++] = (tag & 127) | 128;
+        b[p++] = tag >>> 7;
+      }
+      const at = p++;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) break;
+        b[p++] = c;
+      }
+      if (i === n) {
+        b[at] = n;
+        this.pos = p;
+        return this;
+      }
+    }
+    return this.uint32(tag).string(s);
+  }
+
+  /**
+   * `tag`, then a message whose only field is string field 1 (Quantity, FieldsV1, RawExtension):
+   * for short ASCII the two lengths are known up front, so no fork/ldelim.
+   */
+  wrappedString(tag: number, s: string): this {
+    const n = s.length;
+    if (n < SHORT_STRING) {
+      this.uint32(tag);
+      if (this.pos + n + 3 > this.buf.length) this.ensure(n + 3);
+      const b = this.buf;
+      const start = this.pos;
+      let p = start + 3;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) break;
+        b[p++] = c;
+      }
+      if (i === n) {
+        b[start] = n + 2;
+        b[start + 1] = 10;
+        b[start + 2] = n;
+        this.pos = p;
+        return this;
+      }
+      return this.fork().uint32(10).string(s).ldelim();
+    }
+    return this.uint32(tag).fork().uint32(10).string(s).ldelim();
+  }
+
+  /**
+   * JSON text of a tree of plain objects whose keys need no escaping (FieldsV1: `{"f:spec":{...}}`),
+   * written straight into the buffer, byte for byte what JSON.stringify gives. False (part written:
+   * the caller rewinds) for anything else, which the caller then writes from JSON.stringify.
+   */
+  jsonTree(o: object): boolean {
+    const proto = Object.getPrototypeOf(o) as unknown;
+    if (proto !== Object.prototype && proto !== null) return false;
+    this.ensure(2);
+    this.buf[this.pos++] = 123; // {
+    let first = true;
+    for (const k in o) {
+      const v = (o as Record<string, unknown>)[k];
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+      const n = k.length;
+      this.ensure(n + 4);
+      const b = this.buf;
+      let p = this.pos;
+      if (!first) b[p++] = 44; // ,
+      first = false;
+      b[p++] = 34; // "
+      for (let i = 0; i < n; i++) {
+        const c = k.charCodeAt(i);
+        if (c < 32 || c > 126 || c === 34 || c === 92) return false;
+        b[p++] = c;
+      }
+      b[p++] = 34;
+      b[p++] = 58; // :
+      this.pos = p;
+      if (!this.jsonTree(v)) return false;
+    }
+    this.ensure(1);
+    this.buf[this.pos++] = 125; // }
+    return true;
+  }
+
+  /** Where the next byte goes, and the number of open messages (for `rewind`). */
+  mark(): number {
+    return this.pos * 1024 + this.starts.length;
+  }
+
+  /** Back to `mark()`: drops what was written since, open messages included. */
+  rewind(mark: number): void {
+    const open = mark % 1024;
+    this.pos = (mark - open) / 1024;
+    this.starts.length = open;
+    this.marks.length = open;
+  }
+
+  /** `tag`, then `Timestamp {seconds = 1, nanos = 2}` (nanos left out when 0), lengths computed up front. */
+  timestamp(tag: number, seconds: number, nanos: number): this {
+    if (seconds < 0 || seconds >= TWO_32 || nanos < 0) {
+      this.uint32(tag).fork().uint32(8).int64(seconds);
+      if (nanos) this.uint32(16).int32(nanos);
+      return this.ldelim();
+    }
+    const len = 1 + varintSize(seconds) + (nanos ? 1 + varintSize(nanos) : 0);
+    this.uint32(tag).uint32(len).uint32(8).uint32(seconds);
+    if (nanos) this.uint32(16).uint32(nanos);
     return this;
   }
 
@@ -111,34 +283,40 @@ export class WireWriter {
     return this;
   }
 
-  /** Starts a length-delimited message (after its tag). */
-  fork(): this {
-    this.ensure(1);
+  /**
+   * Starts a length-delimited message (after its tag), reserving as many length bytes as the last
+   * message of the same call site needed (`site` from `forkSite()`; 0: one byte).
+   */
+  fork(site = 0): this {
+    const reserve = siteReserve[site]!;
+    this.ensure(reserve);
     this.starts.push(this.pos);
-    this.pos += 1;
+    this.marks.push(site * 8 + reserve);
+    this.pos += reserve;
     return this;
   }
 
-  /** Ends the message `fork` started, writing its length in front of it. */
+  /** Ends the message `fork` started, writing its length in front of it (shifting the body when the reservation was off). */
   ldelim(): this {
     const start = this.starts.pop()!;
-    const len = this.pos - start - 1;
-    if (len < 128) {
-      this.buf[start] = len;
-      return this;
+    const mark = this.marks.pop()!;
+    const reserve = mark & 7;
+    const len = this.pos - start - reserve;
+    const size = varintSize(len);
+    if (size !== reserve) {
+      if (size > reserve) this.ensure(size - reserve);
+      this.buf.copyWithin(start + size, start + reserve, this.pos);
+      this.pos += size - reserve;
+      siteReserve[(mark - reserve) / 8] = size;
     }
-    let size = 1;
-    for (let l = len; l > 127; l >>>= 7) size++;
-    this.ensure(size - 1);
-    this.buf.copyWithin(start + size, start + 1, this.pos);
-    this.pos += size - 1;
+    const b = this.buf;
     let p = start;
     let l = len;
     while (l > 127) {
-      this.buf[p++] = (l & 127) | 128;
+      b[p++] = (l & 127) | 128;
       l >>>= 7;
     }
-    this.buf[p] = l;
+    b[p] = l;
     return this;
   }
 
