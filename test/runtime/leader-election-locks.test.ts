@@ -100,6 +100,24 @@ test('a multilock whose two records name different holders reports an unknown ho
   assert.equal(out, { kind: 'heldByOther', holder: 'leaderelection.svc.io/unknown' });
 });
 
+test('two multilock replicas racing to create a fresh lock: exactly one wins, and both records name it', async () => {
+  const client = conn.client;
+  for (let round = 0; round < 6; round++) {
+    const name = `race-${round}`;
+    const keepers = ['host_x', 'host_y'].map(
+      (identity) => new LockKeeper(newResourceLock('endpointsleases', client, { namespace: NS, name, identity }), 15_000, clock),
+    );
+    const outs = await Promise.all(keepers.map((k) => k.tryAcquireOrRenew().catch((e: unknown) => ({ kind: 'threw', error: String(e) }))));
+    const winners = outs.filter((o) => o.kind === 'acquired') as { kind: 'acquired'; holder: string }[];
+    assert.is(winners.length, 1, `round ${round}: ${JSON.stringify(outs)}`);
+    const ep = await read(`/api/v1/namespaces/${NS}/endpoints/${name}`);
+    const annotated = JSON.parse(String(ep.metadata.annotations?.[LEADER_ANNOTATION])) as LeaderElectionRecord;
+    const lease = (await read(`/apis/coordination.svc.io/v1/namespaces/${NS}/leases/${name}`))['spec'] as Record<string, unknown>;
+    assert.is(annotated.holderIdentity, winners[0]!.holder, 'the Endpoints record names the winner');
+    assert.is(lease['holderIdentity'], winners[0]!.holder, 'the Lease names the winner');
+  }
+});
+
 test('every update is optimistic: a write based on a stale read fails with 409 Conflict', async () => {
   const client = conn.client;
   const a = new LeaseLock(client, NS, 'occ', 'a');

@@ -4,7 +4,7 @@
  * primary's record, and reports an unknown holder when the two disagree (so nobody treats a
  * half-written pair as theirs). A secondary that does not exist yet is created on the next write.
  */
-import { isAlreadyExists, isNotFound, UNKNOWN_LEADER, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
+import { isNotFound, UNKNOWN_LEADER, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
 
 export class MultiLock implements ResourceLock {
   constructor(
@@ -33,13 +33,13 @@ export class MultiLock implements ResourceLock {
     return { record: primary.record, raw: primary.raw + secondary.raw };
   }
 
-  /** A primary that appeared meanwhile is fine; a secondary held by someone else fails the attempt. */
+  /**
+   * Only called when the primary was not found. Whoever creates the primary wins the pair: a primary
+   * that appeared meanwhile (another replica's concurrent create) fails this attempt, so the loser
+   * never goes on to write the secondary in its own name.
+   */
   async create(record: LeaderElectionRecord): Promise<void> {
-    try {
-      await this.primary.create(record);
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
-    }
+    await this.primary.create(record);
     await this.secondary.create(record);
   }
 

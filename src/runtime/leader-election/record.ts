@@ -47,10 +47,6 @@ export function isNotFound(e: unknown): boolean {
   return e instanceof ApiError && e.code === 404;
 }
 
-export function isAlreadyExists(e: unknown): boolean {
-  return e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists';
-}
-
 /** The record with every field present (missing ones as '' or 0), as stored by older writers too. */
 export function normaliseRecord(r: Partial<LeaderElectionRecord> | undefined): LeaderElectionRecord {
   return {
