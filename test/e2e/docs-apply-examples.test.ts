@@ -1,31 +1,26 @@
 // docs/apply.md's examples, run as documented (bash, curl, jq) against the real apiserver in the
 // order the page gives them; each output block must be what the command before it prints.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type ApiServerProcess, ROOT, startApiServer } from '../helpers/apiserver.js';
-import { docExamples } from '../helpers/doc-examples.js';
+import { type ApiServerProcess, ROOT } from '../helpers/apiserver.js';
+import { docExamples, type DocsWorkspace, startDocsWorkspace } from '../helpers/doc-examples.js';
 
 const test = suite('docs/apply.md examples');
+let ws: DocsWorkspace | undefined;
 let server: ApiServerProcess | undefined;
 let cwd = '';
 
 test.before(async () => {
-  server = await startApiServer();
-  // The page runs from the repository folder against `data/certs`; give it the test server's CA there.
-  cwd = mkdtempSync(join(tmpdir(), 'svc-docs-apply-'));
-  mkdirSync(join(cwd, 'data', 'certs'), { recursive: true });
-  copyFileSync(server.caFile, join(cwd, 'data', 'certs', 'apiserver.crt'));
+  ws = await startDocsWorkspace('apply');
+  ({ server, cwd } = ws);
 });
 
 test.after(async () => {
-  await server?.stop();
-  server?.cleanup();
-  rmSync(cwd, { recursive: true, force: true });
+  await ws?.stop();
 });
 
 test('every example runs and prints what the page shows', async () => {

@@ -3,13 +3,13 @@
 // print the lines the page shows under it; only values that differ from run to run (listed in
 // VARYING) are compared by shape.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type ApiServerProcess, ROOT, startApiServer } from '../helpers/apiserver.js';
+import { type ApiServerProcess, ROOT } from '../helpers/apiserver.js';
+import { type DocsWorkspace, startDocsWorkspace } from '../helpers/doc-examples.js';
 
 interface Command {
   section: string;
@@ -101,22 +101,17 @@ function outputPattern(shown: string): RegExp {
 
 const run = promisify(execFile);
 const test = suite('docs/content-types.md examples');
+let ws: DocsWorkspace | undefined;
 let server: ApiServerProcess | undefined;
 let cwd = '';
 
 test.before(async () => {
-  server = await startApiServer();
-  // The page runs from the repository folder: `data/certs` holds the CA, `dist` the built decoder.
-  cwd = mkdtempSync(join(tmpdir(), 'svc-docs-content-types-'));
-  mkdirSync(join(cwd, 'data', 'certs'), { recursive: true });
-  copyFileSync(server.caFile, join(cwd, 'data', 'certs', 'apiserver.crt'));
-  symlinkSync(join(ROOT, 'dist'), join(cwd, 'dist'));
+  ws = await startDocsWorkspace('content-types', { linkDist: true });
+  ({ server, cwd } = ws);
 });
 
 test.after(async () => {
-  await server?.stop();
-  server?.cleanup();
-  rmSync(cwd, { recursive: true, force: true });
+  await ws?.stop();
 });
 
 test('the page parses into a setup block and the commands of each section', () => {

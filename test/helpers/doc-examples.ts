@@ -1,3 +1,8 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ApiServerProcess, ROOT, startApiServer } from './apiserver.js';
+
 /**
  * The runnable examples of a docs/ page written as "a ```sh block, then the block it prints":
  * every ```sh block with the plain (or ```json) block that directly follows it, under the nearest
@@ -19,4 +24,31 @@ export function docExamples(markdown: string): DocExample[] {
     else out.push({ title, script: m[2]!, ...(m[3] !== undefined ? { output: m[3] } : {}) });
   }
   return out;
+}
+
+/**
+ * A real apiserver and a working folder laid out as the pages assume they run (from the repository
+ * folder: `data/certs/apiserver.crt` is the server's CA, `dist` the build). `stop()` removes both.
+ */
+export interface DocsWorkspace {
+  server: ApiServerProcess;
+  cwd: string;
+  stop(): Promise<void>;
+}
+
+export async function startDocsWorkspace(prefix: string, opts: { linkDist?: boolean } = {}): Promise<DocsWorkspace> {
+  const server = await startApiServer();
+  const cwd = mkdtempSync(join(tmpdir(), `svc-docs-${prefix}-`));
+  mkdirSync(join(cwd, 'data', 'certs'), { recursive: true });
+  copyFileSync(server.caFile, join(cwd, 'data', 'certs', 'apiserver.crt'));
+  if (opts.linkDist) symlinkSync(join(ROOT, 'dist'), join(cwd, 'dist'));
+  return {
+    server,
+    cwd,
+    async stop() {
+      await server.stop();
+      server.cleanup();
+      rmSync(cwd, { recursive: true, force: true });
+    },
+  };
 }
