@@ -23,6 +23,7 @@ import { apiError, isStatus, statusFor } from './api-errors.js';
 import { ContentTypes, DEFAULT_CONTENT_TYPE, JSON_MEDIA_TYPE, jsonCodec, type BodyCodec, type WatchDecoder, type WireWatchEvent } from './body-codecs.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import type { ClientConfig } from './svcconfig.js';
+import { FileTokenSource } from './file-token-source.js';
 import { DEFAULT_BURST, DEFAULT_QPS, TokenBucket } from './token-bucket.js';
 import { ApiError, type Transport, type TransportRequest, type TransportResponse, type TransportStream } from './types.js';
 
@@ -135,6 +136,8 @@ export class HttpTransport implements Transport {
   private readonly retry: RetryPolicy;
   private readonly clock: Clock;
   private readonly baseHeaders: Record<string, string>;
+  /** Set when the token came from a file: read again once it is a minute old. */
+  private readonly tokenSource: FileTokenSource | undefined;
   private readonly onRetry: ((retry: RetryInfo) => void) | undefined;
   private readonly onResponse: ((exchange: ExchangeInfo) => void) | undefined;
 
@@ -156,7 +159,8 @@ export class HttpTransport implements Transport {
     if (config.tls.serverName) connect['servername'] = config.tls.serverName;
     this.agent = new Agent({ allowH2: opts.http2 ?? true, connect });
     this.baseHeaders = { 'user-agent': opts.userAgent ?? 'svc-client/0.1.0' };
-    if (config.token) this.baseHeaders['authorization'] = `Bearer ${config.token}`;
+    if (config.tokenFile) this.tokenSource = new FileTokenSource(config.tokenFile, this.clock);
+    else if (config.token) this.baseHeaders['authorization'] = `Bearer ${config.token}`;
   }
 
   async request(req: TransportRequest): Promise<TransportResponse> {
@@ -215,6 +219,7 @@ export class HttpTransport implements Transport {
     const path = `${this.pathPrefix}${req.path}${query ? `?${query}` : ''}`;
     const headers: Record<string, string> = {
       ...this.baseHeaders,
+      ...(this.tokenSource ? { authorization: `Bearer ${this.tokenSource.token()}` } : {}),
       accept: this.contentTypes.accept(req.typeMeta),
       ...req.headers,
     };

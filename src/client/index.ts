@@ -6,6 +6,7 @@ export * from './token-bucket.js';
 export * from './body-codecs.js';
 export * from './api-errors.js';
 export * from './svcconfig.js';
+export * from './file-token-source.js';
 export * from './http-transport.js';
 export * from './client.js';
 export * from './typed.js';

@@ -6,7 +6,8 @@
  * `insecure-skip-tls-verify`, `tls-server-name`. From a user: `client-certificate` / `-data`,
  * `client-key` / `-data`, `token`, `token-file`. Relative file paths are relative to the file's
  * folder (as the established tools resolve them); `-data` fields are base64 PEM and win over the
- * file fields. The token file is read once, when the configuration is loaded.
+ * file fields. The token file is read when the configuration is loaded (a missing one is an error
+ * then) and again by the transport once the token is a minute old (FileTokenSource).
  *
  * Which setting wins: `--master` > the context's cluster `server`. With only `--master`, the
  * client trusts the system CAs and sends no credentials.
@@ -34,6 +35,8 @@ export interface ClientConfig {
   };
   /** Bearer token sent as `Authorization: Bearer <token>`. */
   token?: string;
+  /** Absolute path of `token-file` (when the token came from one): re-read once a minute. */
+  tokenFile?: string;
   /** Where this came from (the file and context, or `--master`), for messages. */
   source: string;
 }
@@ -125,8 +128,10 @@ export function parseSvcconfig(text: string, file: string, context?: string): Cl
   if (key && !cert) fail(`${userOwner} has client-key but no client-certificate`);
   let token = str(user['token']);
   const tokenFile = str(user['token-file']);
+  let tokenPath: string | undefined;
   if (!token && tokenFile) {
     const full = isAbsolute(tokenFile) ? tokenFile : resolve(base, tokenFile);
+    tokenPath = full;
     try {
       token = readFileSync(full, 'utf8').trim();
     } catch (err) {
@@ -141,6 +146,7 @@ export function parseSvcconfig(text: string, file: string, context?: string): Cl
   if (serverName) tls.serverName = serverName;
   const out: ClientConfig = { server, tls, source: `${file} (context "${contextName}")` };
   if (token) out.token = token;
+  if (token && tokenPath) out.tokenFile = tokenPath;
   return out;
 }
 
