@@ -5,7 +5,7 @@
  */
 import { DEFAULT_MIN_RESYNC_PERIOD_MS } from '../../machines/controller.js';
 import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE } from '../client/body-codecs.js';
-import { LEADER_ELECTION_DEFAULTS, leaderElectionConfig, LeaderElectionConfigError, LOCK_TYPES, type LockType } from '../runtime/leader-election/config.js';
+import { LEADER_ELECTION_DEFAULTS, leaderElectionConfig, LeaderElectionConfigError, LOCK_TYPES, type LeaderElectionConfig, type LockType } from '../runtime/leader-election/config.js';
 import { OptionsError } from './common-options.js';
 import { FlagValues, type FlagSpec } from './option-table.js';
 
@@ -86,15 +86,10 @@ export function resyncFlags(): FlagSpec[] {
 /** The leader-election settings a host needs; `enabled: false` runs controllers at once. */
 export type LeaderElectionOptions =
   | { enabled: false }
-  | {
-      enabled: true;
-      lockType: LockType;
-      resourceName: string;
-      resourceNamespace: string;
-      leaseDurationMs: number;
-      renewDeadlineMs: number;
-      retryPeriodMs: number;
-    };
+  | ({ enabled: true } & Pick<
+      LeaderElectionConfig,
+      'lockType' | 'resourceName' | 'resourceNamespace' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'
+    >);
 
 export interface ApiClientOptions {
   master?: string;
