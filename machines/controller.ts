@@ -66,17 +66,8 @@ export type ControllerEvent =
   | { type: 'CACHES_SYNCED' }
   | { type: 'SOURCE_FAILED'; error: unknown };
 
-interface ControllerContext {
-  name: string;
-  queue: WorkQueue;
-  sources: ControllerSource[];
-  concurrency: number;
-  reconcile: ReconcileFunction;
-  logger: Logger;
-  needsLeader: boolean;
-  cacheSyncTimeoutMs: number;
-  minResyncPeriodMs: number;
-  random: () => number;
+/** The input with every default filled in, plus what the machine counts. */
+interface ControllerContext extends Required<ControllerMachineInput> {
   /** Resyncs done so far. */
   resyncs: number;
 }
