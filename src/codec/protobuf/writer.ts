@@ -20,6 +20,21 @@ function varintSize(v: number): number {
 }
 
 /**
+ * Copies `s` into `b` from `at` for as long as it is ASCII (one byte a character); returns how
+ * many characters it copied (`s.length` when all were ASCII). Short strings only: the caller ensured room.
+ */
+function copyAscii(b: Buffer, at: number, s: string): number {
+  const n = s.length;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127) break;
+    b[at + i] = c;
+  }
+  return i;
+}
+
+/**
  * Length bytes to reserve at each fork call site: what the site's last message needed. A site's
  * messages are mostly alike (a pod's spec is always over 127 bytes, a label entry under), so the
  * body rarely has to be shifted once its length is known; the bytes are the same either way.
@@ -112,16 +127,9 @@ export class WireWriter {
       if (this.pos + n + 1 > this.buf.length) this.ensure(n + 1);
       const b = this.buf;
       const start = this.pos;
-      let p = start + 1;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) break;
-        b[p++] = c;
-      }
-      if (i === n) {
+      if (copyAscii(b, start + 1, s) === n) {
         b[start] = n;
-        this.pos = p;
+        this.pos = start + 1 + n;
         return this;
       }
     }
@@ -165,16 +173,9 @@ export class WireWriter {
         b[p++] = (tag & 127) | 128;
         b[p++] = tag >>> 7;
       }
-      const at = p++;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) break;
-        b[p++] = c;
-      }
-      if (i === n) {
-        b[at] = n;
-        this.pos = p;
+      if (copyAscii(b, p + 1, s) === n) {
+        b[p] = n;
+        this.pos = p + 1 + n;
         return this;
       }
     }
@@ -192,18 +193,11 @@ export class WireWriter {
       if (this.pos + n + 3 > this.buf.length) this.ensure(n + 3);
       const b = this.buf;
       const start = this.pos;
-      let p = start + 3;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) break;
-        b[p++] = c;
-      }
-      if (i === n) {
+      if (copyAscii(b, start + 3, s) === n) {
         b[start] = n + 2;
         b[start + 1] = 10;
         b[start + 2] = n;
-        this.pos = p;
+        this.pos = start + 3 + n;
         return this;
       }
       return this.fork().uint32(10).string(s).ldelim();
