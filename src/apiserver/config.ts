@@ -8,6 +8,7 @@ import type { SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Request, Response } from './http.js';
+import type { InputLimits } from './input-limits.js';
 
 /** TLS material ready for node's `tls`/`http2` servers (PEM text). */
 export interface ServingCertificates {
@@ -73,6 +74,8 @@ export interface ApiServerConfig {
   profiling: boolean;
   /** Regular expressions; empty disables CORS. */
   corsAllowedOrigins: string[];
+  /** Bounds on request bodies and written objects (./input-limits.ts). */
+  inputLimits: InputLimits;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

@@ -27,15 +27,19 @@ export function decodeContinue(raw: string, now: number, ttlMs: number): Continu
   } catch {
     throw badRequest('continue key is not valid: restart the list without a continue token');
   }
+  // Any JSON decodes (`null`, a number, an array): only an object of the expected shape is a token.
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('continue key is not valid: restart the list without a continue token');
+  }
   const p = parsed as { v?: unknown; rv?: unknown; start?: unknown; t?: unknown };
-  if (p.v !== 'meta.svc/v1' || typeof p.rv !== 'number' || typeof p.start !== 'string' || typeof p.t !== 'number') {
+  if (p.v !== 'meta.svc/v1' || !Number.isSafeInteger(p.rv) || (p.rv as number) < 0 || typeof p.start !== 'string' || !Number.isFinite(p.t)) {
     throw badRequest('continue key is not valid: restart the list without a continue token');
   }
   if (p.start.includes('..') || p.start.startsWith('/')) throw badRequest('continue key is not valid: bad start key');
-  if (now - p.t > ttlMs) {
+  if (now - (p.t as number) > ttlMs) {
     throw expired(
       'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
     );
   }
-  return { revision: p.rv, start: p.start, issuedAt: p.t };
+  return { revision: p.rv as number, start: p.start, issuedAt: p.t as number };
 }

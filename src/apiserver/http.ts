@@ -4,12 +4,14 @@
  * objects and `Status` errors. In-process responses take values instead of bytes (cloned, never
  * shared); everything else about a response is the same.
  */
+import { stringifyJson } from '../api/json-walk.js';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { requestEntityTooLarge, type Status, StatusError, toStatusError } from '../api/status.js';
 import type { SvcObject } from '../api/types.js';
 import { decodeBody } from '../codec/body.js';
 import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
+import { checkBodyNesting, type InputLimits } from './input-limits.js';
 
 /** A request from the HTTPS listener (HTTP/1.1 or HTTP/2). */
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -32,11 +34,12 @@ export interface Response {
   on(event: 'close', listener: () => void): unknown;
 }
 
-/** Largest request body accepted (the established limit for one object is 3 MiB). */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-
-/** Reads the whole body; 413 past the limit (the rest is drained, not buffered). */
-export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> {
+/**
+ * Reads the whole body; 413 past the limit (the rest is drained, not buffered). Rejects when the
+ * client goes away or the request is destroyed (its deadline passed) before the body is complete,
+ * so a body that never finishes cannot hold its handler, and with it its in-flight slot.
+ */
+export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? -1);
     if (declared > limit) {
@@ -66,11 +69,17 @@ export function readBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> 
         reject(e);
       }
     });
+    req.on('close', () => {
+      if (!failed && !req.complete) {
+        failed = true;
+        reject(new StatusError(400, 'BadRequest', 'the request body did not arrive in full before the connection closed or the request timed out'));
+      }
+    });
   });
 }
 
 /** The whole body (bytes) of a request, whichever way it came; 413 past the limit. */
-export async function readRequestBytes(req: PipelineRequest, limit = MAX_BODY_BYTES): Promise<Buffer> {
+export async function readRequestBytes(req: PipelineRequest, limit: number): Promise<Buffer> {
   if (!(req instanceof InProcessRequest)) return readBody(req, limit);
   const bytes = req.bytes();
   if (bytes.length > limit) throw requestEntityTooLarge(`the request body is ${bytes.length} bytes; the limit is ${limit} bytes`);
@@ -79,19 +88,25 @@ export async function readRequestBytes(req: PipelineRequest, limit = MAX_BODY_BY
 
 /**
  * The request body as a value: an in-process caller's value as it is (already the server's own
- * copy), else the bytes decoded by Content-Type (415 for a type not in `allowed`, 400 if unreadable).
+ * copy), else the bytes decoded by Content-Type (415 for a type not in `allowed`, 400 if
+ * unreadable); either way held to the nesting limit before anything walks it.
  */
-export async function readRequestValue(req: PipelineRequest, allowed: readonly string[]): Promise<unknown> {
-  if (req instanceof InProcessRequest && req.body.kind === 'value') return req.body.value;
-  return decodeBody(req.headers['content-type'], await readRequestBytes(req), allowed);
+export async function readRequestValue(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
+  if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);
+  return checkedValue(decodeBody(req.headers['content-type'], await readRequestBytes(req, limits.maxRequestBodyBytes), allowed), limits);
 }
 
 /** Like readRequestValue, for an optional body: undefined when there is none (or only whitespace). */
-export async function readOptionalRequestValue(req: PipelineRequest, allowed: readonly string[]): Promise<unknown> {
-  if (req instanceof InProcessRequest && req.body.kind === 'value') return req.body.value;
-  const raw = await readRequestBytes(req);
+export async function readOptionalRequestValue(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
+  if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);
+  const raw = await readRequestBytes(req, limits.maxRequestBodyBytes);
   if (!raw.length || !raw.toString('utf8').trim()) return undefined;
-  return decodeBody(req.headers['content-type'], raw, allowed);
+  return checkedValue(decodeBody(req.headers['content-type'], raw, allowed), limits);
+}
+
+function checkedValue(value: unknown, limits: InputLimits): unknown {
+  checkBodyNesting(value, limits);
+  return value;
 }
 
 /** Calls `listener` when the client goes away (a dropped connection, a closed in-process watch). */
@@ -112,7 +127,7 @@ export function inProcessResponse(res: Response): InProcessResponse | undefined 
 export function writeJson(res: Response, code: number, body: Buffer | string | object, extra?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
   if (res instanceof InProcessResponse) return res.sendValue(code, body, extra);
-  const buf = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  const buf = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : stringifyJson(body));
   res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
   res.end(buf);
 }

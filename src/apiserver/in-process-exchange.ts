@@ -10,6 +10,7 @@
  *   cloned with `structuredClone` here, so the caller may mutate what it gets and the server's
  *   (frozen, cached) objects never leave the server.
  */
+import { cloneJson, stringifyJson } from '../api/json-walk.js';
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -44,7 +45,7 @@ export class InProcessRequest extends EventEmitter {
       case 'bytes':
         return this.body.bytes;
       case 'value':
-        return Buffer.from(JSON.stringify(this.body.value));
+        return Buffer.from(stringifyJson(this.body.value));
     }
   }
 }
@@ -128,7 +129,7 @@ export class InProcessResponse extends EventEmitter {
   /** A whole JSON response as a value: objects are cloned, bytes and text are parsed (a fresh value). */
   sendValue(code: number, body: Buffer | string | object, headers: Record<string, string> = {}): void {
     if (this.headersSent || this.writableEnded) return;
-    const value = Buffer.isBuffer(body) ? JSON.parse(body.toString('utf8')) : typeof body === 'string' ? JSON.parse(body) : structuredClone(body);
+    const value = Buffer.isBuffer(body) ? JSON.parse(body.toString('utf8')) : typeof body === 'string' ? JSON.parse(body) : cloneJson(body);
     this.value = { present: true, value };
     this.writeHead(code, { 'content-type': 'application/json', ...headers });
     this.end();
@@ -137,7 +138,7 @@ export class InProcessResponse extends EventEmitter {
   /** One watch event; the object is cloned (the server's cached object stays the server's). */
   sendEvent(type: string, object: object): void {
     if (this.writableEnded || this.closedByCaller) return;
-    this.queue.push({ type, object: structuredClone(object) });
+    this.queue.push({ type, object: cloneJson(object) });
     this.wake?.();
   }
 

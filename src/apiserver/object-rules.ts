@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { badRequest, type FieldError, invalid } from '../api/status.js';
 import { groupVersion, type ResourceDefinition, type SvcObject } from '../api/types.js';
-import { validateAgainstSchema, validateObjectMeta } from '../api/index.js';
+import { cloneJson, stringifyJson, validateAgainstSchema, validateObjectMeta } from '../api/index.js';
+import { checkMetadataTypes } from './input-limits.js';
 
 /** Time in the established RFC 3339 form with second precision. */
 export function timestamp(ms: number): string {
@@ -34,7 +35,7 @@ export function generatedName(prefix: string): string {
 
 function stripSpecAndStatus(obj: SvcObject): string {
   const { metadata: _m, status: _s, ...rest } = obj;
-  return JSON.stringify(rest);
+  return stringifyJson(rest);
 }
 
 /** Checks the body's kind/apiVersion against the path and fills them when absent. */
@@ -52,7 +53,7 @@ export function checkTypeMeta(def: ResourceDefinition, obj: SvcObject, expectedK
   Object.assign(obj, { apiVersion: gv, kind: expectedKind }, rest, { apiVersion: gv, kind: expectedKind });
 }
 
-/** Ensures the body is a JSON object with an object `metadata`. */
+/** Ensures the body is a JSON object with an object `metadata` whose fields have their types (400 otherwise). */
 export function asObject(body: unknown, what = 'object'): SvcObject {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest(`the request body must be a JSON object (a ${what}), not ${Array.isArray(body) ? 'an array' : typeof body}`);
@@ -62,6 +63,7 @@ export function asObject(body: unknown, what = 'object'): SvcObject {
   if (obj.metadata === null || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) {
     throw badRequest('metadata must be an object');
   }
+  checkMetadataTypes(obj.metadata as Record<string, unknown>);
   return obj;
 }
 
@@ -118,7 +120,7 @@ export function prepareForUpdate(def: ResourceDefinition, next: SvcObject, old: 
   if (m.generateName === undefined && o.generateName !== undefined) m.generateName = o.generateName;
   if (def.hasStatus) {
     if (old.status === undefined) delete next.status;
-    else next.status = structuredClone(old.status);
+    else next.status = cloneJson(old.status);
   }
   def.defaults?.(next);
   if (def.tracksGeneration) {
@@ -129,7 +131,7 @@ export function prepareForUpdate(def: ResourceDefinition, next: SvcObject, old: 
 
 /** The status subresource: everything but status (and the version) comes from the stored object. */
 export function prepareStatusUpdate(next: SvcObject, old: SvcObject): SvcObject {
-  const merged = structuredClone(old) as SvcObject;
+  const merged = cloneJson(old);
   if (next.status === undefined) delete merged.status;
   else merged.status = next.status;
   return merged;
@@ -138,8 +140,10 @@ export function prepareStatusUpdate(next: SvcObject, old: SvcObject): SvcObject 
 /** Rules about finalizers while an object is being deleted. */
 function finalizerRules(next: SvcObject, old: SvcObject | undefined): FieldError[] {
   if (!old?.metadata.deletionTimestamp) return [];
-  const had = new Set(old.metadata.finalizers ?? []);
-  const added = (next.metadata.finalizers ?? []).filter((f) => !had.has(f));
+  // Types were checked on the way in (checkMetadataTypes); stay safe for objects stored before that.
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const had = new Set(list(old.metadata.finalizers));
+  const added = list(next.metadata.finalizers).filter((f) => !had.has(f));
   return added.length
     ? [{ field: 'metadata.finalizers', type: 'FieldValueForbidden', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]
     : [];

@@ -17,6 +17,7 @@ import {
   StatusError,
   timeoutTooLargeResourceVersion,
 } from '../api/status.js';
+import { deepFreeze, stringifyJson } from '../api/json-walk.js';
 import type { ResourceDefinition, SvcObject } from '../api/types.js';
 import {
   CompactedError,
@@ -92,18 +93,6 @@ function firstAtOrAfter(items: readonly { key: string }[], key: string): number 
   return lo;
 }
 
-function freeze(obj: SvcObject): SvcObject {
-  return deepFreeze(obj);
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const k of Object.keys(v as object)) deepFreeze((v as Record<string, unknown>)[k]);
-  }
-  return v;
-}
-
 export class ResourceStore {
   readonly def: ResourceDefinition;
   readonly kv: KVStore;
@@ -140,8 +129,8 @@ export class ResourceStore {
   }
 
   view(rec: KVRecord): ObjectView {
-    const object = freeze(this.decode(rec.value, rec.modRevision));
-    return { key: rec.key, object, json: Buffer.from(JSON.stringify(object)), revision: rec.modRevision };
+    const object = deepFreeze(this.decode(rec.value, rec.modRevision));
+    return { key: rec.key, object, json: Buffer.from(stringifyJson(object)), revision: rec.modRevision };
   }
 
   /**
@@ -380,14 +369,14 @@ export class ResourceStore {
 
   private written(key: string, obj: SvcObject, revision: number): ObjectView {
     obj.metadata.resourceVersion = String(revision);
-    const object = freeze(obj);
-    return { key, object, json: Buffer.from(JSON.stringify(object)), revision };
+    const object = deepFreeze(obj);
+    return { key, object, json: Buffer.from(stringifyJson(object)), revision };
   }
 
   private preview(key: string, obj: SvcObject, revision: number): ObjectView {
     if (revision) obj.metadata.resourceVersion = String(revision);
     else delete obj.metadata.resourceVersion;
-    const object = freeze(obj);
-    return { key, object, json: Buffer.from(JSON.stringify(object)), revision };
+    const object = deepFreeze(obj);
+    return { key, object, json: Buffer.from(stringifyJson(object)), revision };
   }
 }

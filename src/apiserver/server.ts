@@ -144,8 +144,15 @@ export class ApiHttpServer implements RequestPipeline {
       const user = authenticate(req);
       const longRunning = info.isResourceRequest && info.verb === 'watch';
       if (!longRunning) {
-        release = this.limiter.acquire(isMutating(info.verb) ? 'mutating' : 'readOnly');
-        untrack = this.deadlines.track(res);
+        // The slot comes back at the deadline or when the connection closes, whichever is first,
+        // even if the handler is still waiting (a body that never finishes must not keep it).
+        const giveBack = this.limiter.acquire(isMutating(info.verb) ? 'mutating' : 'readOnly');
+        release = giveBack;
+        res.on('close', giveBack);
+        untrack = this.deadlines.track(res, () => {
+          giveBack();
+          cutOff(req, res);
+        });
       }
       authorize(user, info);
       if (info.isResourceRequest) {
@@ -223,4 +230,15 @@ export class ApiHttpServer implements RequestPipeline {
     await closed;
     this.deadlines.stop();
   }
+}
+
+/**
+ * After a deadline's 504: a request whose body has not fully arrived is destroyed once the 504 is
+ * sent, which ends the handler's wait for the body (readBody rejects) and frees the connection.
+ */
+function cutOff(req: PipelineRequest, res: Response): void {
+  if (req instanceof InProcessRequest || req.complete) return;
+  const destroy = () => req.destroy();
+  if (res.writableEnded) (res as unknown as NodeJS.EventEmitter).once('finish', destroy);
+  else destroy();
 }

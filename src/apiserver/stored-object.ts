@@ -3,13 +3,14 @@
  * version is the store's modRevision, put back on every read), under
  * `<prefix>/[<group>/]<resource>/[<namespace>/]<name>`.
  */
+import { stringifyJson } from '../api/json-walk.js';
 import type { ResourceDefinition, SvcObject } from '../api/types.js';
 
 const encoder = new TextEncoder();
 
 export function encodeForStorage(obj: SvcObject): Uint8Array {
   const { resourceVersion: _rv, ...metadata } = obj.metadata;
-  return encoder.encode(JSON.stringify({ ...obj, metadata }));
+  return encoder.encode(stringifyJson({ ...obj, metadata }));
 }
 
 export function decodeFromStorage(value: Uint8Array, modRevision: number): SvcObject {

@@ -7,6 +7,7 @@
  * Objects are deep-frozen on the way in: readers share them and must clone before changing.
  * Only the informer that owns a store writes to it (`upsert`, `remove`, `replace`).
  */
+import { deepFreeze } from '../api/json-walk.js';
 import type { SvcObject } from '../api/types.js';
 import { type IndexFunction, type IndexedCache, type InformerEvent, objectKey } from './informer-types.js';
 
@@ -15,14 +16,6 @@ export const OWNER_INDEX = 'owner';
 
 export const namespaceIndex: IndexFunction = (obj) => (obj.metadata.namespace ? [obj.metadata.namespace] : []);
 export const ownerIndex: IndexFunction = (obj) => (obj.metadata.ownerReferences ?? []).map((r) => r.uid).filter((uid) => !!uid);
-
-/** Freezes `value` and everything reachable from it; returns it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-  return value;
-}
 
 /** A change a `replace` found: what a subscriber would have seen had it watched all along. */
 export type CacheDelta<T extends SvcObject> = Exclude<InformerEvent<T>, { type: 'SYNCED' }>;

@@ -22,7 +22,8 @@ import { defer, Observable, type Subscription } from 'rxjs';
 import type { SvcObject } from '../api/types.js';
 import { isGone } from './api-errors.js';
 import { type Clock, sleep, systemClock } from './clock.js';
-import { deepFreeze, IndexedStore } from './indexed-cache.js';
+import { deepFreeze } from '../api/json-walk.js';
+import { IndexedStore } from './indexed-cache.js';
 import { type InformerEvent, type InformerSelector, objectKey } from './informer-types.js';
 import type { ApiClient, ClientWatchEvent, ResourceRef } from './types.js';
 

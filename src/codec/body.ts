@@ -16,6 +16,17 @@ export const PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/j
 
 export { mediaTypeOf } from './negotiation.js';
 
+/**
+ * How many alias expansions a YAML body may cause (the parser counts them weighted by the size of
+ * what each alias stands for): enough for ordinary anchors, far too few for "billion laughs".
+ */
+export const MAX_YAML_ALIAS_COUNT = 100;
+
+/** Parses YAML text with the alias bound; throws the parser's error (callers turn it into a 400). */
+export function parseYamlText(text: string): unknown {
+  return parseYaml(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT });
+}
+
 function describeJsonError(err: unknown, body: string): string {
   const msg = err instanceof Error ? err.message : String(err);
   const preview = body.length > 80 ? `${body.slice(0, 80)}...` : body;
@@ -30,7 +41,7 @@ export function decodeBody(contentType: string | undefined, body: Buffer, allowe
   if (text.trim() === '') throw badRequest('the request body is empty; send an object');
   if (mt === 'application/yaml') {
     try {
-      return parseYaml(text, { maxAliasCount: 100 });
+      return parseYamlText(text);
     } catch (err) {
       throw badRequest(`the request body is not valid YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
     }
@@ -49,6 +60,8 @@ function decodeProtobufBody(body: Buffer): unknown {
     return protobufCodec().decodeObject(body);
   } catch (err) {
     if (err instanceof ProtobufDecodeError) throw badRequest(`the request body is not valid ${PROTOBUF_MEDIA_TYPE}: ${err.message}`);
+    // Nested messages (e.g. JSONSchemaProps) decode recursively: a body nested past the stack is refused.
+    if (err instanceof RangeError) throw badRequest(`the request body is not valid ${PROTOBUF_MEDIA_TYPE}: it nests too deep`);
     throw err;
   }
 }

@@ -16,6 +16,7 @@
  *   the watchers it was serving get `onError(CompactedError)` and must re-list (a 410 to clients).
  */
 import type { Logger } from 'pino';
+import { deepFreeze, stringifyJson } from '../api/json-walk.js';
 import type { SvcObject } from '../api/types.js';
 import {
   CompactedError,
@@ -89,21 +90,12 @@ interface RevisionWaiter {
 const LIST_PAGE = 5000;
 const RELIST_BACKOFF_MS = [100, 200, 500, 1000, 2000, 5000, 10_000];
 
-/** Freeze an object graph in place so shared cache entries cannot be mutated by a reader. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
-  }
-  return value;
-}
-
 /**
  * JSON bytes in their own allocation: `Buffer.from(string)` would carve small buffers out of Node's
  * shared 8 KiB pool, where one long-lived cache entry pins a whole slab of short-lived garbage.
  */
 function serialize(object: SvcObject): Buffer {
-  const text = JSON.stringify(object);
+  const text = stringifyJson(object);
   const buf = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
   buf.write(text);
   return buf;

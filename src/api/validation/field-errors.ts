@@ -4,7 +4,7 @@
  * reason that clients match on.
  */
 import type { FieldError } from '../status.js';
-import { stableStringify } from '../meta.js';
+import { canonicalJson } from '../json-walk.js';
 
 /** Renders a value the way field errors quote it: strings in double quotes, numbers bare, others as JSON. */
 export function quoteValue(value: unknown): string {
@@ -67,7 +67,7 @@ export function invalidEach(field: string, value: unknown, details: readonly str
 
 /** `field is immutable` when two JSON values differ. */
 export function immutable(field: string, next: unknown, old: unknown): FieldError[] {
-  return stableStringify(next) === stableStringify(old) ? [] : [invalidValue(field, next, 'field is immutable')];
+  return canonicalJson(next) === canonicalJson(old) ? [] : [invalidValue(field, next, 'field is immutable')];
 }
 
 /** Common numeric rules. */

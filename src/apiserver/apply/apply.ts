@@ -4,9 +4,11 @@
  * the configuration is merged into the live object, fields this manager applied before and no
  * longer sets are removed unless another manager owns them, and ownership is recorded.
  */
-import { parse as parseYaml } from 'yaml';
 import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.js';
 import { groupVersion, type SvcObject } from '../../api/types.js';
+import { cloneJson } from '../../api/json-walk.js';
+import { parseYamlText } from '../../codec/body.js';
+import { checkBodyNesting } from '../input-limits.js';
 import { writeObject } from '../representation.js';
 import { asObject, prepareForUpdate, prepareStatusUpdate, reconcileNamespace } from '../object-rules.js';
 import { boolParam, isDryRun, type RequestScope } from '../scope.js';
@@ -36,10 +38,11 @@ export function parseApplyConfiguration(s: RequestScope, body: Buffer): SvcObjec
   let parsed: unknown;
   try {
     // Most clients send JSON (valid YAML too): parse it as such first, it is much faster.
-    parsed = jsonOrUndefined(text) ?? parseYaml(text, { maxAliasCount: 100 });
+    parsed = jsonOrUndefined(text) ?? parseYamlText(text);
   } catch (err) {
     throw badRequest(`the apply configuration is not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
+  checkBodyNesting(parsed, s.services.config.inputLimits, 'the apply configuration');
   const config = asObject(withoutNulls(parsed), 'apply configuration');
   const gv = groupVersion(s.def);
   if (config.apiVersion === undefined || config.apiVersion === '') throw badRequest(`apiVersion must be set in an apply configuration (expected ${gv})`);
@@ -59,7 +62,7 @@ export function parseApplyConfiguration(s: RequestScope, body: Buffer): SvcObjec
 /** The live object with the configuration merged in and this manager's dropped fields removed. */
 function applyTo(s: RequestScope, current: SvcObject, config: SvcObject, own: ApplyOwnership): SvcObject {
   const schema = s.def.schema;
-  const merged = structuredClone(mergeApplied(current, config, schema)) as SvcObject;
+  const merged = cloneJson(mergeApplied(current, config, schema) as SvcObject);
   const entries = decodeManagedFields(current.metadata.managedFields) ?? [];
   const mine = entries.find((e) => e.manager === own.manager && e.operation === 'Apply' && e.subresource === own.subresource);
   if (mine) {
@@ -97,7 +100,7 @@ export async function handleApply(s: RequestScope, body: Buffer): Promise<void> 
       if (!(err instanceof StatusError) || err.reason !== 'NotFound' || subresource) throw err;
     }
     try {
-      const view = await createObject(s, structuredClone(config), dryRun, own);
+      const view = await createObject(s, cloneJson(config), dryRun, own);
       writeObject(s, 201, view);
       return;
     } catch (err) {

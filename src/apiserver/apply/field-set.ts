@@ -4,6 +4,7 @@
  * `v:<json value>` (item of a set list) and `i:<index>` (positional item). A node can be a member
  * itself and have members below it; FieldsV1 writes that as `".": {}` beside the children.
  */
+import { canonicalJson } from '../../api/json-walk.js';
 import { badRequest } from '../../api/status.js';
 
 /** One step of a field path, e.g. `f:spec` or `k:{"name":"web"}`. */
@@ -238,17 +239,6 @@ export function keyElement(keys: Record<string, unknown>): PathElement {
 export const valueElement = (value: unknown): PathElement => `v:${canonicalJson(value)}`;
 export const indexElement = (i: number): PathElement => `i:${i}`;
 
-/** JSON with object keys sorted, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const o = value as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .sort()
-    .filter((k) => o[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-    .join(',')}}`;
-}
 
 /** A path as conflict messages print it: `.spec.containers[name="web"].image`, `[="a"]`, `[0]`. */
 export function formatPath(path: FieldPath): string {

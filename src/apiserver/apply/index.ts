@@ -1,6 +1,6 @@
 /** Server-side apply and field ownership (managedFields). */
 export { APPLY_PATCH_MEDIA_TYPE, handleApply, parseApplyConfiguration } from './apply.js';
-export { canonicalJson, type FieldPath, FieldSet, formatPath, type PathElement } from './field-set.js';
+export { type FieldPath, FieldSet, formatPath, type PathElement } from './field-set.js';
 export {
   decodeManagedFields,
   encodeManagedFields,

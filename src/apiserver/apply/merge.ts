@@ -4,7 +4,7 @@
  * union, atomic lists and maps are replaced whole. Where both hold a value the applied one wins.
  */
 import type { SchemaNode } from '../../api/types.js';
-import { canonicalJson } from './field-set.js';
+import { canonicalJson } from '../../api/json-walk.js';
 import { fieldSchema, isPlainObject, itemElement, listTypeOf } from './object-fields.js';
 
 /**

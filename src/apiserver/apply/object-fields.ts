@@ -5,7 +5,8 @@
  * preserve-unknown parts) every key is a struct field and every list is atomic.
  */
 import type { SchemaNode } from '../../api/types.js';
-import { canonicalJson, type FieldPath, FieldSet, fieldElement, indexElement, keyElement, type PathElement, valueElement } from './field-set.js';
+import { canonicalJson } from '../../api/json-walk.js';
+import { type FieldPath, FieldSet, fieldElement, indexElement, keyElement, type PathElement, valueElement } from './field-set.js';
 
 type Plain = Record<string, unknown>;
 

@@ -24,7 +24,7 @@ const POLICIES = ['Orphan', 'Background', 'Foreground'];
 
 /** DeleteOptions from the optional JSON body and the query (the query wins where both are set). */
 export async function readDeleteOptions(s: RequestScope): Promise<DeleteOptions> {
-  const parsed = await readOptionalRequestValue(s.req, ['application/json', 'application/yaml']);
+  const parsed = await readOptionalRequestValue(s.req, ['application/json', 'application/yaml'], s.services.config.inputLimits);
   let body: Record<string, unknown> = {};
   if (parsed !== undefined) {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('DeleteOptions must be a JSON object');

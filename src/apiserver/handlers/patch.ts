@@ -7,7 +7,9 @@ import fastJsonPatch from 'fast-json-patch';
 import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
 import { mediaTypeOf, PATCH_MEDIA_TYPES } from '../../codec/body.js';
+import { cloneJson } from '../../api/json-walk.js';
 import { readRequestBytes } from '../http.js';
+import { checkBodyNesting, checkJsonPatchLength, CopyBudget, type InputLimits } from '../input-limits.js';
 import { writeObject } from '../representation.js';
 import { asObject, checkTypeMeta, prepareForUpdate, prepareStatusUpdate } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
@@ -31,8 +33,12 @@ export function applyMergePatch(target: Json, patch: Json): Json {
 
 export type PatchFunction = (doc: SvcObject) => SvcObject;
 
-/** Parses the body once and returns a function applying it to any version of the object. */
-export function parsePatch(contentType: string | undefined, body: Buffer): PatchFunction {
+/**
+ * Parses the body once and returns a function applying it to any version of the object. The patch
+ * is held to the nesting limit before it is walked, a JSON patch to the operation limit, and its
+ * copies to the copy budget while it is applied; the result is checked by the write itself.
+ */
+export function parsePatch(contentType: string | undefined, body: Buffer, limits: InputLimits): PatchFunction {
   const mt = mediaTypeOf(contentType);
   if (mt === 'application/strategic-merge-patch+json') {
     throw unsupportedMediaType(
@@ -48,6 +54,7 @@ export function parsePatch(contentType: string | undefined, body: Buffer): Patch
   } catch (err) {
     throw badRequest(`the patch is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
+  checkBodyNesting(parsed, limits, 'the patch');
   if (mt === 'application/merge-patch+json') {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw badRequest('a merge patch must be a JSON object');
@@ -55,29 +62,41 @@ export function parsePatch(contentType: string | undefined, body: Buffer): Patch
     return (doc) => asObject(applyMergePatch(doc as unknown as Json, parsed));
   }
   if (!Array.isArray(parsed)) throw badRequest('a JSON patch must be an array of operations');
+  checkJsonPatchLength(parsed, limits);
   const ops = parsed as unknown as fastJsonPatch.Operation[];
   const problem = fastJsonPatch.validate(ops);
   if (problem) throw badRequest(`invalid JSON patch: ${problem.message.split('\n')[0]}`);
-  return (doc) => {
+  return (doc) => asObject(applyJsonPatch(doc, ops, limits));
+}
+
+/** Applies the operations one by one, charging each `copy` to the budget before it is made. */
+function applyJsonPatch(doc: SvcObject, ops: readonly fastJsonPatch.Operation[], limits: InputLimits): unknown {
+  const budget = new CopyBudget(limits);
+  let out: unknown = doc;
+  for (const op of ops) {
     try {
-      return asObject(fastJsonPatch.applyPatch(doc, ops, true, true).newDocument);
+      if (op.op === 'copy') budget.charge(fastJsonPatch.getValueByPointer(out, op.from), op.path.split('/').length - 1);
+      out = fastJsonPatch.applyOperation(out, op, true, true).newDocument;
     } catch (err) {
+      if (err instanceof StatusError) throw err;
       const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
       throw new StatusError(422, 'Invalid', `the JSON patch could not be applied: ${msg}`);
     }
-  };
+  }
+  return out;
 }
 
 export async function handlePatch(s: RequestScope): Promise<void> {
-  const body = await readRequestBytes(s.req);
+  const limits = s.services.config.inputLimits;
+  const body = await readRequestBytes(s.req, limits.maxRequestBodyBytes);
   if (mediaTypeOf(s.req.headers['content-type']) === APPLY_PATCH_MEDIA_TYPE) return handleApply(s, body);
   const dryRun = isDryRun(s.query);
-  const apply = parsePatch(s.req.headers['content-type'], body);
+  const apply = parsePatch(s.req.headers['content-type'], body, limits);
   const status = s.info.subresource === 'status';
   const out = await guaranteedUpdate(
     s,
     (current) => {
-      const patched = apply(structuredClone(current) as SvcObject);
+      const patched = apply(cloneJson(current));
       checkTypeMeta(s.def, patched);
       if (patched.metadata.name !== current.metadata.name) throw badRequest('metadata.name cannot be changed by a patch');
       if ((patched.metadata.namespace ?? '') !== (current.metadata.namespace ?? '')) {

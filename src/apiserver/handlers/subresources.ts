@@ -86,11 +86,11 @@ export async function handleScale(s: RequestScope): Promise<void> {
   const dryRun = isDryRun(s.query);
   let desired: (current: SvcObject) => SvcObject;
   if (s.info.verb === 'update') {
-    const body = asObject(await readRequestValue(s.req, OBJECT_MEDIA_TYPES), 'Scale');
+    const body = asObject(await readRequestValue(s.req, OBJECT_MEDIA_TYPES, s.services.config.inputLimits), 'Scale');
     if (body.kind !== undefined && body.kind !== 'Scale') throw badRequest(`the kind in the data (${String(body.kind)}) must be Scale`);
     desired = () => body;
   } else {
-    const apply = parsePatch(s.req.headers['content-type'], await readRequestBytes(s.req));
+    const apply = parsePatch(s.req.headers['content-type'], await readRequestBytes(s.req, s.services.config.inputLimits.maxRequestBodyBytes), s.services.config.inputLimits);
     desired = (current) => apply(scaleOf(current, mapping));
   }
   const out = await guaranteedUpdate(
@@ -119,7 +119,7 @@ export async function handleScale(s: RequestScope): Promise<void> {
 export async function handleBinding(s: RequestScope): Promise<void> {
   if (s.info.verb !== 'create') throw methodNotAllowed('only POST is supported on the binding subresource');
   const dryRun = isDryRun(s.query);
-  const body = asObject(await readRequestValue(s.req, OBJECT_MEDIA_TYPES), 'Binding');
+  const body = asObject(await readRequestValue(s.req, OBJECT_MEDIA_TYPES, s.services.config.inputLimits), 'Binding');
   if (body.kind !== undefined && body.kind !== 'Binding') throw badRequest(`the kind in the data (${String(body.kind)}) must be Binding`);
   if (body.metadata.name !== undefined && body.metadata.name !== s.info.name) {
     throw badRequest(`the name of the binding (${body.metadata.name}) does not match the pod (${s.info.name})`);

@@ -10,6 +10,7 @@
  * Selectors are applied to the old and new object of each change, so an object moving into the
  * selection arrives as ADDED and one moving out as DELETED.
  */
+import { stringifyJson } from '../../api/json-walk.js';
 import type { SvcObject } from '../../api/types.js';
 import { gone, type Status, toStatusError } from '../../api/status.js';
 import { CompactedError, type KVEvent } from '../../storage/types.js';
@@ -190,7 +191,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
 function toChange(e: KVEvent, store: ResourceStore): Change {
   const type: EventType = e.type === 'delete' ? 'DELETED' : e.prevModRevision === 0 ? 'ADDED' : 'MODIFIED';
   const object = store.decodeStored(e.value, e.modRevision);
-  const json = Buffer.from(JSON.stringify(object));
+  const json = Buffer.from(stringifyJson(object));
   const change: Change = { type, key: e.key, revision: e.modRevision, object, json };
   if (e.prevValue) change.prevObject = store.decodeStored(e.prevValue, e.prevModRevision);
   return change;

@@ -6,7 +6,9 @@
  */
 import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
+import { cloneJson, stringifyJson } from '../../api/json-walk.js';
 import { ConflictError } from '../../storage/types.js';
+import { checkWrittenObject, objectNestingDepth } from '../input-limits.js';
 import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
 import {
@@ -23,7 +25,7 @@ import { isDryRun, type RequestScope } from '../scope.js';
 import { type Ownership, recordOwnership, updateOwnership } from '../apply/managed-fields.js';
 
 export async function readObjectBody(s: RequestScope, expectedKind?: string): Promise<SvcObject> {
-  const obj = asObject(await readRequestValue(s.req, objectMediaTypes(s.def)));
+  const obj = asObject(await readRequestValue(s.req, objectMediaTypes(s.def), s.services.config.inputLimits));
   checkTypeMeta(s.def, obj, expectedKind);
   return obj;
 }
@@ -48,6 +50,7 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
   await services.admission.mutate(attrs);
   prepareForCreate(def, obj, services.now());
+  checkWrittenObject(obj, services.config.inputLimits);
   recordOwnership(s, undefined, obj, ownership);
   validateOrThrow(def, obj);
   attrs.name = obj.metadata.name!;
@@ -85,7 +88,12 @@ export async function guaranteedUpdate(
   for (let attempt = 0; attempt < 50; attempt++) {
     const current = await store.getForUpdate(info.namespace, info.name);
     if (!current) throw notFound({ group: def.group, resource: def.plural, name: info.name });
-    const next = await mutate(structuredClone(current.object) as SvcObject);
+    // An object stored before the nesting limit existed may be deeper than it: such an object can
+    // still be deleted, or changed by a write that leaves it no deeper, without its ownership walked.
+    const limits = services.config.inputLimits;
+    const legacy = objectNestingDepth(current.object, limits.maxNestingDepth) > limits.maxNestingDepth;
+    const legacyDepth = legacy ? objectNestingDepth(current.object, Number.MAX_SAFE_INTEGER) : 0;
+    const next = await mutate(cloneJson(current.object));
     const pinned = next.metadata.resourceVersion;
     if (pinned !== undefined && pinned !== '' && pinned !== current.object.metadata.resourceVersion) {
       throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'the object has been modified; please apply your changes to the latest version and try again');
@@ -93,7 +101,8 @@ export async function guaranteedUpdate(
     const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun };
     await services.admission.mutate(attrs);
     // Writes that take the full object record who changed what; scale, binding and deletion do not.
-    if (opts.ownership) recordOwnership(s, current.object, next, opts.ownership);
+    checkWrittenObject(next, legacy ? { ...limits, maxNestingDepth: legacyDepth } : limits);
+    if (opts.ownership && !legacy) recordOwnership(s, current.object, next, opts.ownership);
     validateOrThrow(def, next, current.object);
     await services.admission.validate(attrs);
     try {
@@ -120,7 +129,7 @@ function isNamespaceAwaitingFinalize(def: ResourceDefinition, obj: SvcObject): b
 }
 
 function sameContent(a: SvcObject, b: SvcObject): boolean {
-  const strip = (o: SvcObject) => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+  const strip = (o: SvcObject) => stringifyJson({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
   return strip(a) === strip(b);
 }
 
@@ -135,7 +144,7 @@ export async function handleUpdate(s: RequestScope): Promise<void> {
   const out = await guaranteedUpdate(
     s,
     (current) => {
-      const next = structuredClone(body) as SvcObject;
+      const next = cloneJson(body);
       prepareForUpdate(s.def, next, current);
       keepNamespaceFinalizers(s.def, next, current);
       return next;

@@ -6,7 +6,7 @@ import { asArray, asRecord, defineKind, section, setDefault } from '../define.js
 import { atomicList, int32, labelSelector, obj, objectMeta, objectSchema, openObj, str } from '../schema-dsl.js';
 import { defaultPodTemplate, podTemplateSchema, validatePodTemplate } from '../core/pod-spec.js';
 import { replicaStatusSchema, validateSelectorAndTemplate } from '../workload.js';
-import { stableStringify } from '../../meta.js';
+import { canonicalJson } from '../../json-walk.js';
 import { statefulSetColumns } from '../columns/workloads.js';
 
 export const statefulSetDefinition = defineKind({
@@ -72,7 +72,7 @@ export const statefulSetDefinition = defineKind({
         delete c['replicas'];
         delete c['template'];
         delete c['updateStrategy'];
-        return stableStringify(c);
+        return canonicalJson(c);
       };
       if (strip(spec) !== strip(old.spec)) {
         errs.push(fieldForbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'template', and 'updateStrategy' are forbidden"));

@@ -10,7 +10,7 @@ import {
 import { isDNS1123Label, isDNS1123Subdomain, isEnvVarName, isQualifiedName, isValidPortName } from '../../validation/names.js';
 import { validateLabels } from '../../validation/object-meta.js';
 import { parseQuantity, validateResourceList } from '../../validation/quantity.js';
-import { stableStringify } from '../../meta.js';
+import { canonicalJson } from '../../json-walk.js';
 import { asArray, asRecord, setDefault } from '../define.js';
 import {
   atomicList, bool, freeform, int32, int64, intOrString, localObjectReference, mapList, obj, objectMeta, openObj, resourceList, str, stringMap,
@@ -349,8 +349,8 @@ export function validatePodSpecUpdate(nextRaw: unknown, oldRaw: unknown): FieldE
   const next = structuredClone(asRecord(nextRaw));
   const old = structuredClone(asRecord(oldRaw));
   const errs: FieldError[] = [];
-  const oldTols = asArray(old['tolerations']).map((t) => stableStringify(t));
-  const newTols = asArray(next['tolerations']).map((t) => stableStringify(t));
+  const oldTols = asArray(old['tolerations']).map((t) => canonicalJson(t));
+  const newTols = asArray(next['tolerations']).map((t) => canonicalJson(t));
   if (oldTols.some((t) => !newTols.includes(t))) errs.push(fieldForbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
   for (const s of [next, old]) {
     delete s['activeDeadlineSeconds'];
@@ -361,6 +361,6 @@ export function validatePodSpecUpdate(nextRaw: unknown, oldRaw: unknown): FieldE
     delete next['nodeName'];
     delete old['nodeName'];
   }
-  if (stableStringify(next) !== stableStringify(old)) errs.push(fieldForbidden('spec', POD_UPDATE_MESSAGE));
+  if (canonicalJson(next) !== canonicalJson(old)) errs.push(fieldForbidden('spec', POD_UPDATE_MESSAGE));
   return errs;
 }
