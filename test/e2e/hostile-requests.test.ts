@@ -1,8 +1,9 @@
 // Regression tests for issue 8: each request that once gave a 5xx, poisoned an object, blew up
 // memory or leaked a slot is sent exactly as found; each must get a 4xx Status within a second
 // while the server keeps serving and stored data stays as it was.
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ApiServerProcess, HttpResult } from '../helpers/apiserver.js';
+import { type ApiServerProcess, type HttpResult, startApiServer } from '../helpers/apiserver.js';
 import { forEachEngine, uniqueName } from '../helpers/engines.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -168,3 +169,34 @@ forEachEngine('hostile requests (issue 8 regressions)', (test, ctx) => {
     assert.is((await server.request('GET', `${CM}/deleting`)).status, 404);
   });
 });
+
+// The object a write stores is held to the body limit too, however the patch grew it.
+const small = suite('the size of every patch result is bounded (--max-request-body-bytes=65536)');
+let limited: ApiServerProcess;
+small.before(async () => {
+  limited = await startApiServer({ args: ['--max-request-body-bytes=65536'] });
+  assert.is((await limited.request('POST', CM, { metadata: { name: 'big' }, data: { a: 'x'.repeat(40_000) } })).status, 201);
+});
+small.after(async () => {
+  await limited?.stop();
+  limited?.cleanup();
+});
+
+const growth: Hostile[] = [
+  { name: 'a body over the limit', method: 'POST', path: CM, body: JSON.stringify({ metadata: { name: 'huge' }, data: { a: 'x'.repeat(70_000) } }), code: 413, message: /the limit is 65536 bytes/ },
+  { name: 'a merge patch that grows the object past the limit', method: 'PATCH', path: `${CM}/big`, body: JSON.stringify({ data: { b: 'y'.repeat(40_000) } }), headers: MERGE, code: 413, message: /resulting object is larger than the limit of 65536 bytes/ },
+  { name: 'a JSON patch that grows the object past the limit', method: 'PATCH', path: `${CM}/big`, body: JSON.stringify([{ op: 'add', path: '/data/b', value: 'y'.repeat(40_000) }]), headers: JSON_PATCH, code: 413, message: /resulting object is larger/ },
+  { name: 'a JSON patch whose copies grow the object past the limit', method: 'PATCH', path: `${CM}/big`, body: JSON.stringify([{ op: 'copy', from: '/data/a', path: '/data/b' }, { op: 'copy', from: '/data/a', path: '/data/c' }]), headers: JSON_PATCH, code: 422, message: /copy operations would create more than 65536 bytes/ },
+  { name: 'an apply that grows the object past the limit', method: 'PATCH', path: `${CM}/big?fieldManager=m`, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { b: 'y'.repeat(40_000) } }), headers: APPLY, code: 413, message: /resulting object is larger/ },
+];
+
+for (const c of growth) {
+  small(`${c.name}: ${c.code}`, async () => {
+    const { r, ms } = await timed(limited, c);
+    assertRefused(c.name, r, ms, c.code, c.message);
+    const big = await limited.request('GET', `${CM}/big`);
+    assert.equal(Object.keys(big.json.data), ['a'], 'the stored object is unchanged');
+  });
+}
+
+small.run();
