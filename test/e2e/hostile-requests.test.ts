@@ -162,6 +162,45 @@ forEachEngine('hostile requests (issue 8 regressions)', (test, ctx) => {
     assert.is(server.proc.exitCode, null);
   });
 
+  test('a CRD pattern with catastrophic backtracking costs linear time: 422 within a second, the server serving meanwhile', async () => {
+    const { server } = ctx();
+    const crd = {
+      apiVersion: 'apiextensions.svc.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'redos.redos.example.com' },
+      spec: { group: 'redos.example.com', scope: 'Namespaced', names: { plural: 'redos', kind: 'Redos' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } } } } }] },
+    };
+    assert.is((await server.request('POST', CRDS, crd)).status, 201);
+    const path = '/apis/redos.example.com/v1/namespaces/default/redos';
+    for (let deadline = Date.now() + 5000; (await server.request('GET', path)).status !== 200; ) {
+      if (Date.now() > deadline) throw new Error('the custom resource is not served');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const body = JSON.stringify({ apiVersion: 'redos.example.com/v1', kind: 'Redos', metadata: { name: 'r' }, spec: { s: `${'a'.repeat(31)}!` } });
+    const [slow, other] = await Promise.all([timed(server, { method: 'POST', path, body }), timed(server, { method: 'GET', path: `${CM}/kept` })]);
+    assertRefused('31 a and a !', slow.r, slow.ms, 422, /must match the regular expression/);
+    assert.is(other.r.status, 200);
+    assert.ok(other.ms < 1000, `a GET sent alongside took ${other.ms} ms`);
+    const long = await timed(server, { method: 'POST', path, body: body.replace('a'.repeat(31), 'a'.repeat(100_000)) });
+    assertRefused('100,000 a and a !', long.r, long.ms, 422);
+  });
+
+  test('a CRD pattern RE2 cannot compile (a backreference, a lookahead) is refused with the reason', async () => {
+    const { server } = ctx();
+    for (const pattern of ['^(a)\\1$', 'x(?=y)']) {
+      const crd = {
+        apiVersion: 'apiextensions.svc.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'backrefs.redos.example.com' },
+        spec: { group: 'redos.example.com', scope: 'Namespaced', names: { plural: 'backrefs', kind: 'Backref' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', pattern } } } } } } }] },
+      };
+      const r = await server.request('POST', CRDS, crd);
+      assert.is(r.status, 422, r.text.slice(0, 300));
+      assert.match(r.json.message, /properties\[s\]\.pattern: Invalid value: .*must be a valid regular expression, but isn't: error parsing regexp/);
+    }
+    assert.is((await server.request('GET', `${CRDS}/backrefs.redos.example.com`)).status, 404);
+  });
+
   test('the object being deleted can still lose its finalizer and go', async () => {
     const { server } = ctx();
     const r = await server.request('PATCH', `${CM}/deleting`, '{"metadata":{"finalizers":null}}', MERGE);

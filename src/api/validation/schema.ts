@@ -9,6 +9,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../status.js';
 import type { ResourceDefinition, SchemaNode, SvcObject } from '../types.js';
 import { invalidValue, notSupported, required, tooLong, tooMany, typeInvalid } from './field-errors.js';
+import { ajvLinearRegExp } from './linear-regexp.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -72,7 +73,8 @@ export function toAjvSchema(node: SchemaNode, part: SchemaPart = 'structural'): 
 /** An error from inside a oneOf/anyOf branch: the junctor's own error reports it (once). */
 const IN_ALTERNATIVE = /\/(?:oneOf|anyOf)\/\d+\//;
 
-const ajv = new Ajv({ allErrors: true, removeAdditional: true, strict: false, verbose: true, validateFormats: false });
+// `pattern` runs on RE2 (./linear-regexp.ts): a backtracking engine can take exponential time.
+const ajv = new Ajv({ allErrors: true, removeAdditional: true, strict: false, verbose: true, validateFormats: false, code: { regExp: ajvLinearRegExp } });
 const compiled = new WeakMap<ResourceDefinition, ValidateFunction>();
 
 function validatorFor(def: ResourceDefinition): ValidateFunction {

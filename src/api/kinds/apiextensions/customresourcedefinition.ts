@@ -10,6 +10,7 @@ import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
 import { duplicate, fieldForbidden, invalidEach, invalidValue, notSupported, required } from '../../validation/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../validation/names.js';
+import { linearRegExpError } from '../../validation/linear-regexp.js';
 import { schemaCompileError } from '../../validation/schema.js';
 import { customResourceSchema } from '../../crd-definition.js';
 import { asArray, asRecord, defineKind, peek, section, setDefault } from '../define.js';
@@ -127,6 +128,12 @@ function validateSchemaNode(node: unknown, p: string, errs: FieldError[]): void 
     if (items['type'] !== 'object') errs.push(invalidValue(`${p}.items.type`, items['type'] ?? '', 'must be object if x-svc-list-type is map'));
   } else if (keys !== undefined) {
     errs.push(fieldForbidden(`${p}.x-svc-list-map-keys`, 'may only be set if x-svc-list-type is map'));
+  }
+  const pattern = n['pattern'];
+  if (pattern !== undefined) {
+    // Patterns run on RE2 (linear time): one it cannot compile is refused here, with its reason.
+    const problem = typeof pattern === 'string' ? linearRegExpError(pattern) : 'must be a string';
+    if (problem) errs.push(invalidValue(`${p}.pattern`, pattern, `must be a valid regular expression, but isn't: ${problem}`));
   }
   const mapType = n['x-svc-map-type'];
   if (mapType !== undefined && !['atomic', 'granular'].includes(mapType as string)) {

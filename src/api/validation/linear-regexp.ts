@@ -1,0 +1,45 @@
+/**
+ * Schema `pattern`s run on RE2 (the re2js port): matching takes time linear in the input whatever
+ * the pattern, so no pattern in a CRD can freeze the server the way `^(a+)+$` does on a
+ * backtracking engine. RE2 syntax is also what the established server accepts (Go's regexp);
+ * patterns it cannot compile (backreferences, lookaround) are errors at CRD write time.
+ *
+ * Plugged into ajv through its `code.regExp` option; compiled patterns are cached.
+ */
+import { RE2JS } from 're2js';
+
+/** What ajv calls on a compiled pattern. */
+export interface LinearRegExp {
+  test(input: string): boolean;
+}
+
+const cache = new Map<string, LinearRegExp>();
+const CACHE_LIMIT = 10_000;
+
+/** Compiles `pattern` for an unanchored search; throws with RE2's reason when it is not RE2 syntax. */
+export function compileLinearRegExp(pattern: string): LinearRegExp {
+  let re = cache.get(pattern);
+  if (!re) {
+    const compiled = RE2JS.compile(pattern);
+    re = { test: (input: string) => compiled.test(input) };
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(pattern, re);
+  }
+  return re;
+}
+
+/** Why RE2 refuses `pattern`, or undefined when it compiles. */
+export function linearRegExpError(pattern: string): string | undefined {
+  try {
+    compileLinearRegExp(pattern);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** The engine in the shape ajv's `code.regExp` option takes (flags are ignored: schema patterns have none). */
+export const ajvLinearRegExp = Object.assign((pattern: string, _flags: string): LinearRegExp => compileLinearRegExp(pattern), {
+  // Only used by ajv's standalone code generation, which this server does not use.
+  code: 'compileLinearRegExp',
+});
