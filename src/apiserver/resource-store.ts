@@ -14,7 +14,9 @@ import {
   gone,
   internalError,
   notFound,
+  serviceUnavailable,
   StatusError,
+  timeout,
   timeoutTooLargeResourceVersion,
 } from '../api/status.js';
 import { deepFreeze, stringifyJson } from '../api/json-walk.js';
@@ -27,6 +29,7 @@ import {
   KeyNotFoundError,
   type KVRecord,
   type KVStore,
+  StorageUnavailableError,
 } from '../storage/types.js';
 import type { WatchCache } from '../storage/watch-cache.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
@@ -91,6 +94,13 @@ function firstAtOrAfter(items: readonly { key: string }[], key: string): number 
     else hi = mid;
   }
   return lo;
+}
+
+/** A storage outage as the API answers it: 504 when a deadline passed, else 503; both say when to retry. */
+export function unavailableStatus(err: StorageUnavailableError): StatusError {
+  return err.timedOut
+    ? timeout(`Timeout: the storage did not answer in time: ${err.message}`, 1)
+    : serviceUnavailable(`the storage is unavailable; retry shortly: ${err.message}`, 1);
 }
 
 export class ResourceStore {
@@ -171,6 +181,10 @@ export class ResourceStore {
       return timeoutTooLargeResourceVersion(`Timeout: Too large resource version: ${err.requested}, current: ${err.current}`, 1);
     }
     if (err instanceof KeyExistsError) return alreadyExists(this.ref(name));
+    if (err instanceof StorageUnavailableError) {
+      this.logger.warn({ err }, 'storage unavailable');
+      return unavailableStatus(err);
+    }
     if (err instanceof KeyNotFoundError) return notFound(this.ref(name));
     if (err instanceof ConflictError) {
       return conflict(this.ref(name), 'the object has been modified; please apply your changes to the latest version and try again');

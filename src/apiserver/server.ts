@@ -26,6 +26,8 @@ import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.j
 import { RequestDeadlines } from './request-deadlines.js';
 import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
+import { unavailableStatus } from './resource-store.js';
+import { StorageUnavailableError } from '../storage/types.js';
 
 export interface UserInfo {
   username: string;
@@ -161,7 +163,7 @@ export class ApiHttpServer implements RequestPipeline {
         await this.nonResource(pathname, query, req, res);
       }
     } catch (err) {
-      const status = err instanceof StatusError ? err : toStatusError(err);
+      const status = err instanceof StatusError ? err : err instanceof StorageUnavailableError ? unavailableStatus(err) : toStatusError(err);
       if (status.code >= 500) this.parts.logger.error({ err, path: pathname, method: req.method }, 'request failed');
       if (!res.headersSent) writeStatus(res, status);
       else if (!res.writableEnded) res.end();

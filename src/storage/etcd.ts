@@ -9,6 +9,7 @@
  * - watch: one watch stream per call with our own resumption (see etcd-watch.ts)
  * etcd's revision is global and increases by one per committed txn, which is the contract's revision.
  */
+import { etcdFaultHandling, isDeadline } from './etcd-fault-handling.js';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import {
@@ -356,7 +357,7 @@ export function mapEtcdError(err: unknown): Error {
       return false;
     }
   })();
-  const wrapped = new StorageUnavailableError(`etcd${recoverable ? ' unavailable' : ''}: ${e.message}`);
+  const wrapped = new StorageUnavailableError(`etcd${recoverable ? ' unavailable' : ''}: ${e.message}`, isDeadline(e));
   (wrapped as Error & { cause?: unknown }).cause = e;
   return wrapped;
 }
@@ -368,6 +369,7 @@ export async function openEtcdStore(opts: EtcdStoreOptions): Promise<EtcdStore> 
     hosts: opts.endpoints,
     // Catch-up watch batches and big lists can exceed gRPC's 4 MiB default.
     grpcOptions: { 'grpc.max_receive_message_length': -1 },
+    faultHandling: etcdFaultHandling(),
   };
   if (opts.caFile || opts.certFile || opts.keyFile) {
     if (!opts.caFile) throw new Error('etcd TLS: --kvstore-cafile is required with a client certificate');

@@ -142,9 +142,15 @@ export class FutureRevisionError extends Error {
   }
 }
 
-/** Storage unreachable or failed (callers map this to 500/503, never to data loss). */
+/**
+ * Storage unreachable or failed: the API answers 503 with Retry-After, or 504 when a deadline
+ * passed (`timedOut`); never data loss.
+ */
 export class StorageUnavailableError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly timedOut = false,
+  ) {
     super(message);
     this.name = 'StorageUnavailableError';
   }
