@@ -28,6 +28,7 @@ import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
 import { unavailableStatus } from './resource-store.js';
 import { StorageUnavailableError } from '../storage/types.js';
+import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
 
 export interface UserInfo {
   username: string;
@@ -72,7 +73,7 @@ export class ApiHttpServer implements RequestPipeline {
   private drained: (() => void) | undefined;
   /** Set by close(): in-process calls are refused from then on (the listener refuses connections). */
   private closing = false;
-  private readonly corsOrigins: RegExp[];
+  private readonly corsOrigins: LinearRegExp[];
   private readonly deadlines: RequestDeadlines;
 
   constructor(private readonly parts: PipelineParts) {
@@ -99,7 +100,8 @@ export class ApiHttpServer implements RequestPipeline {
     });
     this.server.on('tlsClientError', () => {});
     this.limiter = new InflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight });
-    this.corsOrigins = config.corsAllowedOrigins.map((o) => new RegExp(o));
+    // RE2 (linear time): the Origin header is the client's, and a backtracking engine can stall on it.
+    this.corsOrigins = config.corsAllowedOrigins.map((o) => compileLinearRegExp(o));
     this.deadlines = new RequestDeadlines(config.requestTimeoutMs);
   }
 

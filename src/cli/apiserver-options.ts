@@ -15,6 +15,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../apiserver/config.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, inputLimitsFor } from '../apiserver/input-limits.js';
+import { linearRegExpError } from '../api/validation/linear-regexp.js';
 import { resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
 import { checkGatePrerequisites } from './feature-gates.js';
 import { FlagValueError, parseBool, parseCidrs, parseStringSlice, type PortRange } from './flag-types.js';
@@ -407,11 +408,9 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
 
   const cors = f.list('--cors-allowed-origins');
   for (const c of cors) {
-    try {
-      new RegExp(c);
-    } catch (e) {
-      fail(`invalid value ${JSON.stringify(c)} for --cors-allowed-origins: not a regular expression (${(e as Error).message})`);
-    }
+    // RE2 syntax, as the server matches origins with it (linear time on a client's Origin header).
+    const problem = linearRegExpError(c);
+    if (problem) fail(`invalid value ${JSON.stringify(c)} for --cors-allowed-origins: not a regular expression (${problem})`);
   }
 
   const serviceNodePortRange = f.portRange('--service-node-port-range');

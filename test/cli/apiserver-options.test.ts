@@ -104,6 +104,8 @@ test('cross-flag rules name the flags involved', () => {
   assert.throws(() => parse(['--audit-dynamic-configuration']), /DynamicAuditing/);
   assert.throws(() => parse(['--service-account-jwks-uri=https://x/jwks']), /ServiceAccountIssuerDiscovery/);
   assert.throws(() => parse(['--cors-allowed-origins=(']), /--cors-allowed-origins/);
+  // RE2 syntax (what the server matches origins with): a backreference is refused with RE2's reason.
+  assert.throws(() => parse(['--cors-allowed-origins=^https://(a)\\1$']), /--cors-allowed-origins.*invalid escape sequence/);
   assert.throws(() => parse(['--svc-service-node-port=80']), /--svc-service-node-port/);
   assert.ok(parse(['--audit-dynamic-configuration', '--feature-gates=DynamicAuditing=true']));
   const { options } = parse(['--enable-priority-and-fairness=true']);
