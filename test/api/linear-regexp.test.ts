@@ -1,6 +1,7 @@
 // Schema patterns run on RE2: unanchored search, linear time on any input, RE2 syntax only.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { customResourceDefinitions, validateAgainstSchema } from '../../src/api/index.js';
 import { compileLinearRegExp, linearRegExpError } from '../../src/api/validation/linear-regexp.js';
 
 test('a pattern searches anywhere in the input unless anchored', () => {
@@ -22,6 +23,23 @@ test('syntax RE2 does not have is refused with the reason', () => {
   assert.match(linearRegExpError('x(?=y)') ?? '', /unsupported Perl syntax/);
   assert.match(linearRegExpError('(') ?? '', /missing closing \)/);
   assert.is(linearRegExpError('^ok$'), undefined);
+});
+
+/** The served definition of a one-version CRD whose spec.s has `pattern`. */
+function definitionWithPattern(plural: string, pattern: string) {
+  const openAPIV3Schema = { type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', pattern } } } } };
+  const crd = { metadata: { name: `${plural}.example.com`, uid: plural }, spec: { group: 'example.com', scope: 'Cluster', names: { plural, kind: plural }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] } };
+  return customResourceDefinitions(crd)[0]!;
+}
+
+test('each schema runs its own pattern through the shared ajv (ajv keys compiled patterns by their string form)', () => {
+  const letters = definitionWithPattern('letters', '^[a-z]+$');
+  const digits = definitionWithPattern('digits', '^[0-9]+$');
+  assert.is(String(compileLinearRegExp('^[a-z]+$')), '/^[a-z]+$/');
+  assert.equal(validateAgainstSchema(letters, { metadata: { name: 'l' }, spec: { s: 'abc' } }), []);
+  assert.equal(validateAgainstSchema(digits, { metadata: { name: 'd' }, spec: { s: '123' } }), []);
+  assert.equal(validateAgainstSchema(digits, { metadata: { name: 'd' }, spec: { s: 'abc' } }).map((e) => e.field), ['spec.s']);
+  assert.equal(validateAgainstSchema(letters, { metadata: { name: 'l' }, spec: { s: '123' } }).map((e) => e.field), ['spec.s']);
 });
 
 test.run();

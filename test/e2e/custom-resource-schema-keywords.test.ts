@@ -18,6 +18,8 @@ const SCHEMA = {
       required: ['name'],
       properties: {
         name: { type: 'string', pattern: '^[a-z]+$' },
+        // A second pattern: each field must run on its own (ajv once shared the first among all).
+        code: { type: 'string', pattern: '^[0-9]{3}$' },
         size: { type: 'integer', minimum: 1, maximum: 10 },
         color: { type: 'string', enum: ['red', 'blue'] },
         tags: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string' } },
@@ -41,6 +43,7 @@ const SCHEMA = {
 
 const GOOD = {
   name: 'ok',
+  code: '123',
   size: 3,
   color: 'red',
   tags: ['a'],
@@ -58,6 +61,7 @@ const GOOD = {
 const BAD: { keyword: string; spec: Record<string, unknown>; field: string; message: RegExp }[] = [
   { keyword: 'required', spec: { name: undefined }, field: 'spec.name', message: /Required value/ },
   { keyword: 'pattern', spec: { name: 'Not-Lower' }, field: 'spec.name', message: /must match the regular expression '\^\[a-z\]\+\$'/ },
+  { keyword: 'pattern (a second one)', spec: { code: 'abc' }, field: 'spec.code', message: /must match the regular expression '\^\[0-9\]\{3\}\$'/ },
   { keyword: 'enum', spec: { color: 'green' }, field: 'spec.color', message: /Unsupported value: "green": supported values: "red", "blue"/ },
   { keyword: 'minimum', spec: { size: 0 }, field: 'spec.size', message: /must be greater than or equal to 1/ },
   { keyword: 'maximum', spec: { size: 11 }, field: 'spec.size', message: /must be less than or equal to 10/ },

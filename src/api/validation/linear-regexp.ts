@@ -11,6 +11,8 @@ import { RE2JS } from 're2js';
 /** What ajv calls on a compiled pattern. */
 export interface LinearRegExp {
   test(input: string): boolean;
+  /** `/pattern/`: ajv shares one compiled pattern among all schemas whose patterns give the same string. */
+  toString(): string;
 }
 
 const cache = new Map<string, LinearRegExp>();
@@ -21,7 +23,9 @@ export function compileLinearRegExp(pattern: string): LinearRegExp {
   let re = cache.get(pattern);
   if (!re) {
     const compiled = RE2JS.compile(pattern);
-    re = { test: (input: string) => compiled.test(input) };
+    // ajv keys its per-instance pattern table by toString(): "[object Object]" would give every schema the first pattern.
+    const key = `/${pattern}/`;
+    re = { test: (input: string) => compiled.test(input), toString: () => key };
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(pattern, re);
   }
