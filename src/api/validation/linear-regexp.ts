@@ -1,10 +1,12 @@
 /**
- * Schema `pattern`s run on RE2 (the re2js port): matching takes time linear in the input whatever
- * the pattern, so no pattern in a CRD can freeze the server the way `^(a+)+$` does on a
- * backtracking engine. RE2 syntax is also what the established server accepts (Go's regexp);
- * patterns it cannot compile (backreferences, lookaround) are errors at CRD write time.
+ * Schema `pattern`s run on RE2 (the re2js port): matching takes time linear in the input (at most
+ * input length x compiled pattern size, never exponential), so no pattern in a CRD can freeze the
+ * server the way `^(a+)+$` does on a backtracking engine. RE2 syntax is also what the established
+ * server accepts (Go's regexp); patterns it cannot compile (backreferences, lookaround) are errors
+ * at CRD write time.
  *
- * Plugged into ajv through its `code.regExp` option; compiled patterns are cached.
+ * Plugged into ajv through its `code.regExp` option; compiled patterns are cached, and each one's
+ * toString() is `/pattern/`, which ajv uses as its key (distinct patterns must give distinct keys).
  */
 import { RE2JS } from 're2js';
 
