@@ -13,7 +13,7 @@
  * Memory: the initial state is a snapshot of references to the cache's objects, streamed while the
  * response accepts writes (res.write() true, else until 'drain'); changes that arrive meanwhile wait
  * as references to the cache's batches (./watch-backlog.ts). A watch whose position falls out of the
- * cache's event window (or, without a cache, more than MAX_QUEUED_CHANGES behind) is ended, as the
+ * cache's event window (or, without one, more than MAX_QUEUED_CHANGES behind) is ended, as the
  * established server ends a watcher that cannot keep up; its client resumes or re-lists.
  */
 import { stringifyJson } from '../../api/json-walk.js';
@@ -145,9 +145,10 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     blocked = false;
     pump();
   };
-  /** Behind the cache's event window: what it still has to send is held only by this watch. */
-  const tooFarBehind = () =>
-    store.cache ? lastSent < store.cache.oldestRevision() : backlog.queuedChanges > MAX_QUEUED_CHANGES;
+  // Behind the cache's event window, what it still has to send is held only by this watch. A watch
+  // that started before the window (served by a direct store watch) is held to the count instead.
+  const cache = store.cache && after >= store.cache.oldestRevision() ? store.cache : undefined;
+  const tooFarBehind = () => (cache ? lastSent < cache.oldestRevision() : backlog.queuedChanges > MAX_QUEUED_CHANGES);
 
   const deliver = (changes: Change[]) => {
     if (closed) return;
