@@ -84,9 +84,14 @@ and managed fields) in one informer's cache: heap used after a full GC, before t
 
 /** Replaces (or adds, before "## Running it" or at the end) the runtime section of a benchmarks document. */
 export function spliceRuntimeSection(doc: string, section: string): string {
-  const start = doc.indexOf(`\n${RUNTIME_HEADING}\n`);
+  return spliceSection(doc, RUNTIME_HEADING, section);
+}
+
+/** Replaces the `heading` section of a benchmarks document, or adds it before "## Running it" (or at the end). */
+export function spliceSection(doc: string, heading: string, section: string): string {
+  const start = doc.indexOf(`\n${heading}\n`);
   if (start >= 0) {
-    const next = doc.indexOf('\n## ', start + RUNTIME_HEADING.length + 2);
+    const next = doc.indexOf('\n## ', start + heading.length + 2);
     return `${doc.slice(0, start + 1)}${section}${next >= 0 ? doc.slice(next) : ''}`;
   }
   const running = doc.indexOf('\n## Running it');

@@ -15,6 +15,8 @@ import type { RssResult } from './measure-rss.js';
 import { type ProtobufFigures, renderProtobufSection } from './report-protobuf.js';
 import type { RuntimeFigures } from './measure-runtime.js';
 import { queueTargetMet, renderRuntimeSection } from './report-runtime.js';
+import type { StormFigures } from './measure-storms.js';
+import { renderStormsSection, STORMS_BEFORE } from './report-storms.js';
 import type { WatchResult } from './measure-watch.js';
 
 export interface MachineInfo {
@@ -95,6 +97,8 @@ export interface BenchFigures {
   rss?: RssResult;
   /** The actor runtime: informers, work-queue overhead, cache memory (bench/measure-runtime.ts). */
   runtime?: RuntimeFigures;
+  /** RSS around a watch storm and an overload (bench/measure-storms.ts). */
+  storms?: StormFigures;
 }
 
 const n0 = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -199,7 +203,7 @@ after a ${s.rssSettleMs / 1000} s pause` : 'the 100,000-ConfigMap memory step wa
 ## Figures
 
 ${table}
-${f.protobuf ? `\n${renderProtobufSection(f.protobuf)}` : ''}${f.runtime ? `\n${renderRuntimeSection(f.runtime, { command: f.command, date: f.startedAt, loadAtStart: m.loadAtStart })}` : ''}
+${f.protobuf ? `\n${renderProtobufSection(f.protobuf)}` : ''}${f.runtime ? `\n${renderRuntimeSection(f.runtime, { command: f.command, date: f.startedAt, loadAtStart: m.loadAtStart })}` : ''}${f.storms ? `\n${renderStormsSection(f.storms, { command: f.command, date: f.startedAt, loadAtStart: m.loadAtStart }, STORMS_BEFORE)}` : ''}
 
 Server RSS: ${mib(f.rssAtStartBytes)} after start, ${mib(f.rssAfterSmallStepsBytes)} after the steps before the memory step${f.rss ? `, ${mib(f.rss.rssBytes)} with ${n0(s.rssCount)} ConfigMaps stored (peak ${mib(f.rss.peakRssBytes)})` : ''}.
 ${f.applies ? `Server-side apply: for ${s.applyDurationMs / 1000} s, ${s.applyObjects} Deployments (two containers each) applied round robin, rounds alternating between manager \`alpha\` (the pod template, a new image tag each round) and \`beta\` (\`spec.replicas\`, with force), so every apply merges, updates ownership and writes.\n` : ''}Create rounds: ${f.createRounds.map((r) => `${n0(r.perSecond)}/s (p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)})`).join('; ')}.
@@ -221,6 +225,8 @@ and 12,000 pods.
 - \`BENCH_QUICK=1 npm run bench\` (or \`npm run bench -- --quick\`): skips the 100,000-ConfigMap memory step.
 - \`BENCH_ONLY=runtime npm run bench\` (or \`npm run bench -- --only=runtime\`): only the actor-runtime section, which
   it replaces in this file (the rest is left as it was).
+- \`BENCH_ONLY=storms npm run bench\` (or \`npm run bench -- --only=storms\`): only the memory-under-storms section
+  (its own fresh apiserver), which it replaces in this file.
 - \`BENCH_PROFILE=1 npm run bench\` (or \`npm run bench -- --cpu-prof\`): starts the apiserver under
   \`node --cpu-prof --cpu-prof-dir=<dir>\`; the profile is written when the server exits at the end of the run.
   The run prints the directory, the top self-time functions and files, and writes its report to

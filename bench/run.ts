@@ -7,6 +7,8 @@
  *   --only=runtime | BENCH_ONLY=runtime  only the actor-runtime part; replaces its section of docs/benchmarks.md
  *   --only=protobuf | BENCH_ONLY=protobuf  only the Protobuf part (codec in process, lists served by a fresh
  *                                          apiserver); replaces its section of docs/benchmarks.md
+ *   --only=storms | BENCH_ONLY=storms  only the memory-under-storms part (watch storm with initial state,
+ *                                      2x in-flight overload) against a fresh apiserver; replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +26,9 @@ import { measureRss, type RssResult } from './measure-rss.js';
 import { measureWatchFanout, type WatchOptions } from './measure-watch.js';
 import { renderProfileSummary, summarizeCpuProfile } from './profile-summary.js';
 import { measureRuntime } from './measure-runtime.js';
-import { queueTargetMet, renderRuntimeSection, spliceRuntimeSection } from './report-runtime.js';
+import { queueTargetMet, renderRuntimeSection, spliceRuntimeSection, spliceSection } from './report-runtime.js';
+import { measureStorms, type StormFigures, type StormSettings, stormServerArgs } from './measure-storms.js';
+import { renderStormsSection, STORMS_BEFORE, STORMS_HEADING } from './report-storms.js';
 import { type BenchFigures, type BenchSettings, machineInfo, renderReport } from './report.js';
 import { ROOT, type ServerProcess, startApiServer, startBareServer } from './server-process.js';
 
@@ -32,8 +36,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime" and "protobuf"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf" and "storms"`);
   process.exit(2);
 }
 
@@ -64,6 +68,21 @@ const settings: BenchSettings = {
   rssCount: 100_000,
   rssSettleMs: 10_000,
   dataDir: '',
+};
+
+const stormSettings: StormSettings = {
+  objects: 3_000,
+  objectBytes: 1_024,
+  http1Watches: 450,
+  http2Watches: 450,
+  slowHttp1Watches: 50,
+  slowHttp2Watches: 50,
+  streamsPerSession: 100,
+  maxRequestsInflight: 400,
+  maxMutatingRequestsInflight: 200,
+  overloadMs: 10_000,
+  settleMs: 10_000,
+  watchTimeoutMs: 180_000,
 };
 
 /** Round 0 goes to `bench`, the namespace the gets and lists then read. */
@@ -138,6 +157,32 @@ async function mainProtobufOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceProtobufSection(readFileSync(file, 'utf8'), section));
   log('wrote the Protobuf section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** The memory-under-storms part against its own fresh apiserver (it seeds, storms and overloads it). */
+async function measureStormsPart(): Promise<StormFigures> {
+  const stormWork = mkdtempSync(join(parent, 'svc-bench-storms-'));
+  const api = await startApiServer({ dataDir: join(stormWork, 'data'), certDir: join(stormWork, 'certs'), args: stormServerArgs(stormSettings) });
+  try {
+    return await measureStorms(api, api.pool(16), stormSettings, log);
+  } catch (err) {
+    console.error(api.output().slice(-4000));
+    throw err;
+  } finally {
+    const code = await api.stop();
+    log(`apiserver stopped (exit ${code})`);
+    rmSync(stormWork, { recursive: true, force: true });
+  }
+}
+
+/** `--only=storms`: the memory-under-storms part alone, spliced into the existing docs/benchmarks.md. */
+async function mainStormsOnly(): Promise<void> {
+  const storms = await measureStormsPart();
+  const section = renderStormsSection(storms, { command: 'BENCH_ONLY=storms npm run bench', date: startedAt, loadAtStart }, STORMS_BEFORE);
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), STORMS_HEADING, section));
+  log('wrote the memory-under-storms section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -225,7 +270,7 @@ async function main(): Promise<void> {
   } finally {
     await bare.stop();
   }
-  figures = { ...figures, runtime: await measureRuntime(parent, log) };
+  figures = { ...figures, runtime: await measureRuntime(parent, log), storms: await measureStormsPart() };
 
   const report = renderReport({
     ...(figures as BenchFigures),
@@ -252,7 +297,7 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
-(only === 'runtime' ? mainRuntimeOnly() : only === 'protobuf' ? mainProtobufOnly() : main()).catch((err: unknown) => {
+(only === 'runtime' ? mainRuntimeOnly() : only === 'protobuf' ? mainProtobufOnly() : only === 'storms' ? mainStormsOnly() : main()).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
   process.exit(1);

@@ -20,6 +20,9 @@ await runDaemon({
     const config = await buildApiServerConfig(options, logger);
     // Loaded only now, so --version, --help and flag errors answer without loading the server.
     const { startApiServer } = await import('../apiserver/index.js');
-    return startApiServer(config);
+    const { startMemoryReclaimer } = await import('../apiserver/memory-reclaimer.js');
+    const server = await startApiServer(config);
+    startMemoryReclaimer({ logger });
+    return server;
   },
 });

@@ -69,6 +69,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const debugMachines = debugMachinesHandler(inspector);
   config.extraHandlers = [async (req, res) => debugMachines(req, res), ...(config.extraHandlers ?? [])];
   const api = await startApiServer(config);
+  (await import('../apiserver/memory-reclaimer.js')).startMemoryReclaimer({ logger });
 
   // The controllers call the server's request pipeline directly (no socket, no TLS, values not
   // bytes); authorization, admission and validation still run, as the controller manager's user.

@@ -9,6 +9,12 @@
  *
  * Selectors are applied to the old and new object of each change, so an object moving into the
  * selection arrives as ADDED and one moving out as DELETED.
+ *
+ * Memory: the initial state is a snapshot of references to the cache's objects, streamed while the
+ * response accepts writes (res.write() true, else until 'drain'); changes that arrive meanwhile wait
+ * as references to the cache's batches (./watch-backlog.ts). A watch whose position falls out of the
+ * cache's event window (or, without one, more than MAX_QUEUED_CHANGES behind) is ended, as the
+ * established server ends a watcher that cannot keep up; its client resumes or re-lists.
  */
 import { stringifyJson } from '../../api/json-walk.js';
 import type { SvcObject } from '../../api/types.js';
@@ -21,6 +27,7 @@ import { parseResourceVersion, type ResourceStore } from '../resource-store.js';
 import { boolParam, intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
 import { inProcessResponse, onRequestClose } from '../http.js';
+import { WatchBacklog } from '../watch-backlog.js';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -49,6 +56,8 @@ function frame(type: EventType, json: Buffer): Buffer {
 
 /** Default interval between bookmarks when the client allows them. */
 export const BOOKMARK_INTERVAL_MS = 10_000;
+/** Without a watch cache (no event window to measure against): changes a watch may have queued. */
+export const MAX_QUEUED_CHANGES = 10_000;
 
 export async function handleWatch(s: RequestScope): Promise<void> {
   const { store, info, res, services } = s;
@@ -69,13 +78,14 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     timeoutSeconds !== undefined ? timeoutSeconds * 1000 : (minTimeout + Math.random() * minTimeout) * 1000;
 
   // Resolve the starting point before the headers go out, so errors (400/504) are ordinary responses.
-  let initial: { items: { key: string; object: SvcObject; json: Buffer }[]; revision: number } | undefined;
+  let backlog: WatchBacklog<{ key: string; object: SvcObject; json: Buffer }, Change>;
   let after: number;
   if (rv === undefined || rv === 0) {
     const list = await store.list({ namespace: info.namespace, resourceVersion: rv === 0 ? '0' : undefined, filtered: false });
-    initial = { items: list.items.filter((v) => inScope(v.key)), revision: list.revision };
+    backlog = new WatchBacklog(list.items);
     after = list.revision;
   } else {
+    backlog = new WatchBacklog();
     after = rv;
   }
 
@@ -85,6 +95,8 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   socket?.setNoDelay?.(true);
   let lastSent = after;
   let closed = false;
+  /** res.write() returned false: nothing more is written until 'drain'. */
+  let blocked = false;
   // An in-process watcher in JSON gets each event as a value (cloned by the response), no bytes.
   const sink = !asTable && !asProtobuf ? inProcessResponse(res) : undefined;
   // Corked around the write so the bytes reach the socket now, not in a nextTick per watcher: a
@@ -92,7 +104,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const write = (buf: Buffer) => {
     if (closed) return;
     res.cork?.();
-    res.write(buf);
+    if (!res.write(buf)) blocked = true;
     res.uncork?.();
   };
   const send = (type: EventType, item: { object: SvcObject; json: Buffer }) => {
@@ -109,22 +121,42 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     columnsSent = true;
     return Buffer.from(`${JSON.stringify({ type, object: table })}\n`);
   };
-  if (initial) {
-    for (const item of initial.items) if (matches(item.object)) send('ADDED', item);
-  }
+  const sendInitial = (item: { key: string; object: SvcObject; json: Buffer }) => {
+    if (inScope(item.key) && matches(item.object)) send('ADDED', item);
+  };
+  const sendChange = (c: Change) => {
+    if (c.revision <= lastSent) return;
+    lastSent = c.revision;
+    if (!inScope(c.key)) return;
+    const now = matches(c.type === 'DELETED' ? undefined : c.object);
+    const before = c.type === 'ADDED' ? false : matches(c.type === 'DELETED' ? c.object : c.prevObject);
+    if (c.type === 'DELETED') {
+      if (before) send('DELETED', c);
+    } else if (now && (before || c.type === 'ADDED')) send(c.type, c);
+    else if (now) send('ADDED', c);
+    else if (before) send('DELETED', c);
+  };
+  const canWrite = () => !blocked && !closed;
+  const pump = () => {
+    backlog.drain(canWrite, sendInitial, sendChange);
+    if (blocked && !closed) (res as unknown as NodeJS.EventEmitter).once('drain', onDrain);
+  };
+  const onDrain = () => {
+    blocked = false;
+    pump();
+  };
+  // Behind the cache's event window, what it still has to send is held only by this watch. A watch
+  // that started before the window (served by a direct store watch) is held to the count instead.
+  const cache = store.cache && after >= store.cache.oldestRevision() ? store.cache : undefined;
+  const tooFarBehind = () => (cache ? lastSent < cache.oldestRevision() : backlog.queuedChanges > MAX_QUEUED_CHANGES);
 
   const deliver = (changes: Change[]) => {
-    for (const c of changes) {
-      if (c.revision <= lastSent) continue;
-      lastSent = c.revision;
-      if (!inScope(c.key)) continue;
-      const now = matches(c.type === 'DELETED' ? undefined : c.object);
-      const before = c.type === 'ADDED' ? false : matches(c.type === 'DELETED' ? c.object : c.prevObject);
-      if (c.type === 'DELETED') {
-        if (before) send('DELETED', c);
-      } else if (now && (before || c.type === 'ADDED')) send(c.type, c);
-      else if (now) send('ADDED', c);
-      else if (before) send('DELETED', c);
+    if (closed) return;
+    backlog.push(changes);
+    if (!blocked) pump();
+    if (!backlog.empty && tooFarBehind()) {
+      services.logger.debug({ resource: s.def.plural, lastSent, queued: backlog.queuedChanges }, 'watch too far behind; ending it');
+      finish(false);
     }
   };
 
@@ -143,7 +175,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   let unregister: () => void = () => {};
   const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
   const sendBookmark = () => {
-    const revision = store.cache ? Math.max(store.cache.revision, lastSent) : lastSent;
+    // Only a revision everything up to which has been sent: none while the initial state streams.
+    if (!backlog.snapshotDone) return;
+    const revision = store.cache && backlog.empty ? Math.max(store.cache.revision, lastSent) : lastSent;
     const metadata = { resourceVersion: String(revision) };
     const object = asTable
       ? { kind: 'Table', apiVersion: TABLE_API_VERSION, metadata, columnDefinitions: [], rows: [] }
@@ -152,10 +186,11 @@ export async function handleWatch(s: RequestScope): Promise<void> {
       if (!closed) sink.sendEvent('BOOKMARK', object);
     } else write(asProtobuf ? protobufWatchFrame(s.def, 'BOOKMARK', object) : Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`));
   };
-  function finish() {
+  function finish(finalBookmark = true) {
     if (closed) return;
-    if (bookmarks && handle) sendBookmark();
+    if (finalBookmark && bookmarks && handle) sendBookmark();
     closed = true;
+    backlog.clear();
     handle?.close();
     clearInterval(bookmarkTimer);
     clearTimeout(lifeTimer);
@@ -182,9 +217,12 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   }
   unregister = services.watches.add({ resource: s.def.plural, def: s.def, end: finish });
   lifeTimer = setTimeout(finish, lifetimeMs);
-  if (bookmarks) bookmarkTimer = setInterval(sendBookmark, BOOKMARK_INTERVAL_MS);
-  onRequestClose(s.req, finish);
-  res.on('close', finish);
+  // A periodic bookmark waits while the client is not reading (it would only add to the backlog).
+  if (bookmarks) bookmarkTimer = setInterval(() => !blocked && sendBookmark(), BOOKMARK_INTERVAL_MS);
+  const end = () => finish();
+  onRequestClose(s.req, end);
+  res.on('close', end);
+  pump();
 }
 
 /** A storage event decoded by the store (not the raw stored object: a custom resource's apiVersion is the watched version's). */

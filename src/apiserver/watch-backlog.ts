@@ -1,0 +1,79 @@
+/**
+ * What one watch still has to send, in order: the initial state (a snapshot of the cache's
+ * objects, taken at the watch's starting revision), then the batches of changes the watch cache
+ * delivered since. Both are references to the cache's immutable views and its event batches
+ * (shared by every watcher), never copies, so a watch that cannot write holds pointers, not bytes;
+ * items are encoded only when the response can take them.
+ *
+ * Contract: `drain` hands out every item exactly once, snapshot first, then changes in the order
+ * their batches were pushed; it stops as soon as `canWrite()` is false and resumes from there.
+ */
+const EMPTY: readonly never[] = [];
+
+export class WatchBacklog<Item, Change> {
+  private snapshot: readonly Item[] | undefined;
+  private snapshotAt = 0;
+  private batches: (readonly Change[])[] = [];
+  /** Index of the head batch in `batches` (shift() per batch would be quadratic in a long backlog). */
+  private head = 0;
+  private batchAt = 0;
+  /** Changes pushed and not yet handed out (an upper bound: the head batch counts whole). */
+  queuedChanges = 0;
+
+  constructor(snapshot?: readonly Item[]) {
+    if (snapshot && snapshot.length > 0) this.snapshot = snapshot;
+  }
+
+  /** True once the whole initial state has been handed out. */
+  get snapshotDone(): boolean {
+    return this.snapshot === undefined;
+  }
+
+  /** True when nothing is left to hand out. */
+  get empty(): boolean {
+    return this.snapshot === undefined && this.head === this.batches.length;
+  }
+
+  push(batch: readonly Change[]): void {
+    if (batch.length === 0) return;
+    this.batches.push(batch);
+    this.queuedChanges += batch.length;
+  }
+
+  /** Hands out items in order while `canWrite()` holds. */
+  drain(canWrite: () => boolean, onItem: (item: Item) => void, onChange: (change: Change) => void): void {
+    while (this.snapshot) {
+      if (!canWrite()) return;
+      const item = this.snapshot[this.snapshotAt++]!;
+      if (this.snapshotAt === this.snapshot.length) this.snapshot = undefined;
+      onItem(item);
+    }
+    while (this.head < this.batches.length) {
+      if (!canWrite()) return;
+      const batch = this.batches[this.head]!;
+      const change = batch[this.batchAt++]!;
+      if (this.batchAt === batch.length) {
+        this.batches[this.head++] = EMPTY;
+        this.batchAt = 0;
+        this.queuedChanges -= batch.length;
+        if (this.head === this.batches.length) {
+          this.batches.length = 0;
+          this.head = 0;
+        } else if (this.head >= 1024 && this.head * 2 >= this.batches.length) {
+          this.batches = this.batches.slice(this.head);
+          this.head = 0;
+        }
+      }
+      onChange(change);
+    }
+  }
+
+  /** Drops everything left (the watch is ending). */
+  clear(): void {
+    this.snapshot = undefined;
+    this.batches = [];
+    this.head = 0;
+    this.batchAt = 0;
+    this.queuedChanges = 0;
+  }
+}
