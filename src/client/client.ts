@@ -154,7 +154,7 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
 
     patch: async (ref, namespace, name, type, patch, o) => {
       const query = { ...writeQuery(o, fm), ...queryOf({ force: type === 'apply' && o?.force ? 'true' : undefined }) };
-      return call(ref, { method: 'PATCH', path: objectPath(ref, namespace, name), query, body: patch, headers: { 'content-type': PATCH_CONTENT_TYPES[type] } });
+      return call(ref, { method: 'PATCH', path: objectPath(ref, namespace, name, o?.subresource), query, body: patch, headers: { 'content-type': PATCH_CONTENT_TYPES[type] } });
     },
 
     async delete<T extends SvcObject>(ref: ResourceRef, namespace: string, name: string, o: DeleteOptions = {}) {

@@ -53,6 +53,8 @@ export type PatchType = 'merge' | 'json' | 'apply';
 export interface PatchOptions extends WriteOptions {
   /** Only for apply patches. */
   force?: boolean;
+  /** Patch a subresource (e.g. `status`) instead of the object. */
+  subresource?: string;
 }
 
 export interface DeleteOptions {

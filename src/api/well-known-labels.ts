@@ -1,0 +1,24 @@
+/**
+ * Well-known label, annotation and taint keys, as the established system names them with the
+ * neutral word `svc` (kubernetes.io/hostname -> svc.io/hostname). One home: the scheduler, the
+ * simulated nodes and the controllers read these constants, never string copies.
+ */
+
+export const LABEL_HOSTNAME = 'svc.io/hostname';
+export const LABEL_ZONE = 'topology.svc.io/zone';
+export const LABEL_REGION = 'topology.svc.io/region';
+export const LABEL_INSTANCE_TYPE = 'node.svc.io/instance-type';
+export const LABEL_ARCH = 'svc.io/arch';
+export const LABEL_OS = 'svc.io/os';
+
+/** Taints the node lifecycle puts on nodes (and the scheduler tolerates specially). */
+export const TAINT_NODE_NOT_READY = 'node.svc.io/not-ready';
+export const TAINT_NODE_UNREACHABLE = 'node.svc.io/unreachable';
+export const TAINT_NODE_UNSCHEDULABLE = 'node.svc.io/unschedulable';
+export const TAINT_NODE_MEMORY_PRESSURE = 'node.svc.io/memory-pressure';
+export const TAINT_NODE_DISK_PRESSURE = 'node.svc.io/disk-pressure';
+export const TAINT_NODE_PID_PRESSURE = 'node.svc.io/pid-pressure';
+export const TAINT_NODE_NETWORK_UNAVAILABLE = 'node.svc.io/network-unavailable';
+
+/** Node annotation listing pods to avoid (NodePreferAvoidPods score). */
+export const ANNOTATION_PREFER_AVOID_PODS = 'scheduler.alpha.svc.io/preferAvoidPods';

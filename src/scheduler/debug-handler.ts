@@ -1,0 +1,67 @@
+/**
+ * `/debug/scheduler/...` on the scheduler's port (and on `svc up`'s): why a pod is pending.
+ *
+ *   GET /debug/scheduler/pods                      pending pods' last attempts (newest first, no node detail)
+ *   GET /debug/scheduler/pods/<namespace>/<name>   the pod's last attempt: every refused node grouped
+ *                                                  by plugin and reason, the best nodes' scores
+ *   GET /debug/scheduler/queue                     queue lengths and counters
+ *
+ * JSON only; 404 with a JSON Status-like body for an unknown pod (it may never have been
+ * attempted, or finished long ago and left the recent ring).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Scheduler } from './scheduler.js';
+
+type Request = IncomingMessage | Http2ServerRequest;
+type Response = ServerResponse | Http2ServerResponse;
+
+export const DEBUG_SCHEDULER_PREFIX = '/debug/scheduler/';
+
+function json(res: Response, code: number, body: unknown): void {
+  const text = JSON.stringify(body, null, 2);
+  (res as ServerResponse).writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+/** A handler for the component server: answers `/debug/scheduler/...`, leaves other paths. */
+export function debugSchedulerHandler(scheduler: () => Scheduler | undefined): (req: Request, res: Response) => Promise<boolean> {
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    if (!url.pathname.startsWith(DEBUG_SCHEDULER_PREFIX)) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      json(res, 405, { kind: 'Status', status: 'Failure', code: 405, reason: 'MethodNotAllowed', message: 'only GET is supported' });
+      return true;
+    }
+    const s = scheduler();
+    if (!s) {
+      json(res, 503, { kind: 'Status', status: 'Failure', code: 503, reason: 'ServiceUnavailable', message: 'the scheduler is not running (not the leader, or still syncing)' });
+      return true;
+    }
+    const rest = url.pathname.slice(DEBUG_SCHEDULER_PREFIX.length).split('/').filter(Boolean).map(decodeURIComponent);
+    if (rest[0] === 'queue' && rest.length === 1) {
+      json(res, 200, { queue: s.queue.lengths(), counters: s.counters, nominated: s.nominator.size, cachedNodes: s.cache.nodeCount, cachedPods: s.cache.podCount });
+      return true;
+    }
+    if (rest[0] === 'pods' && rest.length === 1) {
+      const limit = Math.min(Number(url.searchParams.get('limit') ?? 200) || 200, 10_000);
+      json(res, 200, { pending: s.explanations.summaries(limit), recent: s.explanations.recentAttempts().map(({ filtered: _f, scores: _s, ...a }) => a) });
+      return true;
+    }
+    if (rest[0] === 'pods' && rest.length === 3) {
+      const key = `${rest[1]}/${rest[2]}`;
+      const a = s.explanations.get(key);
+      if (!a) {
+        json(res, 404, {
+          kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound',
+          message: `no scheduling attempt recorded for pod ${key} (not attempted yet, not for this scheduler, or finished too long ago)`,
+        });
+        return true;
+      }
+      json(res, 200, a);
+      return true;
+    }
+    json(res, 404, { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound', message: `unknown path ${url.pathname}; try /debug/scheduler/pods/<namespace>/<name>` });
+    return true;
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * `CycleState`: per-pod scratch space of one scheduling cycle. A pre-filter or pre-score plugin
+ * computes something once (the pod's topology counts, its parsed terms) and its filter or score
+ * reads it for every node. Keys are plugin names; nothing survives the cycle except through
+ * `clone()` (preemption re-runs filters on a copy with victims removed).
+ */
+export interface CycleData {
+  /** Copy for preemption's what-if runs; immutable data may return itself. */
+  clone(): CycleData;
+}
+
+export class CycleState {
+  private readonly data = new Map<string, CycleData>();
+  /** Plugins whose pre-filter said Skip: their filter is not run for this pod. */
+  readonly skipFilter = new Set<string>();
+  readonly skipScore = new Set<string>();
+
+  write(key: string, value: CycleData): void {
+    this.data.set(key, value);
+  }
+
+  read<T extends CycleData>(key: string): T | undefined {
+    return this.data.get(key) as T | undefined;
+  }
+
+  clone(): CycleState {
+    const c = new CycleState();
+    for (const [k, v] of this.data) c.data.set(k, v.clone());
+    for (const s of this.skipFilter) c.skipFilter.add(s);
+    for (const s of this.skipScore) c.skipScore.add(s);
+    return c;
+  }
+}
