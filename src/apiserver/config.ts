@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Request, Response } from './http.js';
 import type { InputLimits } from './input-limits.js';
+import type { StorageConfig } from '../storage/config.js';
 
 /** TLS material ready for node's `tls`/`http2` servers (PEM text). */
 export interface ServingCertificates {
@@ -24,23 +25,8 @@ export interface ServingCertificates {
   ciphers?: string;
 }
 
-export interface StorageConfig {
-  /** Empty: the embedded engine in `dataDir`. Otherwise etcd v3 endpoints (`https://127.0.0.1:2379`). */
-  servers: string[];
-  /** `group/resource` -> servers (core group written as `/pods`), from --kvstore-servers-overrides. */
-  serversOverrides: Record<string, string[]>;
-  prefix: string;
-  caFile?: string;
-  certFile?: string;
-  keyFile?: string;
-  /** Directory of the embedded engine (this project's --data-dir). */
-  dataDir: string;
-  /** 0 disables compaction. */
-  compactionIntervalMs: number;
-  /** 0 disables object-count polling. */
-  countMetricPollPeriodMs: number;
-  mediaType: string;
-}
+/** Where and how objects are stored; owned by src/storage (storage must not import the API server). */
+export type { StorageConfig } from '../storage/config.js';
 
 export interface WatchCacheConfig {
   enabled: boolean;

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { resources } from '../client/typed.js';
 import type { InformerEvent, InformerFactory, SharedInformer } from '../client/informer-types.js';
-import type { ApiClient } from '../client/types.js';
+import type { ApiClient, ResourceRef } from '../client/types.js';
 import { systemClock, type Clock } from '../client/clock.js';
 import { EventRecorder } from '../runtime/event-recorder.js';
 import { SchedulerCache } from './cache.js';
@@ -114,7 +114,7 @@ export class Scheduler implements SchedulerSteps {
       replicationControllers: f.informer<ReplicationController>(resources.replicationcontrollers),
       namespaces: f.informer(resources.namespaces),
       pdbs: f.informer<PodDisruptionBudget>(resources.poddisruptionbudgets),
-      priorityClasses: f.informer<PriorityClass>(resources.priorityclasses),
+      priorityClasses: f.informer<PriorityClass>((resources as Record<string, ResourceRef>)['priorityclasses']!), // TEMP until the kind lands
     };
     const cfg = opts.configuration;
     cfg.profiles.forEach((p, i) => {
@@ -317,7 +317,8 @@ export class Scheduler implements SchedulerSteps {
       }
       this.nominator.delete(pod.key);
       this.record(q, fwk, outcome, 'Scheduled', `assumed on ${outcome.nodeName}`, outcome.nodeName);
-      return { kind: 'scheduled', binding: { podUid: pod.uid, queued: q, framework: fwk, state, nodeName: outcome.nodeName, cycleStart: start } };
+      const binding: BindingTask = { podUid: pod.uid, queued: q, framework: fwk, state, nodeName: outcome.nodeName, cycleStart: start };
+      return { kind: 'scheduled', binding };
     }
     if (outcome.kind === 'error') {
       this.record(q, fwk, outcome, 'Error', outcome.message);

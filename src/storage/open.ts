@@ -7,7 +7,7 @@
  *   that uses that set.
  */
 import type { Logger } from 'pino';
-import type { StorageConfig } from '../apiserver/config.js';
+import type { StorageConfig } from './config.js';
 import { openEmbeddedStore } from './embedded.js';
 import { openEtcdStore } from './etcd.js';
 import type { KVStore } from './types.js';
