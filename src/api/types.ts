@@ -173,6 +173,8 @@ export interface ResourceDefinition {
   tracksGeneration: boolean;
   /** Whether the kind has a status the main resource's writes must not change (needs 'status' subresource). */
   hasStatus: boolean;
+  /** Whether a create keeps the given status (Nodes: the agent registers with its capacity) instead of clearing it. */
+  statusSetOnCreate?: boolean;
   /** Columns of the Table representation; absent: the default `Name` and `Created At`. */
   tableColumns?: TableColumns;
 }

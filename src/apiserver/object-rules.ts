@@ -97,7 +97,7 @@ export function prepareForCreate(def: ResourceDefinition, obj: SvcObject, now: n
   delete m.selfLink;
   if (def.tracksGeneration) m.generation = 1;
   else delete m.generation;
-  if (def.hasStatus) delete obj.status;
+  if (def.hasStatus && !def.statusSetOnCreate) delete obj.status;
   def.defaults?.(obj);
 }
 

@@ -114,7 +114,7 @@ export class Scheduler implements SchedulerSteps {
       replicationControllers: f.informer<ReplicationController>(resources.replicationcontrollers),
       namespaces: f.informer(resources.namespaces),
       pdbs: f.informer<PodDisruptionBudget>(resources.poddisruptionbudgets),
-      priorityClasses: f.informer<PriorityClass>((resources as Record<string, ResourceRef>)['priorityclasses']!), // TEMP until the kind lands
+      priorityClasses: (resources as Record<string, ResourceRef>)['priorityclasses'] ? f.informer<PriorityClass>((resources as Record<string, ResourceRef>)['priorityclasses']!) : (undefined as unknown as SharedInformer<PriorityClass>), // TEMP until the kind lands
     };
     const cfg = opts.configuration;
     cfg.profiles.forEach((p, i) => {
@@ -160,6 +160,7 @@ export class Scheduler implements SchedulerSteps {
       schedulerName,
       now: () => this.clock.now(),
       nominatedPodsFor: (node) => this.nominator.podsOn(node),
+      event: (pod, type, reason, message) => void this.recorder.event(pod, type, reason, message),
       filters: (): FilterRunner => {
         const fwk = this.frameworks.get(schedulerName);
         if (!fwk) throw new Error(`profile ${schedulerName} is not built yet`);
@@ -170,7 +171,7 @@ export class Scheduler implements SchedulerSteps {
 
   /** Every informer the scheduler waits for before its first cycle. */
   informers(): SharedInformer[] {
-    return Object.values(this.inf) as SharedInformer[];
+    return Object.values(this.inf).filter((i) => i !== undefined) as SharedInformer[];
   }
 
   hasSynced(): boolean {
@@ -211,7 +212,7 @@ export class Scheduler implements SchedulerSteps {
     watch(this.inf.replicaSets, () => {});
     watch(this.inf.statefulSets, () => {});
     watch(this.inf.replicationControllers, () => {});
-    watch(this.inf.priorityClasses, () => {});
+    if (this.inf.priorityClasses) watch(this.inf.priorityClasses, () => {});
     check();
   }
 
@@ -275,6 +276,7 @@ export class Scheduler implements SchedulerSteps {
   /** `spec.priority`, else the pod's PriorityClass, else the global default class, else 0. */
   priorityOf(pod: Pod): number {
     if (typeof pod.spec?.priority === 'number') return pod.spec.priority;
+    if (!this.inf.priorityClasses) return 0;
     const classes = this.inf.priorityClasses.cache;
     const name = pod.spec?.priorityClassName;
     if (name) return classes.get(name)?.value ?? 0;
@@ -330,8 +332,12 @@ export class Scheduler implements SchedulerSteps {
     // Unschedulable: let post-filter (preemption) try to make room.
     let nominatedNode: string | undefined;
     if (fwk.postFilters.length > 0) {
+      this.opts.metrics?.preemptionAttempts.inc();
       const pf = await fwk.runPostFilter(state, pod, outcome.diagnosis.nodeVerdicts);
-      if (isSuccess(pf.verdict) && pf.nominatedNodeName) nominatedNode = pf.nominatedNodeName;
+      if (isSuccess(pf.verdict) && pf.nominatedNodeName) {
+        nominatedNode = pf.nominatedNodeName;
+        this.opts.metrics?.preemptionVictims.observe(pf.victims ?? 0);
+      }
     }
     const message = failedSchedulingMessage(outcome.numAllNodes, outcome.diagnosis);
     this.record(q, fwk, outcome, 'Unschedulable', message, undefined, nominatedNode);

@@ -30,6 +30,8 @@ export interface KindSpec {
   tracksGeneration?: boolean;
   /** Table columns (src/api/kinds/columns/); absent: the default Name and Created At. */
   tableColumns?: TableColumns;
+  /** A create keeps the status it is given (as established for Nodes). */
+  statusSetOnCreate?: boolean;
 }
 
 export function defineKind(k: KindSpec): ResourceDefinition {
@@ -63,6 +65,7 @@ export function defineKind(k: KindSpec): ResourceDefinition {
   if (k.validate) def.validate = k.validate;
   if (k.watchCacheSize !== undefined) def.watchCacheSize = k.watchCacheSize;
   if (k.tableColumns) def.tableColumns = k.tableColumns;
+  if (k.statusSetOnCreate) def.statusSetOnCreate = true;
   return def;
 }
 

@@ -8,3 +8,5 @@ export * from './pod-info.js';
 export * from './resources.js';
 export * from './snapshot.js';
 export * from './status.js';
+export * from './normalize.js';
+export * from './node-selectors.js';

@@ -53,6 +53,8 @@ export interface PostFilterResult {
   verdict: Verdict;
   /** The node the pod was nominated to (preemption): its victims are being deleted. */
   nominatedNodeName?: string;
+  /** How many pods were evicted to make room (metrics). */
+  victims?: number;
 }
 
 /** Runs only when no node passed the filters; preemption is the default one. */
@@ -156,8 +158,10 @@ export interface FrameworkHandle {
   schedulerName: string;
   /** Injected time (ms). */
   now(): number;
-  /** Pods nominated to a node (preemptors waiting for victims to leave) with priority >= `priority`. */
+  /** Pods nominated to a node (preemptors waiting for victims to leave). */
   nominatedPodsFor(nodeName: string): readonly PodInfo[];
+  /** Records an Event about `pod` (aggregated and rate-limited; never throws). */
+  event(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
 /** Constructs a plugin from its (defaulted) arguments. */

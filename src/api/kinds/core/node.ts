@@ -20,6 +20,8 @@ export const nodeDefinition = defineKind({
   namespaced: false,
   shortNames: ['no'],
   subresources: ['status'],
+  // Established: "Nodes allow *all* fields, including status, to be set on create."
+  statusSetOnCreate: true,
   watchCacheSize: HEURISTIC_WATCH_CACHE_SIZES.nodes,
   schema: objectSchema({
     spec: obj({

@@ -1,0 +1,45 @@
+/**
+ * ImageLocality (score): prefers nodes that already have the pod's images, weighted by image size
+ * and scaled by how many nodes have the image (an image on every node says little), as
+ * established: the sum is clamped to [23 MB, 1000 MB x containers] and mapped onto 0-100.
+ * Image names are normalised (`nginx` -> `nginx:latest`).
+ */
+import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
+import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
+import type { NodeInfo } from '../../framework/node-info.js';
+import type { PodInfo } from '../../framework/pod-info.js';
+import type { Snapshot } from '../../framework/snapshot.js';
+
+export const name = 'ImageLocality';
+const MB = 1024 * 1024;
+export const MIN_THRESHOLD = 23 * MB;
+export const MAX_CONTAINER_THRESHOLD = 1000 * MB;
+
+/** Appends `:latest` when the image names no tag or digest. */
+export function normalizedImageName(image: string): string {
+  if (image.includes('@')) return image;
+  const lastSlash = image.lastIndexOf('/');
+  return image.slice(lastSlash + 1).includes(':') ? image : `${image}:latest`;
+}
+
+export function score(pod: PodInfo, node: NodeInfo, snapshot: Pick<Snapshot, 'imageNodeCounts' | 'size'>): number {
+  const containers = pod.pod.spec?.containers ?? [];
+  if (containers.length === 0 || snapshot.size === 0) return 0;
+  let sum = 0;
+  for (const c of containers) {
+    if (!c.image) continue;
+    const image = normalizedImageName(c.image);
+    const size = node.images.get(image) ?? node.images.get(c.image);
+    if (size === undefined) continue;
+    const spread = (snapshot.imageNodeCounts.get(image) ?? snapshot.imageNodeCounts.get(c.image) ?? 1) / snapshot.size;
+    sum += Math.floor(size * spread);
+  }
+  const max = MAX_CONTAINER_THRESHOLD * containers.length;
+  const clamped = Math.min(Math.max(sum, MIN_THRESHOLD), max);
+  return Math.floor((MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) / (max - MIN_THRESHOLD));
+}
+
+export function factory(_args: Readonly<Record<string, unknown>>, handle: { snapshot(): Snapshot }): Plugin {
+  const plugin: ScorePlugin = { name, score: (_s, pod, node) => score(pod, node, handle.snapshot()) };
+  return plugin;
+}

@@ -1,0 +1,65 @@
+/**
+ * NodeResourcesLeastAllocated (score): prefers nodes with the most room left after the pod,
+ * as established: per resource `(allocatable - requested) * 100 / allocatable`, averaged with
+ * weights (cpu 1, memory 1 by default; arg `resources: [{name, weight}]`). Requests use scoring's
+ * non-zero defaults so best-effort pods spread too.
+ */
+import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
+import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
+import type { NodeInfo } from '../../framework/node-info.js';
+import type { PodInfo } from '../../framework/pod-info.js';
+import { CPU, MEMORY, type Resources } from '../../framework/resources.js';
+
+export const name = 'NodeResourcesLeastAllocated';
+
+export interface ResourceWeight {
+  name: string;
+  weight: number;
+}
+
+export const DEFAULT_RESOURCE_WEIGHTS: readonly ResourceWeight[] = [{ name: CPU, weight: 1 }, { name: MEMORY, weight: 1 }];
+
+/** The amount of `resource` in `r` as scoring counts it. */
+export function amountOf(r: Resources, resource: string): number {
+  if (resource === CPU) return r.milliCPU;
+  if (resource === MEMORY) return r.memory;
+  if (resource === 'ephemeral-storage') return r.ephemeralStorage;
+  return r.scalar.get(resource) ?? 0;
+}
+
+/** Requested (node's non-zero requests plus the pod's) and allocatable of one resource. */
+export function requestedAndAllocatable(pod: PodInfo, node: NodeInfo, resource: string): [number, number] {
+  return [amountOf(node.nonZeroRequested, resource) + amountOf(pod.nonZeroRequests, resource), amountOf(node.allocatable, resource)];
+}
+
+export function leastAllocatedScore(requested: number, capacity: number): number {
+  if (capacity === 0 || requested > capacity) return 0;
+  return ((capacity - requested) * MAX_NODE_SCORE) / capacity;
+}
+
+export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS): number {
+  let total = 0;
+  let weightSum = 0;
+  for (const { name: res, weight } of weights) {
+    const [req, cap] = requestedAndAllocatable(pod, node, res);
+    // Extended resources the node does not have do not count (established).
+    if (cap === 0 && res !== CPU && res !== MEMORY) continue;
+    total += leastAllocatedScore(req, cap) * weight;
+    weightSum += weight;
+  }
+  return weightSum === 0 ? 0 : Math.floor(total / weightSum);
+}
+
+/** Reads `resources: [{name, weight}]` args; defaults to cpu and memory, weight 1. */
+export function resourceWeights(v: unknown): readonly ResourceWeight[] {
+  if (!Array.isArray(v) || v.length === 0) return DEFAULT_RESOURCE_WEIGHTS;
+  return v
+    .filter((x): x is { name: string; weight?: number } => !!x && typeof (x as { name?: unknown }).name === 'string')
+    .map((x) => ({ name: x.name, weight: typeof x.weight === 'number' ? x.weight : 1 }));
+}
+
+export function factory(args: Readonly<Record<string, unknown>>): Plugin {
+  const weights = resourceWeights(args['resources']);
+  const plugin: ScorePlugin = { name, score: (_s, pod, node) => score(pod, node, weights) };
+  return plugin;
+}

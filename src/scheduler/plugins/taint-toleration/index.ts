@@ -1,0 +1,67 @@
+/**
+ * TaintToleration (filter, pre-score, score): a node's NoSchedule and NoExecute taints keep off
+ * every pod that does not tolerate them (unresolvable: preemption cannot remove a taint);
+ * PreferNoSchedule taints the pod does not tolerate lower the node's score.
+ * Matching as established: empty toleration effect matches every effect; operator Exists with an
+ * empty key tolerates every taint; Equal (the default) compares values.
+ */
+import type { ClusterEvent, FilterPlugin, Plugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces.js';
+import type { NodeInfo } from '../../framework/node-info.js';
+import { defaultNormalizeScore } from '../../framework/normalize.js';
+import type { Taint, Toleration } from '../../framework/objects.js';
+import type { PodInfo } from '../../framework/pod-info.js';
+import { success, unresolvable, type Verdict } from '../../framework/status.js';
+
+export const name = 'TaintToleration';
+export const events: readonly ClusterEvent[] = [{ resource: 'Node', actions: ['Add', 'Update'] }];
+
+export function tolerates(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (!t.key && t.operator !== 'Exists') return false;
+  if (t.operator === 'Exists') return true;
+  return (t.value ?? '') === (taint.value ?? '');
+}
+
+export function taintTolerated(taint: Taint, tolerations: readonly Toleration[]): boolean {
+  for (const t of tolerations) if (tolerates(t, taint)) return true;
+  return false;
+}
+
+/** The established reason: `node(s) had taint {key: value}, that the pod didn't tolerate`. */
+export function taintReason(taint: Taint): string {
+  return `node(s) had taint {${taint.key ?? ''}: ${taint.value ?? ''}}, that the pod didn't tolerate`;
+}
+
+export function fits(pod: PodInfo, node: NodeInfo): Verdict {
+  const taints = node.node?.spec?.taints;
+  if (!taints || taints.length === 0) return success();
+  const tolerations = pod.pod.spec?.tolerations ?? [];
+  for (const taint of taints) {
+    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
+    if (!taintTolerated(taint, tolerations)) return unresolvable(taintReason(taint));
+  }
+  return success();
+}
+
+/** How many PreferNoSchedule taints the pod does not tolerate (raw score; reversed on normalising). */
+export function intolerablePreferNoSchedule(pod: PodInfo, node: NodeInfo): number {
+  const taints = node.node?.spec?.taints;
+  if (!taints) return 0;
+  const tolerations = (pod.pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
+  let n = 0;
+  for (const taint of taints) if (taint.effect === 'PreferNoSchedule' && !taintTolerated(taint, tolerations)) n++;
+  return n;
+}
+
+export function factory(): Plugin {
+  const plugin: FilterPlugin & PreScorePlugin & ScorePlugin & { events: readonly ClusterEvent[] } = {
+    name,
+    events,
+    filter: (_s, pod, node) => fits(pod, node),
+    preScore: () => success(),
+    score: (_s, pod, node) => intolerablePreferNoSchedule(pod, node),
+    normalizeScores: (_s, _pod, scores) => defaultNormalizeScore(scores, true),
+  };
+  return plugin;
+}
