@@ -9,3 +9,6 @@ export * from './validation/index.js';
 export * from './kinds/index.js';
 export * from './registry.js';
 export * from './crd-definition.js';
+export type * from './generated/kinds.js';
+export type * from './kind-parts.js';
+export { generateKindTypes } from './type-generator.js';

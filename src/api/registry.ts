@@ -12,7 +12,7 @@ import {
   certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
   cronJobDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition, endpointsDefinition, eventDefinition,
   horizontalPodAutoscalerDefinition, jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, nodeDefinition,
-  persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, replicaSetDefinition,
+  persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, priorityClassDefinition, replicaSetDefinition,
   replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition, secretDefinition,
   serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
 } from './kinds/index.js';
@@ -23,7 +23,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   resourceQuotaDefinition, limitRangeDefinition,
   deploymentDefinition, replicaSetDefinition, statefulSetDefinition, daemonSetDefinition, controllerRevisionDefinition,
   jobDefinition, cronJobDefinition,
-  leaseDefinition, endpointSliceDefinition, podDisruptionBudgetDefinition, horizontalPodAutoscalerDefinition,
+  leaseDefinition, endpointSliceDefinition, podDisruptionBudgetDefinition, horizontalPodAutoscalerDefinition, priorityClassDefinition,
   roleDefinition, roleBindingDefinition, clusterRoleDefinition, clusterRoleBindingDefinition,
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,

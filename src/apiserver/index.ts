@@ -17,7 +17,7 @@ import { ResourceStore } from './resource-store.js';
 import type { ApiServices } from './scope.js';
 import { ApiHttpServer, type RequestPipeline } from './server.js';
 import { decodeFromStorage } from './stored-object.js';
-import { SystemNamespaces } from './system-namespaces.js';
+import { type RequiredObjects, SystemObjects, systemNamespaceObjects, systemPriorityClassObjects } from './system-objects.js';
 import { WatchRegistry } from './watch-registry.js';
 
 export type { ApiServerConfig } from './config.js';
@@ -91,9 +91,13 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     logger,
   };
 
-  const systemNamespaces = new SystemNamespaces(nsDef, nsStore, Date.now, logger);
-  await systemNamespaces.ensure();
-  systemNamespaces.start();
+  const required: RequiredObjects[] = [{ def: nsDef, store: nsStore, objects: systemNamespaceObjects }];
+  const pcDef = registry.lookup('scheduling.svc.io', 'v1', 'priorityclasses');
+  const pcStore = pcDef && stores.get(pcDef);
+  if (pcDef && pcStore) required.push({ def: pcDef, store: pcStore, objects: systemPriorityClassObjects });
+  const systemObjects = new SystemObjects(required, Date.now, logger);
+  await systemObjects.ensure();
+  systemObjects.start();
 
   // Custom resources: served from the CRDs in storage before the server reports ready.
   const crdDef = registry.lookup('apiextensions.svc.io', 'v1', 'customresourcedefinitions');
@@ -131,7 +135,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const log: HealthCheck = { name: 'log', check: () => undefined };
   const bootstrap: HealthCheck = {
     name: 'poststarthook/bootstrap-system-namespaces',
-    check: () => (systemNamespaces.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
+    check: () => (systemObjects.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
   };
   const cachesReady: HealthCheck = { name: 'informer-sync', check: () => undefined };
   const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) };
@@ -177,7 +181,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         shuttingDown = true;
         logger.info({ delayMs: config.shutdownDelayMs }, 'shutting down: readyz now fails');
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
-        systemNamespaces.stop();
+        systemObjects.stop();
         crds?.stop();
         watches.endAll();
         await http.close(config.requestTimeoutMs);

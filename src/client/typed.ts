@@ -16,7 +16,7 @@ export type BuiltinResourceName =
   | 'namespaces' | 'pods' | 'nodes' | 'services' | 'endpoints' | 'configmaps' | 'secrets' | 'serviceaccounts' | 'events'
   | 'replicationcontrollers' | 'persistentvolumes' | 'persistentvolumeclaims' | 'resourcequotas' | 'limitranges'
   | 'deployments' | 'replicasets' | 'statefulsets' | 'daemonsets' | 'controllerrevisions' | 'jobs' | 'cronjobs'
-  | 'leases' | 'endpointslices' | 'poddisruptionbudgets' | 'horizontalpodautoscalers'
+  | 'leases' | 'endpointslices' | 'poddisruptionbudgets' | 'horizontalpodautoscalers' | 'priorityclasses'
   | 'roles' | 'rolebindings' | 'clusterroles' | 'clusterrolebindings' | 'certificatesigningrequests' | 'customresourcedefinitions';
 
 /** The `ResourceRef` of a resource definition (built-in or custom). */

@@ -28,7 +28,7 @@ import type {
   Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController, Service, StatefulSet,
 } from './framework/objects.js';
 import { podKey } from './framework/objects.js';
-import { newPodInfo } from './framework/pod-info.js';
+import { newPodInfo, podPriority, type ResolvedPriority } from './framework/pod-info.js';
 import { Snapshot } from './framework/snapshot.js';
 import { isSuccess, verdictReasons } from './framework/status.js';
 import { ExplanationStore, groupVerdicts, topScores, type SchedulingAttempt } from './explanations.js';
@@ -114,7 +114,7 @@ export class Scheduler implements SchedulerSteps {
       replicationControllers: f.informer<ReplicationController>(resources.replicationcontrollers),
       namespaces: f.informer(resources.namespaces),
       pdbs: f.informer<PodDisruptionBudget>(resources.poddisruptionbudgets),
-      priorityClasses: (resources as Record<string, ResourceRef>)['priorityclasses'] ? f.informer<PriorityClass>((resources as Record<string, ResourceRef>)['priorityclasses']!) : (undefined as unknown as SharedInformer<PriorityClass>), // TEMP until the kind lands
+      priorityClasses: f.informer<PriorityClass>(resources.priorityclasses),
     };
     const cfg = opts.configuration;
     cfg.profiles.forEach((p, i) => {
@@ -212,7 +212,7 @@ export class Scheduler implements SchedulerSteps {
     watch(this.inf.replicaSets, () => {});
     watch(this.inf.statefulSets, () => {});
     watch(this.inf.replicationControllers, () => {});
-    if (this.inf.priorityClasses) watch(this.inf.priorityClasses, () => {});
+    watch(this.inf.priorityClasses, () => {});
     check();
   }
 
@@ -273,15 +273,21 @@ export class Scheduler implements SchedulerSteps {
     else this.queue.update(info);
   }
 
-  /** `spec.priority`, else the pod's PriorityClass, else the global default class, else 0. */
-  priorityOf(pod: Pod): number {
-    if (typeof pod.spec?.priority === 'number') return pod.spec.priority;
-    if (!this.inf.priorityClasses) return 0;
+  /**
+   * Priority: `spec.priority`, else the pod's PriorityClass, else the global default class, else 0;
+   * the preemption policy likewise. Done here until the priority admission plugin fills the spec.
+   */
+  priorityOf(pod: Pod): ResolvedPriority {
+    const own = podPriority(pod);
+    if (typeof pod.spec?.priority === 'number' && pod.spec.preemptionPolicy) return own;
     const classes = this.inf.priorityClasses.cache;
     const name = pod.spec?.priorityClassName;
-    if (name) return classes.get(name)?.value ?? 0;
-    for (const pc of classes.list()) if (pc.globalDefault) return pc.value ?? 0;
-    return 0;
+    let pc: PriorityClass | undefined = name ? classes.get(name) : undefined;
+    if (!name) for (const c of classes.list()) if (c.globalDefault) pc = c;
+    return {
+      priority: typeof pod.spec?.priority === 'number' ? own.priority : (pc?.value ?? 0),
+      preemptionPolicy: pod.spec?.preemptionPolicy ? own.preemptionPolicy : pc?.preemptionPolicy === 'Never' ? 'Never' : 'PreemptLowerPriority',
+    };
   }
 
   // ---- the scheduling cycle -------------------------------------------------------------

@@ -21,10 +21,14 @@ test('unknown fields of built-in kinds are dropped silently', () => {
   assert.equal(p, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
 });
 
-test('free-form parts keep their fields and null reads as unset', () => {
-  const p: SvcObject = { metadata: { name: 'p', creationTimestamp: null as unknown as string }, spec: { affinity: { nodeAffinity: { x: 1 } }, containers: [{ name: 'c', image: 'x', ports: null }] } };
+test('free-form parts keep their fields, structural parts drop unknown ones, and null reads as unset', () => {
+  const p: SvcObject = {
+    metadata: { name: 'p', creationTimestamp: null as unknown as string },
+    spec: { affinity: { nodeAffinity: { x: 1 } }, securityContext: { y: 2 }, containers: [{ name: 'c', image: 'x', ports: null }] },
+  };
   assert.equal(validateAgainstSchema(podDefinition, p), []);
-  assert.equal((p.spec as Record<string, unknown>)['affinity'], { nodeAffinity: { x: 1 } });
+  assert.equal((p.spec as Record<string, unknown>)['securityContext'], { y: 2 });
+  assert.equal((p.spec as Record<string, unknown>)['affinity'], { nodeAffinity: {} });
 });
 
 test('int-or-string fields take either', () => {

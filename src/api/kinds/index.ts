@@ -9,6 +9,8 @@ export * from './batch/index.js';
 export * from './coordination/lease.js';
 export * from './discovery/endpointslice.js';
 export * from './policy/poddisruptionbudget.js';
+export * from './scheduling/priorityclass.js';
+export * from './core/scheduling-constraints.js';
 export * from './autoscaling/horizontalpodautoscaler.js';
 export * from './rbac/roles.js';
 export * from './certificates/certificatesigningrequest.js';

@@ -72,6 +72,12 @@ export const condition = (): SchemaNode =>
 /** A conditions list keyed by type. */
 export const conditions = (): SchemaNode => mapList(['type'], condition());
 
+/** A node selector (required node affinity, PV node affinity): terms ORed, requirements ANDed. */
+export const nodeSelectorRequirement = (): SchemaNode => obj({ key: str(), operator: str(), values: atomicList(str()) });
+export const nodeSelectorTerm = (): SchemaNode =>
+  obj({ matchExpressions: atomicList(nodeSelectorRequirement()), matchFields: atomicList(nodeSelectorRequirement()) }, { 'x-svc-map-type': 'atomic' });
+export const nodeSelector = (): SchemaNode => obj({ nodeSelectorTerms: atomicList(nodeSelectorTerm()) }, { 'x-svc-map-type': 'atomic' });
+
 export const objectReference = (): SchemaNode =>
   obj({ kind: str(), namespace: str(), name: str(), uid: str(), apiVersion: str(), resourceVersion: str(), fieldPath: str() }, { 'x-svc-map-type': 'atomic' });
 

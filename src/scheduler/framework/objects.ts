@@ -3,13 +3,15 @@
  * nothing here declares a kind's shape, it only names the parts the framework and plugins use.
  */
 import type {
-  Affinity, Container, LabelSelector, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim,
-  Pod, PodAffinityTerm, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet, ReplicationController, Taint, Toleration,
-  TopologySpreadConstraint, WeightedPodAffinityTerm, PreferredSchedulingTerm,
+  Affinity, Container, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim,
+  Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet, ReplicationController,
 } from '../../api/generated/kinds.js';
+import type {
+  PodAffinityTerm, PreferredSchedulingTerm, Taint, Toleration, TopologySpreadConstraint, WeightedPodAffinityTerm,
+} from '../../api/kind-parts.js';
 
 export type {
-  Affinity, Container, LabelSelector, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim,
+  Affinity, Container, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim,
   Pod, PodAffinityTerm, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet, ReplicationController, Taint, Toleration,
   TopologySpreadConstraint, WeightedPodAffinityTerm, PreferredSchedulingTerm,
 };

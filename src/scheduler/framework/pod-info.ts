@@ -33,6 +33,8 @@ export interface PodInfo {
   readonly key: string;
   readonly uid: string;
   readonly priority: number;
+  /** `Never`: the pod waits for room instead of preempting (its own or its PriorityClass's policy). */
+  readonly preemptionPolicy: PreemptionPolicy;
   /** Requests as resources-fit counts them (init containers and overhead included). */
   readonly requests: Resources;
   /** The same with scoring's non-zero defaults for containers that request nothing. */
@@ -44,10 +46,18 @@ export interface PodInfo {
   readonly hostPorts: readonly HostPort[];
 }
 
-/** Resolves a pod's priority: `spec.priority`, else 0 (the scheduler fills it from PriorityClasses first). */
-export function podPriority(pod: Pod): number {
+export type PreemptionPolicy = 'PreemptLowerPriority' | 'Never';
+
+/** A pod's priority and preemption policy once its PriorityClass is taken into account. */
+export interface ResolvedPriority {
+  priority: number;
+  preemptionPolicy: PreemptionPolicy;
+}
+
+/** From the pod's own fields only: `spec.priority` (else 0) and `spec.preemptionPolicy`. */
+export function podPriority(pod: Pod): ResolvedPriority {
   const p = pod.spec?.priority;
-  return typeof p === 'number' ? p : 0;
+  return { priority: typeof p === 'number' ? p : 0, preemptionPolicy: pod.spec?.preemptionPolicy === 'Never' ? 'Never' : 'PreemptLowerPriority' };
 }
 
 function affinityTerm(pod: Pod, t: PodAffinityTerm): AffinityTerm {
@@ -70,8 +80,8 @@ export function termMatches(term: AffinityTerm, pod: Pod, namespaceLabels?: Read
   return inNamespace && term.selector.matches(pod.metadata.labels ?? {});
 }
 
-/** `priority` overrides `spec.priority` (the scheduler resolves it from PriorityClasses when the pod has none). */
-export function newPodInfo(pod: Pod, priority = podPriority(pod)): PodInfo {
+/** `resolved` overrides the pod's own fields (the scheduler resolves them from PriorityClasses). */
+export function newPodInfo(pod: Pod, resolved: ResolvedPriority = podPriority(pod)): PodInfo {
   const aff = pod.spec?.affinity;
   const hostPorts: HostPort[] = [];
   for (const c of pod.spec?.containers ?? []) {
@@ -83,7 +93,8 @@ export function newPodInfo(pod: Pod, priority = podPriority(pod)): PodInfo {
     pod,
     key: podKey(pod),
     uid: pod.metadata.uid ?? '',
-    priority,
+    priority: resolved.priority,
+    preemptionPolicy: resolved.preemptionPolicy,
     requests: podRequests(pod),
     nonZeroRequests: podRequests(pod, { nonZero: true }),
     requiredAffinity: (aff?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => affinityTerm(pod, t)),

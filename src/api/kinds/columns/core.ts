@@ -248,6 +248,16 @@ export const leaseColumns: TableColumns = {
   cells: (l, now) => [name(l), text(at(l, 'spec', 'holderIdentity')), age(l, now)],
 };
 
+export const priorityClassColumns: TableColumns = {
+  columns: [
+    NAME_COLUMN,
+    column('Value', 'integer', 'The priority of pods that name this class.'),
+    column('Global-Default', 'boolean', 'Whether this class applies to pods that name none.'),
+    AGE_COLUMN,
+  ],
+  cells: (c, now) => [name(c), count(c['value']), c['globalDefault'] === true, age(c, now)],
+};
+
 const VOLUME_MODE_COLUMN = column('VolumeMode', 'string', 'Filesystem or Block.', { priority: 1 });
 
 function volumePhase(obj: SvcObject): string {

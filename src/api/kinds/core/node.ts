@@ -5,7 +5,7 @@ import { invalidEach, invalidValue, oneOf, required } from '../../validation/fie
 import { isQualifiedName, isValidLabelValue } from '../../validation/names.js';
 import { validateResourceList } from '../../validation/quantity.js';
 import { asArray, asRecord, defineKind, fieldString, peek } from '../define.js';
-import { atomicList, bool, conditions, freeform, mapList, obj, objectSchema, openObj, resourceList, setList, str, time } from '../schema-dsl.js';
+import { atomicList, bool, conditions, freeform, int64, mapList, obj, objectSchema, openObj, resourceList, setList, str, time } from '../schema-dsl.js';
 import { HEURISTIC_WATCH_CACHE_SIZES } from '../watch-cache-sizes.js';
 import { nodeColumns } from '../columns/core.js';
 
@@ -41,7 +41,7 @@ export const nodeDefinition = defineKind({
       addresses: mapList(['type'], obj({ type: str(), address: str() })),
       daemonEndpoints: freeform(),
       nodeInfo: freeform(),
-      images: atomicList(freeform()),
+      images: atomicList(obj({ names: atomicList(str()), sizeBytes: int64() })),
       volumesInUse: atomicList(str()),
       volumesAttached: atomicList(freeform()),
       config: freeform(),

@@ -11,9 +11,11 @@ import { isDNS1123Label, isDNS1123Subdomain, isEnvVarName, isQualifiedName, isVa
 import { validateLabels } from '../../validation/object-meta.js';
 import { parseQuantity, validateResourceList } from '../../validation/quantity.js';
 import { canonicalJson } from '../../json-walk.js';
+import { validateSchedulingConstraints } from './scheduling-constraints.js';
 import { asArray, asRecord, setDefault } from '../define.js';
 import {
-  atomicList, bool, freeform, int32, int64, intOrString, localObjectReference, mapList, obj, objectMeta, openObj, resourceList, str, stringMap,
+  atomicList, bool, freeform, int32, int64, intOrString, labelSelector, localObjectReference, mapList, nodeSelector, nodeSelectorTerm, obj, objectMeta,
+  openObj, quantity, resourceList, str, stringMap,
 } from '../schema-dsl.js';
 
 // ---- schema --------------------------------------------------------------------------------
@@ -56,9 +58,37 @@ export const containerSchema = (): SchemaNode =>
     tty: bool(),
   });
 
+const podAffinityTerm = (): SchemaNode =>
+  obj({ labelSelector: labelSelector(), namespaces: atomicList(str()), topologyKey: str(), namespaceSelector: labelSelector() });
+const weightedPodAffinityTerm = (): SchemaNode => obj({ weight: int32(), podAffinityTerm: podAffinityTerm() });
+const podAffinity = (): SchemaNode =>
+  obj({ requiredDuringSchedulingIgnoredDuringExecution: atomicList(podAffinityTerm()), preferredDuringSchedulingIgnoredDuringExecution: atomicList(weightedPodAffinityTerm()) });
+
+/** Node and inter-pod affinity, as the scheduler reads them. */
+export const affinitySchema = (): SchemaNode =>
+  obj({
+    nodeAffinity: obj({
+      requiredDuringSchedulingIgnoredDuringExecution: nodeSelector(),
+      preferredDuringSchedulingIgnoredDuringExecution: atomicList(obj({ weight: int32(), preference: nodeSelectorTerm() })),
+    }),
+    podAffinity: podAffinity(),
+    podAntiAffinity: podAffinity(),
+  });
+
+/** A pod volume: the sources the scheduler and node agents read are typed, the others kept as given. */
+const volumeSchema = (): SchemaNode =>
+  openObj({
+    name: str(),
+    persistentVolumeClaim: obj({ claimName: str(), readOnly: bool() }),
+    hostPath: openObj({ path: str(), type: str() }),
+    emptyDir: openObj({ medium: str(), sizeLimit: quantity() }),
+    configMap: openObj({ name: str(), optional: bool(), defaultMode: int32() }),
+    secret: openObj({ secretName: str(), optional: bool(), defaultMode: int32() }),
+  });
+
 export const podSpecSchema = (): SchemaNode =>
   obj({
-    volumes: mapList(['name'], openObj({ name: str() })),
+    volumes: mapList(['name'], volumeSchema()),
     initContainers: mapList(['name'], containerSchema()),
     containers: mapList(['name'], containerSchema()),
     ephemeralContainers: mapList(['name'], freeform()),
@@ -79,7 +109,7 @@ export const podSpecSchema = (): SchemaNode =>
     imagePullSecrets: mapList(['name'], localObjectReference()),
     hostname: str(),
     subdomain: str(),
-    affinity: freeform(),
+    affinity: affinitySchema(),
     schedulerName: str(),
     tolerations: atomicList(obj({ key: str(), operator: str(), value: str(), effect: str(), tolerationSeconds: int64() })),
     hostAliases: mapList(['ip'], obj({ ip: str(), hostnames: atomicList(str()) })),
@@ -91,7 +121,7 @@ export const podSpecSchema = (): SchemaNode =>
     enableServiceLinks: bool(),
     preemptionPolicy: str(),
     overhead: resourceList(),
-    topologySpreadConstraints: mapList(['topologyKey', 'whenUnsatisfiable'], openObj({ maxSkew: int32(), topologyKey: str(), whenUnsatisfiable: str() })),
+    topologySpreadConstraints: mapList(['topologyKey', 'whenUnsatisfiable'], openObj({ maxSkew: int32(), topologyKey: str(), whenUnsatisfiable: str(), labelSelector: labelSelector() })),
   });
 
 export const podTemplateSchema = (): SchemaNode => obj({ metadata: objectMeta(), spec: podSpecSchema() });
@@ -330,6 +360,7 @@ export function validatePodSpec(specRaw: unknown, p: string, rules: PodSpecRules
     if (typeof v === 'string' && v !== '') errs.push(...invalidEach(`${p}.${key}`, v, isDNS1123Label(v)));
   }
   errs.push(...validateTolerations(spec['tolerations'], `${p}.tolerations`));
+  errs.push(...validateSchedulingConstraints(spec, p));
   return errs;
 }
 

@@ -4,7 +4,8 @@ import type { SvcObject } from '../../types.js';
 import { notSupported, oneOf, required } from '../../validation/field-errors.js';
 import { validateQuantity, validateResourceList } from '../../validation/quantity.js';
 import { asArray, asRecord, defineKind, section, setDefault } from '../define.js';
-import { atomicList, conditions, freeform, labelSelector, objectReference, obj, objectSchema, openObj, resourceList, str } from '../schema-dsl.js';
+import { atomicList, conditions, freeform, labelSelector, nodeSelector, objectReference, obj, objectSchema, openObj, resourceList, str } from '../schema-dsl.js';
+import { validateNodeSelector } from './scheduling-constraints.js';
 import { persistentVolumeClaimColumns, persistentVolumeColumns } from '../columns/core.js';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce'];
@@ -37,7 +38,7 @@ export const persistentVolumeDefinition = defineKind({
       storageClassName: str(),
       mountOptions: atomicList(str()),
       volumeMode: str(),
-      nodeAffinity: freeform(),
+      nodeAffinity: obj({ required: nodeSelector() }),
       hostPath: openObj({ path: str(), type: str() }),
       local: openObj({ path: str() }),
       nfs: openObj({ server: str(), path: str() }),
@@ -60,6 +61,8 @@ export const persistentVolumeDefinition = defineKind({
     errs.push(...validateResourceList('spec.capacity', capacity));
     errs.push(...oneOf('spec.persistentVolumeReclaimPolicy', spec['persistentVolumeReclaimPolicy'], ['Delete', 'Recycle', 'Retain']));
     errs.push(...oneOf('spec.volumeMode', spec['volumeMode'], ['Block', 'Filesystem']));
+    const nodeAffinity = asRecord(spec['nodeAffinity']);
+    if (nodeAffinity['required'] !== undefined && nodeAffinity['required'] !== null) errs.push(...validateNodeSelector(nodeAffinity['required'], 'spec.nodeAffinity.required'));
     errs.push(...oneOf('status.phase', asRecord(o['status'])['phase'], ['Pending', 'Available', 'Bound', 'Released', 'Failed']));
     return errs;
   },

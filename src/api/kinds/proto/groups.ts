@@ -66,6 +66,16 @@ export const BATCH_V1BETA1_PROTO: ProtoPackageTable = {
   },
 };
 
+export const SCHEDULING_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.scheduling.v1',
+  file: 'api/scheduling/v1/generated.proto',
+  groupVersion: 'scheduling.svc.io/v1',
+  kinds: { PriorityClass: 'PriorityClass' },
+  messages: {
+    PriorityClass: { fields: { metadata: '1 ObjectMeta', value: '2 int32', globalDefault: '3 bool', description: '4 string', preemptionPolicy: '5 string' } },
+  },
+};
+
 export const COORDINATION_V1_PROTO: ProtoPackageTable = {
   package: 'svc.api.coordination.v1',
   file: 'api/coordination/v1/generated.proto',

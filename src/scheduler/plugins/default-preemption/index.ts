@@ -36,7 +36,7 @@ export interface Candidate {
 
 /** Whether the pod may preempt at all (policy, and not already waiting on a preemption). */
 export function eligibleToPreempt(pod: PodInfo, nodeOf: (name: string) => NodeInfo | undefined): Verdict {
-  if (pod.pod.spec?.preemptionPolicy === 'Never') return unresolvable('not eligible due to preemptionPolicy=Never.');
+  if (pod.preemptionPolicy === 'Never') return unresolvable('not eligible due to preemptionPolicy=Never.');
   const nominated = pod.pod.status?.nominatedNodeName;
   if (nominated) {
     const n = nodeOf(nominated);

@@ -14,8 +14,8 @@ export const events: readonly ClusterEvent[] = [{ resource: 'Pod', actions: ['De
 
 type Source = Record<string, unknown>;
 
-function volumesOf(pod: PodInfo): Record<string, unknown>[] {
-  return (pod.pod.spec?.volumes ?? []) as unknown as Record<string, unknown>[];
+function volumesOf(pod: PodInfo): readonly Record<string, unknown>[] {
+  return pod.pod.spec?.volumes ?? [];
 }
 
 function src(v: Record<string, unknown>, kind: string): Source | undefined {
