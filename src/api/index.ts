@@ -3,6 +3,7 @@ export * from './status.js';
 export * from './types.js';
 export * from './meta.js';
 export * from './json-walk.js';
+export * from './duration.js';
 export * from './labels.js';
 export * from './fields.js';
 export * from './validation/index.js';

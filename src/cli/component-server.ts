@@ -1,10 +1,11 @@
 /**
- * The secure port of a daemon other than the API server (`svc run` today; the scheduler and the
+ * The secure port of a daemon other than the API server (`svc run`, the scheduler; the
  * controller managers later): HTTPS (HTTP/1.1 and HTTP/2) serving `/healthz` (with its named
  * checks), `/metrics` (a prom-client registry) and extra handlers (`/debug/pprof/`,
  * `/debug/machines`). `--secure-port=0` serves nothing. There is no authentication yet: like the
  * API server, every request is anonymous and allowed until the security work lands.
  */
+import { createServer, Server } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -26,19 +27,41 @@ export interface ComponentServerOptions {
   healthChecks: HealthCheck[];
   registry: Registry;
   extraHandlers?: ExtraHandler[];
+  /**
+   * A plain HTTP listener serving the same paths with no TLS and no authentication (the
+   * scheduler's deprecated --port/--address); absent or port 0: none.
+   */
+  plain?: { port: number; address: string };
 }
 
 export interface ComponentServer {
   /** The bound port; 0 when --secure-port=0. */
   readonly port: number;
+  /** The bound plain HTTP port; 0 when there is none. */
+  readonly plainPort: number;
   close(): Promise<void>;
 }
 
 /** Starts listening (or nothing, for port 0); rejects when the port cannot be bound. */
 export async function startComponentServer(o: ComponentServerOptions): Promise<ComponentServer> {
-  if (o.securePort === 0) return { port: 0, close: async () => {} };
-  const tls = o.tls;
-  if (!tls) throw new Error('startComponentServer: a serving certificate is required unless --secure-port is 0');
+  const handle = componentHandler(o);
+  const plain = o.plain && o.plain.port !== 0 ? await listenPlain(o.plain, handle) : undefined;
+  const secure = o.securePort === 0 ? undefined : await listenSecure(o, handle).catch(async (e: unknown) => {
+    await plain?.close();
+    throw e;
+  });
+  return {
+    port: secure?.port ?? 0,
+    plainPort: plain?.port ?? 0,
+    close: async () => {
+      await Promise.all([secure?.close(), plain?.close()]);
+    },
+  };
+}
+
+type Handle = (req: Request, res: Response) => Promise<void>;
+
+function componentHandler(o: ComponentServerOptions): Handle {
   const healthz = new HealthEndpoint('/healthz', o.healthChecks);
   const handle = async (req: Request, res: Response): Promise<void> => {
     const url = new URL(req.url ?? '/', 'https://localhost');
@@ -57,6 +80,46 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<C
       else if (!res.writableEnded) res.end();
     }
   };
+  return handle;
+}
+
+interface Listening {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens and tracks connections so close() ends keep-alive ones at once (status endpoints hold no long requests). */
+async function listen(server: Server | Http2SecureServer, port: number, address: string, what: string): Promise<Listening> {
+  const sockets = new Set<Socket>();
+  server.on(server instanceof Server ? 'connection' : 'secureConnection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const bound = await new Promise<number>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new Error(`cannot serve on ${address}:${port} (${what}): ${e.code ?? e.message}`)));
+    server.listen(port, address || '0.0.0.0', () => {
+      const addr = server.address();
+      resolve(typeof addr === 'object' && addr ? addr.port : port);
+    });
+  });
+  return {
+    port: bound,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+function listenPlain(p: { port: number; address: string }, handle: Handle): Promise<Listening> {
+  const server = createServer((req, res) => void handle(req as unknown as Request, res as unknown as Response));
+  return listen(server, p.port, p.address, '--port, --address');
+}
+
+function listenSecure(o: ComponentServerOptions, handle: Handle): Promise<Listening> {
+  const tls = o.tls;
+  if (!tls) throw new Error('startComponentServer: a serving certificate is required unless --secure-port is 0');
   const opts: SecureServerOptions = {
     allowHTTP1: true,
     key: tls.key,
@@ -68,28 +131,6 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<C
   };
   if (!opts.SNICallback) delete opts.SNICallback;
   const server: Http2SecureServer = createSecureServer(opts, (req, res) => void handle(req, res as unknown as Response));
-  const sockets = new Set<Socket>();
-  server.on('secureConnection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
   server.on('tlsClientError', () => {});
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new Error(`cannot serve on ${o.bindAddress}:${o.securePort} (--secure-port, --bind-address): ${e.code ?? e.message}`)),
-    );
-    server.listen(o.securePort, o.bindAddress || '0.0.0.0', () => {
-      const addr = server.address();
-      resolve(typeof addr === 'object' && addr ? addr.port : o.securePort);
-    });
-  });
-  return {
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Status endpoints hold no long requests: end keep-alive connections now.
-        for (const s of sockets) s.destroy();
-      }),
-  };
+  return listen(server, o.securePort, o.bindAddress, '--secure-port, --bind-address');
 }

@@ -70,6 +70,8 @@ export interface DaemonStartContext {
    * lost: the daemon must stop acting now, without a graceful shutdown).
    */
   fail(code: number, message: string): void;
+  /** Ends the process with exit 0 after a one-shot task (e.g. `--write-config-to`). */
+  finish(): void;
 }
 
 /** What the runner touches of the process; injectable for tests. */
@@ -131,6 +133,10 @@ export async function superviseDaemon<R extends RunningDaemon>(o: RunDaemonOptio
       if (logger) closeLogger(logger);
       proc.writeErr(`${name}: error: ${message}\n`);
       proc.exit(code);
+    },
+    finish: () => {
+      if (logger) closeLogger(logger);
+      proc.exit(0);
     },
   };
   let running: R;

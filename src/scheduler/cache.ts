@@ -34,7 +34,12 @@ export class SchedulerCache {
   private structureVersion = 0;
   private imagesVersion = 0;
 
-  constructor(private readonly now: () => number, private readonly assumedTtlMs = DEFAULT_ASSUMED_TTL_MS) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly assumedTtlMs = DEFAULT_ASSUMED_TTL_MS,
+    /** How a bound pod is counted (the scheduler passes its feature-gated factory). */
+    private readonly podInfoOf: (pod: Pod) => PodInfo = (pod) => newPodInfo(pod),
+  ) {}
 
   get nodeCount(): number {
     let n = 0;
@@ -125,7 +130,7 @@ export class SchedulerCache {
       // Confirmation of an assumption (or a duplicate add): count the informer's copy.
       this.removeFromNode(st);
     }
-    const info = newPodInfo(pod);
+    const info = this.podInfoOf(pod);
     this.nodeInfo(nodeName).addPod(info);
     this.pods.set(uid, { info, nodeName, assumed: false });
   }

@@ -9,18 +9,25 @@
  * JSON only; 404 with a JSON Status-like body for an unknown pod (it may never have been
  * attempted, or finished long ago and left the recent ring).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Scheduler } from './scheduler.js';
 
-type Request = IncomingMessage | Http2ServerRequest;
-type Response = ServerResponse | Http2ServerResponse;
+/** What the handler reads of a request (node's http and http2 requests both fit). */
+interface Request {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+}
+
+/** What the handler uses of a response (node's http and http2 compatibility responses both fit). */
+interface Response {
+  writeHead(code: number, headers?: Record<string, string>): unknown;
+  end(chunk?: string): unknown;
+}
 
 export const DEBUG_SCHEDULER_PREFIX = '/debug/scheduler/';
 
 function json(res: Response, code: number, body: unknown): void {
   const text = JSON.stringify(body, null, 2);
-  (res as ServerResponse).writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(text);
 }
 

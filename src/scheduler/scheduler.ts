@@ -20,7 +20,7 @@ import type { ApiClient, ResourceRef } from '../client/types.js';
 import { systemClock, type Clock } from '../client/clock.js';
 import { EventRecorder } from '../runtime/event-recorder.js';
 import { SchedulerCache } from './cache.js';
-import type { SchedulerConfiguration } from './config/types.js';
+import { DEFAULT_FEATURES, type SchedulerConfiguration, type SchedulerFeatures } from './config/types.js';
 import { CycleState } from './framework/cycle-state.js';
 import type { Framework } from './framework/framework.js';
 import { enqueueEvents, type ClusterAction, type ClusterEvent, type ClusterListers, type ClusterResource, type FilterRunner, type FrameworkHandle, type QueuedPodInfo } from './framework/interfaces.js';
@@ -28,7 +28,7 @@ import type {
   Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController, Service, StatefulSet,
 } from './framework/objects.js';
 import { podKey } from './framework/objects.js';
-import { newPodInfo, podPriority, type ResolvedPriority } from './framework/pod-info.js';
+import { newPodInfo, podPriority, type PodInfo, type ResolvedPriority } from './framework/pod-info.js';
 import { Snapshot } from './framework/snapshot.js';
 import { isSuccess, verdictReasons } from './framework/status.js';
 import { ExplanationStore, groupVerdicts, topScores, type SchedulingAttempt } from './explanations.js';
@@ -53,6 +53,8 @@ export interface SchedulerOptions {
   clock?: Clock;
   random?: () => number;
   metrics?: SchedulerMetrics;
+  /** Feature gates that change scheduling; default DEFAULT_FEATURES. */
+  features?: SchedulerFeatures;
 }
 
 /** A pod assumed on a node, waiting for its binding cycle. */
@@ -94,6 +96,7 @@ export class Scheduler implements SchedulerSteps {
   private readonly recorder: EventRecorder;
   private readonly subs: Subscription[] = [];
   private lastYield = 0;
+  private readonly features: SchedulerFeatures;
   /** Counts of what happened, for the machine page. */
   readonly counters = { scheduled: 0, unschedulable: 0, errors: 0, bindings: 0, bindingFailures: 0 };
 
@@ -101,7 +104,8 @@ export class Scheduler implements SchedulerSteps {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger;
     const now = () => this.clock.now();
-    this.cache = new SchedulerCache(now);
+    this.features = opts.features ?? DEFAULT_FEATURES;
+    this.cache = new SchedulerCache(now, undefined, (pod) => this.podInfo(pod));
     const f = opts.informers;
     this.inf = {
       pods: f.informer<Pod>(resources.pods),
@@ -266,11 +270,16 @@ export class Scheduler implements SchedulerSteps {
     }
     // Assumed and binding: the unbound copy is stale news.
     if (this.cache.isAssumed(pod.metadata.uid ?? '')) return;
-    const info = newPodInfo(pod, this.priorityOf(pod));
+    const info = this.podInfo(pod);
     const nominated = pod.status?.nominatedNodeName;
     if (nominated) this.nominator.set(info, nominated);
     if (ev.type === 'ADDED') this.queue.add(info);
     else this.queue.update(info);
+  }
+
+  /** The scheduler's view of a pod: priority resolved, requests counted as the feature gates say. */
+  podInfo(pod: Pod): PodInfo {
+    return newPodInfo(pod, this.priorityOf(pod), { podOverhead: this.features.podOverhead });
   }
 
   /**
@@ -279,14 +288,16 @@ export class Scheduler implements SchedulerSteps {
    */
   priorityOf(pod: Pod): ResolvedPriority {
     const own = podPriority(pod);
-    if (typeof pod.spec?.priority === 'number' && pod.spec.preemptionPolicy) return own;
+    if (typeof pod.spec?.priority === 'number' && pod.spec.preemptionPolicy && this.features.nonPreemptingPriority) return own;
     const classes = this.inf.priorityClasses.cache;
     const name = pod.spec?.priorityClassName;
     let pc: PriorityClass | undefined = name ? classes.get(name) : undefined;
     if (!name) for (const c of classes.list()) if (c.globalDefault) pc = c;
     return {
       priority: typeof pod.spec?.priority === 'number' ? own.priority : (pc?.value ?? 0),
-      preemptionPolicy: pod.spec?.preemptionPolicy ? own.preemptionPolicy : pc?.preemptionPolicy === 'Never' ? 'Never' : 'PreemptLowerPriority',
+      preemptionPolicy: !this.features.nonPreemptingPriority
+        ? 'PreemptLowerPriority'
+        : pod.spec?.preemptionPolicy ? own.preemptionPolicy : pc?.preemptionPolicy === 'Never' ? 'Never' : 'PreemptLowerPriority',
     };
   }
 

@@ -15,7 +15,7 @@ import type { ApiClient } from '../client/types.js';
 import { systemClock, type Clock } from '../client/clock.js';
 import { startLeaderElection, type LeaderElection } from '../runtime/leader-election/start.js';
 import type { LeaderElectionConfig } from '../runtime/leader-election/config.js';
-import type { SchedulerConfiguration } from './config/types.js';
+import type { SchedulerConfiguration, SchedulerFeatures } from './config/types.js';
 import { schedulerMetrics } from './metrics.js';
 import { Scheduler } from './scheduler.js';
 
@@ -26,6 +26,8 @@ export interface StartSchedulerOptions {
   logger: Logger;
   clock?: Clock;
   random?: () => number;
+  /** Feature gates that change scheduling (default: the gates' defaults). */
+  features?: SchedulerFeatures;
   /** Metrics are registered here when given. */
   registry?: Registry;
   /** xstate inspection for /debug/machines. */
@@ -54,6 +56,7 @@ export function startScheduler(opts: StartSchedulerOptions): RunningScheduler {
     logger,
     clock,
     ...(opts.random ? { random: opts.random } : {}),
+    ...(opts.features ? { features: opts.features } : {}),
     ...(opts.registry ? { metrics: schedulerMetrics(opts.registry) } : {}),
   });
   const actor = createActor(schedulerMachine, {

@@ -30,8 +30,16 @@ export interface SvcProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The compiled `scheduler` executable. */
+export const SCHEDULER_BIN = join(ROOT, 'dist', 'src', 'cli', 'scheduler.js');
+
 export function startSvc(args: string[], env: Record<string, string> = {}): SvcProcess {
-  const proc = spawn(process.execPath, [SVC_BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startExecutable(SVC_BIN, args, env);
+}
+
+/** Any of our executables (`SVC_BIN`, `SCHEDULER_BIN`) as a child process, its log lines kept. */
+export function startExecutable(bin: string, args: string[], env: Record<string, string> = {}): SvcProcess {
+  const proc = spawn(process.execPath, [bin, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let partial = '';
   const lines: LogLine[] = [];

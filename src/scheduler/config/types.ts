@@ -74,3 +74,25 @@ export interface SchedulerConfiguration {
   podMaxBackoffSeconds: number;
   profiles: SchedulerProfile[];
 }
+
+/**
+ * The feature gates that change scheduling behaviour at run time (--feature-gates). EvenPodsSpread
+ * and ResourceLimitsPriorityFunction are applied to the profiles' plugins instead.
+ */
+export interface SchedulerFeatures {
+  /** PodTopologySpread filter and score (beta, on). */
+  evenPodsSpread: boolean;
+  /** `spec.overhead` counted in requests (beta, on). */
+  podOverhead: boolean;
+  /** `preemptionPolicy: Never` honoured (alpha, off: such pods preempt like the others). */
+  nonPreemptingPriority: boolean;
+  /** NodeResourceLimits score (alpha, off). */
+  resourceLimitsPriorityFunction: boolean;
+}
+
+export const DEFAULT_FEATURES: Readonly<SchedulerFeatures> = Object.freeze({
+  evenPodsSpread: true,
+  podOverhead: true,
+  nonPreemptingPriority: false,
+  resourceLimitsPriorityFunction: false,
+});

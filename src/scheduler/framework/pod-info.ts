@@ -80,8 +80,13 @@ export function termMatches(term: AffinityTerm, pod: Pod, namespaceLabels?: Read
   return inNamespace && term.selector.matches(pod.metadata.labels ?? {});
 }
 
+export interface PodInfoOptions {
+  /** Count `spec.overhead` (feature gate PodOverhead, on by default). */
+  podOverhead?: boolean;
+}
+
 /** `resolved` overrides the pod's own fields (the scheduler resolves them from PriorityClasses). */
-export function newPodInfo(pod: Pod, resolved: ResolvedPriority = podPriority(pod)): PodInfo {
+export function newPodInfo(pod: Pod, resolved: ResolvedPriority = podPriority(pod), opts: PodInfoOptions = {}): PodInfo {
   const aff = pod.spec?.affinity;
   const hostPorts: HostPort[] = [];
   for (const c of pod.spec?.containers ?? []) {
@@ -95,8 +100,8 @@ export function newPodInfo(pod: Pod, resolved: ResolvedPriority = podPriority(po
     uid: pod.metadata.uid ?? '',
     priority: resolved.priority,
     preemptionPolicy: resolved.preemptionPolicy,
-    requests: podRequests(pod),
-    nonZeroRequests: podRequests(pod, { nonZero: true }),
+    requests: podRequests(pod, { overhead: opts.podOverhead !== false }),
+    nonZeroRequests: podRequests(pod, { nonZero: true, overhead: opts.podOverhead !== false }),
     requiredAffinity: (aff?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => affinityTerm(pod, t)),
     requiredAntiAffinity: (aff?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => affinityTerm(pod, t)),
     preferredAffinity: (aff?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((w) => ({ ...affinityTerm(pod, w.podAffinityTerm ?? {}), weight: w.weight ?? 0 })),

@@ -15,7 +15,9 @@ import * as nodePorts from './node-ports/index.js';
 import * as nodePreferAvoidPods from './node-prefer-avoid-pods/index.js';
 import * as nodeResourcesBalancedAllocation from './node-resources-balanced-allocation/index.js';
 import * as nodeResourcesFit from './node-resources-fit/index.js';
+import * as nodeResourceLimits from './node-resource-limits/index.js';
 import * as nodeResourcesLeastAllocated from './node-resources-least-allocated/index.js';
+import * as nodeResourcesMostAllocated from './node-resources-most-allocated/index.js';
 import * as nodeUnschedulable from './node-unschedulable/index.js';
 import * as podTopologySpread from './pod-topology-spread/index.js';
 import * as prioritySort from './priority-sort/index.js';
@@ -40,6 +42,8 @@ export const pluginRegistry: readonly PluginRegistration[] = [
   { name: taintToleration.name, factory: taintToleration.factory },
   { name: nodeResourcesFit.name, factory: nodeResourcesFit.factory, defaultArgs: { ignoredResources: [], ignoredResourceGroups: [] } },
   { name: nodeResourcesLeastAllocated.name, factory: nodeResourcesLeastAllocated.factory, defaultArgs: { resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] } },
+  { name: nodeResourcesMostAllocated.name, factory: nodeResourcesMostAllocated.factory, defaultArgs: { resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] } },
+  { name: nodeResourceLimits.name, factory: nodeResourceLimits.factory },
   { name: nodeResourcesBalancedAllocation.name, factory: nodeResourcesBalancedAllocation.factory },
   { name: imageLocality.name, factory: imageLocality.factory },
   { name: nodePreferAvoidPods.name, factory: nodePreferAvoidPods.factory },

@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+/**
+ * The `scheduler` executable: `scheduler [flags]` (docs/scheduler.md).
+ *
+ * Resolves the flags and `--config` into the effective configuration (`--write-config-to` writes it
+ * and exits 0), binds the secure port (10259: /healthz, /metrics, /debug/machines,
+ * /debug/scheduler, /debug/pprof/) and the deprecated plain port (10251), then runs the scheduler
+ * machine behind leader election. Losing the lease exits 1 at once, as established; SIGTERM stops
+ * scheduling, waits for bindings in flight, releases the lock and exits 0.
+ */
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { parseDurationMs } from '../api/duration.js';
+import type { HealthCheck } from '../apiserver/health.js';
+import { OptionsError } from './common-options.js';
+import { startComponentServer } from './component-server.js';
+import { createLogger } from './logging.js';
+import { explicitlySetFlags } from './option-table.js';
+import { createProfilingHandler } from './profiling.js';
+import { runDaemon, warnUnhonouredFlags } from './program.js';
+import { createSchedulerProgram, resolveSchedulerOptions } from './scheduler-options.js';
+import { loadServingCertificates } from './tls.js';
+
+const UNSPECIFIED = new Set(['', '0.0.0.0', '::']);
+
+await runDaemon({
+  program: createSchedulerProgram(),
+  async start(program, ctx) {
+    const options = resolveSchedulerOptions(program.opts(), explicitlySetFlags(program));
+    const { common, configuration: cfg } = options;
+    const logger = createLogger('scheduler', common.logging);
+    ctx.setLogger(logger);
+    warnUnhonouredFlags(program, logger);
+    for (const w of options.warnings) logger.warn(w);
+
+    // Loaded only now, so --help and flag errors answer without loading the scheduler.
+    const { serializeConfiguration, parseLegacyPolicy, profileFromPolicy } = await import('../scheduler/config/index.js');
+    if (options.writeConfigTo) {
+      writeFileSync(options.writeConfigTo, serializeConfiguration(cfg));
+      logger.info({ path: options.writeConfigTo }, 'wrote the effective configuration');
+      ctx.finish();
+      return { shutdown: async () => {} };
+    }
+
+    const { connect, createInformerFactory } = await import('../client/index.js');
+    const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
+    const { debugSchedulerHandler, startScheduler } = await import('../scheduler/index.js');
+    let connection: ReturnType<typeof connect>;
+    try {
+      connection = connect({
+        ...(options.master ? { master: options.master } : {}),
+        ...(cfg.clientConnection.svcconfig ? { svcconfig: cfg.clientConnection.svcconfig } : {}),
+        qps: cfg.clientConnection.qps,
+        burst: cfg.clientConnection.burst,
+        contentType: cfg.clientConnection.contentType,
+        userAgent: 'scheduler',
+      });
+    } catch (e) {
+      throw new OptionsError((e as Error).message);
+    }
+    const { client } = connection;
+
+    if (options.policyConfigMap) {
+      const { namespace, name } = options.policyConfigMap;
+      const source = `ConfigMap ${namespace}/${name}`;
+      const cm = await client.get<{ metadata: object; data?: Record<string, string> }>(
+        { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }, namespace, name,
+      ).catch((e: unknown) => {
+        throw new OptionsError(`--policy-configmap: cannot read ${source}: ${(e as Error).message}`);
+      });
+      const text = cm.data?.['policy.cfg'];
+      if (text === undefined) throw new OptionsError(`--policy-configmap: ${source} has no data key policy.cfg`);
+      try {
+        cfg.profiles = [profileFromPolicy(parseLegacyPolicy(text, source), cfg.profiles[0]?.schedulerName ?? 'default-scheduler', source)];
+      } catch (e) {
+        throw new OptionsError(`invalid configuration: ${(e as Error).message}`);
+      }
+      logger.warn({ source }, 'the legacy policy is deprecated: it was translated onto plugins; write a --config file instead');
+    }
+
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const inspector = new MachineInspector();
+    const debugMachines = debugMachinesHandler(inspector);
+    let running: ReturnType<typeof startScheduler> | undefined;
+    const debugScheduler = debugSchedulerHandler(() => running?.scheduler);
+    const healthChecks: HealthCheck[] = [{ name: 'ping', check: () => undefined }];
+    const hosts = ['127.0.0.1', '::1', 'localhost', hostname()];
+    if (!UNSPECIFIED.has(common.bindAddress)) hosts.push(common.bindAddress);
+    const tls =
+      common.securePort === 0
+        ? undefined
+        : await loadServingCertificates({
+            ...(common.tls.certFile ? { certFile: common.tls.certFile } : {}),
+            ...(common.tls.keyFile ? { keyFile: common.tls.keyFile } : {}),
+            ...(common.tls.minVersion ? { minVersion: common.tls.minVersion } : {}),
+            certDir: common.tls.certDir,
+            sniCertKeys: common.tls.sniCertKeys,
+            cipherSuites: common.tls.cipherSuites,
+            hosts,
+            component: 'scheduler',
+          });
+    const profiling = cfg.enableProfiling ? createProfilingHandler() : undefined;
+    // Bind the ports before electing, so a port in use fails the start without touching the lock.
+    const server = await startComponentServer({
+      securePort: common.securePort,
+      bindAddress: common.bindAddress,
+      tls,
+      http2MaxStreamsPerConnection: common.http2MaxStreamsPerConnection,
+      healthChecks,
+      registry,
+      plain: options.insecure,
+      extraHandlers: [
+        async (req, res) => debugMachines(req, res),
+        async (req, res) => debugScheduler(req, res),
+        ...(profiling ? [profiling] : []),
+      ],
+    }).catch(async (e: unknown) => {
+      await connection.close();
+      throw e;
+    });
+    const shownHost = UNSPECIFIED.has(common.bindAddress) ? '127.0.0.1' : common.bindAddress;
+    if (server.port) logger.info({ url: `https://${shownHost}:${server.port}` }, 'serving securely');
+    if (server.plainPort) logger.warn({ url: `http://${options.insecure.address}:${server.plainPort}` }, 'serving insecurely on the deprecated --port (no authentication); pass --port=0 to turn it off');
+
+    const le = cfg.leaderElection;
+    const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
+    running = startScheduler({
+      client,
+      informers,
+      configuration: cfg,
+      features: options.features,
+      logger,
+      registry,
+      inspect: inspector.inspect,
+      leaderElection: le.leaderElect
+        ? {
+            lockType: le.resourceLock as 'leases',
+            resourceName: le.resourceName,
+            resourceNamespace: le.resourceNamespace,
+            leaseDurationMs: parseDurationMs(le.leaseDuration)!,
+            renewDeadlineMs: parseDurationMs(le.renewDeadline)!,
+            retryPeriodMs: parseDurationMs(le.retryPeriod)!,
+            releaseOnStop: true,
+          }
+        : false,
+      onLost: () => ctx.fail(1, `leader election lost: could not renew lock ${le.resourceLock}/${le.resourceNamespace}/${le.resourceName} within the renew deadline`),
+    });
+    const actor = running.actor;
+    healthChecks.push({
+      name: 'scheduler',
+      check: () => (actor.getSnapshot().status === 'active' ? undefined : `the scheduler machine ended (${JSON.stringify(actor.getSnapshot().value)})`),
+    });
+    logger.info(
+      {
+        profiles: cfg.profiles.map((p) => p.schedulerName),
+        leaderElection: le.leaderElect ? { lock: `${le.resourceLock}/${le.resourceNamespace}/${le.resourceName}`, identity: running.election?.config.identity } : false,
+      },
+      'scheduler started',
+    );
+    // Timers are unref'd and --secure-port=0 --port=0 leaves no listener: hold the process open.
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    return {
+      async shutdown() {
+        clearInterval(keepAlive);
+        await running?.stop();
+        informers.stop();
+        await server.close();
+        await connection.close();
+      },
+    };
+  },
+});

@@ -1,0 +1,36 @@
+/**
+ * NodeResourcesMostAllocated (score): prefers the fullest nodes that still fit, packing pods so
+ * empty nodes can be removed (the legacy `ClusterAutoscalerProvider` uses it in place of
+ * LeastAllocated). Per resource `requested * 100 / allocatable`, averaged with the same weights.
+ */
+import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
+import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
+import type { NodeInfo } from '../../framework/node-info.js';
+import type { PodInfo } from '../../framework/pod-info.js';
+import { CPU, MEMORY } from '../../framework/resources.js';
+import { requestedAndAllocatable, resourceWeights, type ResourceWeight, DEFAULT_RESOURCE_WEIGHTS } from '../node-resources-least-allocated/index.js';
+
+export const name = 'NodeResourcesMostAllocated';
+
+export function mostAllocatedScore(requested: number, capacity: number): number {
+  if (capacity === 0 || requested > capacity) return 0;
+  return (requested * MAX_NODE_SCORE) / capacity;
+}
+
+export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS): number {
+  let total = 0;
+  let weightSum = 0;
+  for (const { name: res, weight } of weights) {
+    const [req, cap] = requestedAndAllocatable(pod, node, res);
+    if (cap === 0 && res !== CPU && res !== MEMORY) continue;
+    total += mostAllocatedScore(req, cap) * weight;
+    weightSum += weight;
+  }
+  return weightSum === 0 ? 0 : Math.floor(total / weightSum);
+}
+
+export function factory(args: Readonly<Record<string, unknown>>): Plugin {
+  const weights = resourceWeights(args['resources']);
+  const plugin: ScorePlugin = { name, score: (_s, pod, node) => score(pod, node, weights) };
+  return plugin;
+}
