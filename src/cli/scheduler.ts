@@ -45,7 +45,7 @@ await runDaemon({
 
     const { connect, createInformerFactory } = await import('../client/index.js');
     const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
-    const { debugSchedulerHandler, startScheduler } = await import('../scheduler/index.js');
+    const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
     let connection: ReturnType<typeof connect>;
     try {
       connection = connect({
@@ -82,7 +82,7 @@ await runDaemon({
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const inspector = new MachineInspector();
-    const debugMachines = debugMachinesHandler(inspector);
+    const debugMachines = debugMachinesHandler(inspector, { panels: [PENDING_PODS_PANEL] });
     let running: ReturnType<typeof startScheduler> | undefined;
     const debugScheduler = debugSchedulerHandler(() => running?.scheduler);
     const healthChecks: HealthCheck[] = [{ name: 'ping', check: () => undefined }];

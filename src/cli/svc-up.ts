@@ -7,15 +7,21 @@
  * also serves `/debug/machines` and `/debug/machines/ui`, and its /metrics carries the
  * controllers' work-queue and leader-election metrics.
  *
- * Losing the lease exits 1 at once (as `svc run`); SIGTERM stops the controllers (draining their
- * reconciles, releasing the lock), then the API server, and exits 0.
+ * The scheduler runs here too (`--scheduler=false` leaves it out; `--scheduler-config` is its
+ * `--config` file), in-process as `system:svc-scheduler`, behind its own lock `svc-system/svc-scheduler`,
+ * with `/debug/scheduler/...` on the API server port.
+ *
+ * Losing a lease exits 1 at once (as `svc run`); SIGTERM stops the scheduler and the controllers
+ * (draining their work, releasing the locks), then the API server, and exits 0.
  */
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { Registry } from 'prom-client';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { leaderElectionFlags, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags } from './controller-host-options.js';
 import { loadControllerModules } from './controller-modules.js';
 import { startHostedControllers } from './hosted-controllers.js';
+import { OptionsError } from './common-options.js';
 import { createLogger } from './logging.js';
 import { addFlags, explicitlySetFlags, FlagValues } from './option-table.js';
 import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
@@ -24,6 +30,7 @@ import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type Run
 export const SVC_UP_LOCK_NAME = 'svc-controller-manager';
 /** Who the in-process controllers are to the API server's authorization. */
 const CONTROLLER_USER = { username: 'system:svc-controller-manager', groups: ['system:authenticated'] };
+const SCHEDULER_USER = { username: 'system:svc-scheduler', groups: ['system:authenticated'] };
 
 export function upCommand(): Command {
   const cmd = createApiServerProgram({
@@ -40,6 +47,8 @@ export function upCommand(): Command {
       type: 'stringArray',
       help: 'A controller module (JavaScript file exporting defineController definitions) to host as well. Repeatable. This project\'s addition.',
     },
+    { flags: '--scheduler', type: 'bool', default: true, help: 'Run the scheduler in this process as well. This project\'s addition.' },
+    { flags: '--scheduler-config', type: 'string', help: 'The scheduler\'s configuration file (as the scheduler\'s --config). This project\'s addition.' },
   ]);
   return cmd.action(async (_opts: unknown, self: Command) => {
     await superviseDaemon({ program: self, start: startUp });
@@ -56,6 +65,18 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   ctx.setLogger(logger);
   warnUnhonouredFlags(program, logger);
   const definitions = await loadControllerModules(modules);
+  const flags = new FlagValues(opts);
+  const schedulerConfigPath = flags.optionalString('--scheduler-config');
+  const { defaultConfiguration, parseConfigurationFile, SchedulerConfigError } = await import('../scheduler/config/index.js');
+  let schedulerConfig: ReturnType<typeof defaultConfiguration> | undefined;
+  if (flags.bool('--scheduler')) {
+    try {
+      schedulerConfig = schedulerConfigPath ? parseConfigurationFile(readFileSync(schedulerConfigPath, 'utf8'), schedulerConfigPath) : defaultConfiguration();
+    } catch (e) {
+      if (e instanceof SchedulerConfigError) throw new OptionsError(`--scheduler-config: invalid configuration: ${e.message}`);
+      throw new OptionsError(`--scheduler-config: cannot read ${schedulerConfigPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
 
   const config = await buildApiServerConfig(options, logger);
   const registry = new Registry();
@@ -66,8 +87,15 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const { connectInProcess } = await import('./in-process-client.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const inspector = new MachineInspector();
-  const debugMachines = debugMachinesHandler(inspector);
-  config.extraHandlers = [async (req, res) => debugMachines(req, res), ...(config.extraHandlers ?? [])];
+  const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
+  const debugMachines = debugMachinesHandler(inspector, schedulerConfig ? { panels: [PENDING_PODS_PANEL] } : {});
+  let scheduler: ReturnType<typeof startScheduler> | undefined;
+  const debugScheduler = debugSchedulerHandler(() => scheduler?.scheduler);
+  config.extraHandlers = [
+    async (req, res) => debugMachines(req, res),
+    ...(schedulerConfig ? [async (req: Parameters<typeof debugScheduler>[0], res: Parameters<typeof debugScheduler>[1]) => debugScheduler(req, res)] : []),
+    ...(config.extraHandlers ?? []),
+  ];
   const api = await startApiServer(config);
   (await import('../apiserver/memory-reclaimer.js')).startMemoryReclaimer({ logger });
 
@@ -87,8 +115,36 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     inspect: inspector.inspect,
     onLost: () => ctx.fail(1, 'leader election lost: could not renew the controller lock within the renew deadline'),
   });
+  let schedulerConnection: ReturnType<typeof connectInProcess> | undefined;
+  let schedulerInformers: ReturnType<typeof createInformerFactory> | undefined;
+  if (schedulerConfig) {
+    schedulerConnection = connectInProcess(api, { user: SCHEDULER_USER });
+    const sle = schedulerConfig.leaderElection;
+    schedulerInformers = createInformerFactory(schedulerConnection.client, { logger: logger.child({ module: 'scheduler-informer' }) });
+    scheduler = startScheduler({
+      client: schedulerConnection.client,
+      informers: schedulerInformers,
+      configuration: schedulerConfig,
+      logger: logger.child({ module: 'scheduler' }),
+      registry,
+      inspect: inspector.inspect,
+      leaderElection: leaderElection.enabled
+        ? {
+            lockType: leaderElection.lockType,
+            resourceName: sle.resourceName,
+            resourceNamespace: sle.resourceNamespace,
+            leaseDurationMs: leaderElection.leaseDurationMs,
+            renewDeadlineMs: leaderElection.renewDeadlineMs,
+            retryPeriodMs: leaderElection.retryPeriodMs,
+            releaseOnStop: true,
+          }
+        : false,
+      onLost: () => ctx.fail(1, 'leader election lost: could not renew the scheduler lock within the renew deadline'),
+    });
+  }
   logger.info(
     {
+      scheduler: schedulerConfig ? schedulerConfig.profiles.map((p) => p.schedulerName) : false,
       controllers: definitions.map((d) => d.name),
       leaderElection: leaderElection.enabled
         ? { lock: `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}`, identity: hosted.identity }
@@ -99,6 +155,9 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
 
   return {
     async shutdown() {
+      await scheduler?.stop();
+      schedulerInformers?.stop();
+      await schedulerConnection?.close();
       await hosted.shutdown();
       await connection.close();
       await api.shutdown();

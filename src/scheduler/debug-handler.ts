@@ -9,6 +9,7 @@
  * JSON only; 404 with a JSON Status-like body for an unknown pod (it may never have been
  * attempted, or finished long ago and left the recent ring).
  */
+import type { DetailPanel } from '../runtime/inspection/debug-machines-page.js';
 import type { Scheduler } from './scheduler.js';
 
 /** What the handler reads of a request (node's http and http2 requests both fit). */
@@ -24,6 +25,16 @@ interface Response {
 }
 
 export const DEBUG_SCHEDULER_PREFIX = '/debug/scheduler/';
+
+/** The pending-pod panel under the scheduler machine's card in /debug/machines/ui. */
+export const PENDING_PODS_PANEL: DetailPanel = {
+  machineId: 'scheduler',
+  title: 'Why is my pod pending: the last attempt of a pod (refusing plugins per node, best scores)',
+  listPath: `${DEBUG_SCHEDULER_PREFIX}pods`,
+  listField: 'pending',
+  keyField: 'pod',
+  itemPath: `${DEBUG_SCHEDULER_PREFIX}pods/`,
+};
 
 function json(res: Response, code: number, body: unknown): void {
   const text = JSON.stringify(body, null, 2);

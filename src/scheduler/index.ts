@@ -7,6 +7,6 @@ export { SchedulingQueue, type QueueLengths, type SchedulingQueueOptions } from 
 export { SchedulerCache } from './cache.js';
 export { Scheduler, type BindingTask, type SchedulerOptions } from './scheduler.js';
 export { ExplanationStore, type SchedulingAttempt, type NodeVerdictGroup, type NodeScoreDetail } from './explanations.js';
-export { debugSchedulerHandler } from './debug-handler.js';
+export { DEBUG_SCHEDULER_PREFIX, debugSchedulerHandler, PENDING_PODS_PANEL } from './debug-handler.js';
 export { startScheduler, type RunningScheduler, type StartSchedulerOptions } from './start.js';
 export { failedSchedulingMessage, numFeasibleNodesToFind, PodScheduler } from './schedule-one.js';

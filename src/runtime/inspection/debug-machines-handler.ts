@@ -11,7 +11,7 @@
  */
 import { chartModel } from './chart-model.js';
 import { toSvg } from './chart-svg.js';
-import { debugMachinesPage } from './debug-machines-page.js';
+import { debugMachinesPage, type DetailPanel } from './debug-machines-page.js';
 import type { InspectorUpdate, MachineInspector } from './machine-inspector.js';
 
 /** What the handler reads of a request (node's http and http2 requests both fit). */
@@ -50,7 +50,12 @@ function sse(res: DebugResponse, event: string, data: unknown): void {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-export function debugMachinesHandler(inspector: MachineInspector): DebugMachinesHandler {
+export interface DebugMachinesOptions {
+  /** Detail panels under machines' cards (e.g. the scheduler's pending-pod explanations). */
+  panels?: readonly DetailPanel[];
+}
+
+export function debugMachinesHandler(inspector: MachineInspector, options: DebugMachinesOptions = {}): DebugMachinesHandler {
   const charts = new Map<string, Promise<string>>();
   const chartSvg = (machineId: string): Promise<string> | undefined => {
     const machine = inspector.machine(machineId);
@@ -77,7 +82,7 @@ export function debugMachinesHandler(inspector: MachineInspector): DebugMachines
     if (rest === '' || rest === '/') {
       send(res, 200, 'application/json', `${JSON.stringify(inspector.snapshot(), null, 2)}\n`);
     } else if (rest === '/ui') {
-      send(res, 200, 'text/html; charset=utf-8', debugMachinesPage(), { 'content-security-policy': PAGE_CSP });
+      send(res, 200, 'text/html; charset=utf-8', debugMachinesPage(undefined, options.panels), { 'content-security-policy': PAGE_CSP });
     } else if (rest === '/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       res.write('retry: 2000\n\n');

@@ -27,6 +27,9 @@ pre { background: #f4f4f4; padding: 6px; border-radius: 4px; font-size: 12px; ma
 table { border-collapse: collapse; font-size: 12px; }
 td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; font-family: ui-monospace, monospace; }
 .others { font-size: 12px; color: #555; }
+.panel { margin-top: 8px; border-top: 1px solid #eee; padding-top: 6px; }
+.panel select { margin: 4px 6px 4px 0; max-width: 60ch; }
+.detail table { margin: 4px 0 8px; }
 g.state.active > path, g.state.active > polygon { fill: #ffd54f !important; stroke: #e65100 !important; stroke-width: 2.5px; }
 g.state.state-compound.active > path, g.state.state-compound.active > polygon,
 g.state.state-parallel.active > path, g.state.state-parallel.active > polygon { fill: #fff8e1 !important; }
@@ -76,6 +79,8 @@ function cardFor(a) {
     const side = el('div', { class: 'side' });
     cols.append(c, side);
     card.append(h, cols);
+    const panel = PANELS.find((p) => p.machineId === a.machineId);
+    if (panel) card.append(panelFor(panel));
     main.append(card);
     order();
     chart(a.machineId).then((svg) => {
@@ -85,6 +90,66 @@ function cardFor(a) {
     });
   }
   return card;
+}
+
+/**
+ * A detail panel under a machine's card (e.g. the scheduler's "why is my pod pending"): a list of
+ * keys from panel.listPath (field panel.listField, key panel.keyField), and the chosen item from
+ * panel.itemPath + key rendered generically: scalars as rows, lists of objects as tables.
+ */
+function panelFor(panel) {
+  const box = el('div', { class: 'panel', 'data-panel': panel.title });
+  const pick = el('select');
+  const refresh = el('button', {}, 'refresh');
+  const out = el('div', { class: 'detail' });
+  box.append(el('div', { class: 'meta' }, panel.title), pick, refresh, out);
+  const load = () => fetch(panel.listPath).then((r) => r.json()).then((body) => {
+    const keys = (body[panel.listField] || []).map((x) => String(x[panel.keyField]));
+    const current = pick.value;
+    pick.replaceChildren(el('option', { value: '' }, keys.length + ' item(s): choose one'), ...keys.map((k) => el('option', { value: k }, k)));
+    if (keys.includes(current)) pick.value = current;
+  }).catch(() => {});
+  const show = () => {
+    if (!pick.value) { out.replaceChildren(); return; }
+    fetch(panel.itemPath + pick.value.split('/').map(encodeURIComponent).join('/')).then((r) => r.json()).then((item) => out.replaceChildren(detail(item))).catch(() => {});
+  };
+  pick.addEventListener('change', show);
+  refresh.addEventListener('click', () => { load(); show(); });
+  load();
+  return box;
+}
+
+function cell(v) {
+  if (Array.isArray(v)) return v.length > 8 ? v.slice(0, 8).join(', ') + ', … (' + v.length + ')' : v.join(', ');
+  if (v && typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function detail(item) {
+  const wrap = el('div');
+  const rows = el('table');
+  for (const [k, v] of Object.entries(item)) {
+    if (Array.isArray(v) && v.length > 0 && typeof v[0] === 'object') continue;
+    const tr = el('tr');
+    tr.append(el('th', {}, k), el('td', {}, cell(v)));
+    rows.append(tr);
+  }
+  wrap.append(rows);
+  for (const [k, v] of Object.entries(item)) {
+    if (!Array.isArray(v) || v.length === 0 || typeof v[0] !== 'object') continue;
+    const cols = [...new Set(v.flatMap((o) => Object.keys(o)))];
+    const t = el('table', { 'data-field': k });
+    const head = el('tr');
+    head.append(...cols.map((c) => el('th', {}, c)));
+    t.append(head);
+    for (const o of v) {
+      const tr = el('tr');
+      tr.append(...cols.map((c) => el('td', {}, o[c] === undefined ? '' : cell(o[c]))));
+      t.append(tr);
+    }
+    wrap.append(el('div', { class: 'meta' }, k), t);
+  }
+  return wrap;
 }
 
 /** Cards in tree order (roots by start, each followed by its descendants); other actors last. */
@@ -172,7 +237,19 @@ function connect() {
 fetch(api).then((r) => r.json()).then(applySnapshot).catch(() => {}).finally(connect);
 `;
 
-export function debugMachinesPage(title = 'svc · machines'): string {
+/** A detail panel shown under the card of one machine (see `panelFor` in the page script). */
+export interface DetailPanel {
+  machineId: string;
+  title: string;
+  /** GET returns an object whose `listField` is a list of objects with a `keyField`. */
+  listPath: string;
+  listField: string;
+  keyField: string;
+  /** The item is at itemPath + key (key segments URL-encoded). */
+  itemPath: string;
+}
+
+export function debugMachinesPage(title = 'svc · machines', panels: readonly DetailPanel[] = []): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -184,7 +261,7 @@ export function debugMachinesPage(title = 'svc · machines'): string {
 <body>
 <header><h1>${title}</h1><span id="conn">connecting…</span></header>
 <main></main>
-<script>${SCRIPT}</script>
+<script>const PANELS = ${JSON.stringify(panels).replace(/</g, '\\u003c')};${SCRIPT}</script>
 </body>
 </html>
 `;

@@ -9,8 +9,9 @@ export { toMermaid } from './chart-mermaid.js';
 export { renderDotToSvg, toSvg } from './chart-svg.js';
 export { DEFAULT_SUMMARY_LIMITS, summarizeContext, type ContextSummary, type SummaryLimits, type SummaryValue } from './context-summary.js';
 export {
-  DEBUG_MACHINES_PATH, debugMachinesHandler, type DebugMachinesHandler, type DebugRequest, type DebugResponse,
+  DEBUG_MACHINES_PATH, debugMachinesHandler, type DebugMachinesHandler, type DebugMachinesOptions, type DebugRequest, type DebugResponse,
 } from './debug-machines-handler.js';
+export type { DetailPanel } from './debug-machines-page.js';
 export {
   MachineInspector,
   type ActorStatus, type InspectedActor, type InspectedTransition, type InspectorUpdate, type MachineInspectorOptions, type MachinesSnapshot,
