@@ -91,6 +91,12 @@ const feed = fromCallback<SchedulerEvent, { scheduler: Scheduler }>(({ input, se
   return () => input.scheduler.stopFeeding();
 });
 
+/** `binding-<uid>` from `xstate.done.actor.binding-<uid>` / `xstate.error.actor.binding-<uid>`, else ''. */
+function bindingIdOf(event: { type: string }): string {
+  const m = /^xstate\.(?:done|error)\.actor\.(binding-.+)$/.exec(event.type);
+  return m?.[1] ?? '';
+}
+
 export const schedulerMachine = setup({
   types: {
     input: {} as SchedulerMachineInput,
@@ -152,8 +158,9 @@ export const schedulerMachine = setup({
         STOP: 'stopping',
         LEADER_LOST: 'stopping',
         SOURCE_FAILED: { target: 'stopping', actions: 'logSourceFailed' },
-        // A binding actor ended (it handled its own success or failure).
-        'xstate.done.actor.*': { actions: assign({ bindingsDone: ({ context }) => context.bindingsDone + 1 }) },
+        // A binding actor ended (it handled its own success or failure): count it and stop it, so
+        // finished bindings never pile up as children (stopping waits only for the running ones).
+        'xstate.done.actor.*': { actions: [assign({ bindingsDone: ({ context, event }) => context.bindingsDone + (bindingIdOf(event) ? 1 : 0) }), stopChild(({ event }) => bindingIdOf(event))] },
       },
       type: 'parallel',
       states: {
@@ -216,7 +223,14 @@ export const schedulerMachine = setup({
     },
     stopping: {
       entry: [stopChild('feed'), ({ context }) => context.scheduler.logger.info({ inFlight: context.bindingsStarted - context.bindingsDone }, 'stopping; waiting for bindings in flight')],
-      invoke: { src: 'drainBindings', input: ({ self }) => ({ isDrained: () => !Object.keys(self.getSnapshot().children).some((id) => id.startsWith('binding-')) }), onDone: 'stopped' },
+      // Bindings that end now are not stopped by a transition: count only the ones still running.
+      invoke: {
+        src: 'drainBindings',
+        input: ({ self }) => ({
+          isDrained: () => !Object.entries(self.getSnapshot().children).some(([id, child]) => id.startsWith('binding-') && child?.getSnapshot().status === 'active'),
+        }),
+        onDone: 'stopped',
+      },
     },
     stopped: { type: 'final' },
   },

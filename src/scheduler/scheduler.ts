@@ -97,6 +97,8 @@ export class Scheduler implements SchedulerSteps {
   private readonly subs: Subscription[] = [];
   private lastYield = 0;
   private readonly features: SchedulerFeatures;
+  /** The informer caches plugins read (services, volumes, budgets ...). */
+  readonly listers: ClusterListers;
   /** Counts of what happened, for the machine page. */
   readonly counters = { scheduled: 0, unschedulable: 0, errors: 0, bindings: 0, bindingFailures: 0 };
 
@@ -119,6 +121,18 @@ export class Scheduler implements SchedulerSteps {
       namespaces: f.informer(resources.namespaces),
       pdbs: f.informer<PodDisruptionBudget>(resources.poddisruptionbudgets),
       priorityClasses: f.informer<PriorityClass>(resources.priorityclasses),
+    };
+    const inf = this.inf;
+    this.listers = {
+      services: (ns) => inf.services.cache.list(ns),
+      replicaSets: (ns) => inf.replicaSets.cache.list(ns),
+      statefulSets: (ns) => inf.statefulSets.cache.list(ns),
+      replicationControllers: (ns) => inf.replicationControllers.cache.list(ns),
+      persistentVolumeClaim: (ns, name) => inf.pvcs.cache.get(`${ns}/${name}`),
+      persistentVolume: (name) => inf.pvs.cache.get(name),
+      namespaceLabels: (name) => inf.namespaces.cache.get(name)?.metadata.labels,
+      podDisruptionBudgets: (ns) => inf.pdbs.cache.list(ns),
+      node: (name) => inf.nodes.cache.get(name),
     };
     const cfg = opts.configuration;
     cfg.profiles.forEach((p, i) => {
@@ -145,18 +159,7 @@ export class Scheduler implements SchedulerSteps {
 
   /** What the plugins of profile `schedulerName` may use. */
   private handle(schedulerName: string): FrameworkHandle {
-    const inf = () => this.inf;
-    const listers: ClusterListers = {
-      services: (ns) => inf().services.cache.list(ns),
-      replicaSets: (ns) => inf().replicaSets.cache.list(ns),
-      statefulSets: (ns) => inf().statefulSets.cache.list(ns),
-      replicationControllers: (ns) => inf().replicationControllers.cache.list(ns),
-      persistentVolumeClaim: (ns, name) => inf().pvcs.cache.get(`${ns}/${name}`),
-      persistentVolume: (name) => inf().pvs.cache.get(name),
-      namespaceLabels: (name) => inf().namespaces.cache.get(name)?.metadata.labels,
-      podDisruptionBudgets: (ns) => inf().pdbs.cache.list(ns),
-      node: (name) => inf().nodes.cache.get(name),
-    };
+    const listers = this.listers;
     return {
       snapshot: () => this.snapshot,
       listers,

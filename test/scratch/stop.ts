@@ -1,0 +1,11 @@
+import { startApiServer } from '../helpers/apiserver.js';
+import { startTestScheduler } from '../helpers/scheduler.js';
+const server = await startApiServer();
+const s = await startTestScheduler(server);
+console.error('started');
+await s.running.stop();
+console.error('running stopped');
+await s.stop();
+console.error('stopped');
+await server.stop();
+console.error('server stopped');
