@@ -11,6 +11,8 @@ export interface SchedulerMetrics {
   algorithmLatency: Histogram;
   bindingLatency: Histogram;
   pendingPods: Gauge<'queue'>;
+  /** Where `scheduler_pending_pods` reads the queue lengths at each scrape. */
+  readQueueLengthsFrom(source: () => { active: number; backoff: number; unschedulable: number }): void;
   preemptionAttempts: Counter;
   preemptionVictims: Histogram;
 }
@@ -19,6 +21,7 @@ export interface SchedulerMetrics {
 const LATENCY_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
 
 export function schedulerMetrics(registry: Registry): SchedulerMetrics {
+  let queueLengths: (() => { active: number; backoff: number; unschedulable: number }) | undefined;
   return {
     attempts: new Counter({
       name: 'scheduler_schedule_attempts_total',
@@ -50,7 +53,17 @@ export function schedulerMetrics(registry: Registry): SchedulerMetrics {
       help: 'Number of pending pods, by the queue type. "active" means the active queue; "backoff" the back-off queue; "unschedulable" the unschedulable pods.',
       labelNames: ['queue'],
       registers: [registry],
+      collect() {
+        const l = queueLengths?.();
+        if (!l) return;
+        this.set({ queue: 'active' }, l.active);
+        this.set({ queue: 'backoff' }, l.backoff);
+        this.set({ queue: 'unschedulable' }, l.unschedulable);
+      },
     }),
+    readQueueLengthsFrom: (source) => {
+      queueLengths = source;
+    },
     preemptionAttempts: new Counter({ name: 'scheduler_preemption_attempts_total', help: 'Total preemption attempts in the cluster till now.', registers: [registry] }),
     preemptionVictims: new Histogram({
       name: 'scheduler_preemption_victims',

@@ -149,6 +149,7 @@ export class Scheduler implements SchedulerSteps {
       podInitialBackoffMs: cfg.podInitialBackoffSeconds * 1000,
       podMaxBackoffMs: cfg.podMaxBackoffSeconds * 1000,
     });
+    opts.metrics?.readQueueLengthsFrom(() => this.queue.lengths());
     this.podScheduler = new PodScheduler({
       percentageOfNodesToScore: cfg.percentageOfNodesToScore,
       nominatedPodsFor: (node) => this.nominator.podsOn(node),
@@ -407,24 +408,13 @@ export class Scheduler implements SchedulerSteps {
 
   flushBackoff(): number {
     const n = this.queue.flushBackoffCompleted();
-    this.publishQueueLengths();
     return n;
   }
 
   flushUnschedulable(): number {
     for (const key of this.cache.cleanupExpiredAssumed()) this.logger.warn({ pod: key }, 'assumed pod expired without its binding being observed');
     const n = this.queue.flushUnschedulableLeftover();
-    this.publishQueueLengths();
     return n;
-  }
-
-  publishQueueLengths(): void {
-    const m = this.opts.metrics;
-    if (!m) return;
-    const l = this.queue.lengths();
-    m.pendingPods.set({ queue: 'active' }, l.active);
-    m.pendingPods.set({ queue: 'backoff' }, l.backoff);
-    m.pendingPods.set({ queue: 'unschedulable' }, l.unschedulable);
   }
 
   // ---- helpers ----------------------------------------------------------------------------
