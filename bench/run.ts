@@ -9,6 +9,9 @@
  *                                          apiserver); replaces its section of docs/benchmarks.md
  *   --only=storms | BENCH_ONLY=storms  only the memory-under-storms part (watch storm with initial state,
  *                                      2x in-flight overload) against a fresh apiserver; replaces its section
+ *   --only=scheduler | BENCH_ONLY=scheduler  only the scheduler part (SchedulingBasic at 5,000 nodes in process
+ *                                          and over HTTPS, anti-affinity and topology-spread variants on
+ *                                          1,000 nodes); replaces its section of docs/benchmarks.md
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,14 +33,20 @@ import { queueTargetMet, renderRuntimeSection, spliceRuntimeSection, spliceSecti
 import { measureStorms, type StormFigures, type StormSettings, stormServerArgs } from './measure-storms.js';
 import { renderStormsSection, STORMS_BEFORE, STORMS_HEADING } from './report-storms.js';
 import { type BenchFigures, type BenchSettings, machineInfo, renderReport } from './report.js';
+import { measureScheduling, type SchedulerBenchResult } from './measure-scheduler.js';
+import { renderSchedulerSection, SCHEDULER_HEADING } from './report-scheduler.js';
+import { SCHEDULER_NOTES } from './scheduler-notes.js';
+import { startInProcessServer } from './in-process-server.js';
+import { connectInProcess } from '../src/cli/in-process-client.js';
+import { connect, resources } from '../src/client/index.js';
 import { ROOT, type ServerProcess, startApiServer, startBareServer } from './server-process.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf" and "storms"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms" and "scheduler"`);
   process.exit(2);
 }
 
@@ -186,6 +195,56 @@ async function mainStormsOnly(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
+async function mainSchedulerOnly(): Promise<void> {
+  const results: SchedulerBenchResult[] = [];
+  const basic = { variant: 'basic' as const, nodes: 5_000, backgroundPods: 1_000, measuredPods: 10_000, createConcurrency: 64 };
+  {
+    log('scheduler, in process: SchedulingBasic, 5,000 nodes');
+    const local = await startInProcessServer(work);
+    const conn = connectInProcess(local.server);
+    try {
+      results.push(await measureScheduling(basic, conn.client, conn.client, 'in-process', 'sched-basic'));
+      for (const variant of ['anti-affinity', 'topology-spread'] as const) {
+        log(`scheduler, in process: ${variant}, 1,000 nodes`);
+        // A fresh cluster per case: the nodes and pods of the previous case would take part.
+        for (const n of (await conn.client.list(resources.nodes)).items) await conn.client.delete(resources.nodes, '', n.metadata.name!);
+        for (const p of (await conn.client.list(resources.pods)).items) {
+          await conn.client.delete(resources.pods, p.metadata.namespace!, p.metadata.name!, { gracePeriodSeconds: 0 });
+        }
+        results.push(await measureScheduling({ variant, nodes: 1_000, backgroundPods: 500, measuredPods: 3_000, createConcurrency: 64 }, conn.client, conn.client, 'in-process', `sched-${variant}`));
+      }
+    } finally {
+      await conn.close();
+      await local.stop();
+    }
+  }
+  {
+    log('scheduler, over HTTPS: SchedulingBasic, 5,000 nodes');
+    const api = await startApiServer({ dataDir, certDir });
+    const cfg = join(work, 'svcconfig.yaml');
+    writeFileSync(cfg, [
+      'apiVersion: v1', 'kind: Config', 'current-context: bench',
+      `clusters: [{ name: bench, cluster: { server: "${api.url}", certificate-authority: "${join(certDir, 'apiserver.crt')}" } }]`,
+      'users: [{ name: bench, user: {} }]', 'contexts: [{ name: bench, context: { cluster: bench, user: bench } }]', '',
+    ].join('\n'));
+    const load = connect({ svcconfig: cfg, qps: 0 });
+    const sched = connect({ svcconfig: cfg, qps: 0, userAgent: 'scheduler' });
+    try {
+      results.push(await measureScheduling(basic, load.client, sched.client, 'HTTPS', 'sched-basic'));
+    } finally {
+      await sched.close();
+      await load.close();
+      await api.stop();
+    }
+  }
+  for (const r of results) log(`${r.variant} ${r.transport} ${r.nodes} nodes: ${r.podsPerSecond} pods/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, RSS +${r.schedulerRssMiB} MiB`);
+  const section = renderSchedulerSection(results, { command: 'BENCH_ONLY=scheduler npm run bench', date: startedAt, loadAtStart, notes: SCHEDULER_NOTES });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), SCHEDULER_HEADING, section));
+  log('wrote the scheduler section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
 async function main(): Promise<void> {
   if (loadAtStart > 0.5) log(`warning: load average ${loadAtStart.toFixed(2)}: other work is running, figures will be low and noisy`);
   log(`apiserver: data ${dataDir}${profileDir ? `, CPU profile to ${profileDir}` : ''}`);
@@ -297,7 +356,7 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
-(only === 'runtime' ? mainRuntimeOnly() : only === 'protobuf' ? mainProtobufOnly() : only === 'storms' ? mainStormsOnly() : main()).catch((err: unknown) => {
+(only === 'runtime' ? mainRuntimeOnly() : only === 'protobuf' ? mainProtobufOnly() : only === 'storms' ? mainStormsOnly() : only === 'scheduler' ? mainSchedulerOnly() : main()).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
   process.exit(1);

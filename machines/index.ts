@@ -8,3 +8,7 @@ export {
   type LeaderElectionActor, type LeaderElectionCallbacks, type LeaderElectionEvent, type LeaderElectionInput, type StoppedLeadingReason,
 } from './leader-election.js';
 export { runReconcile, settle, workerMachine, workLoop, type ReconcileFunction, type WorkerInput, type WorkerStats } from './worker.js';
+export {
+  schedulerMachine,
+  type BindingWork, type CycleResult, type Scheduler, type SchedulerActor, type SchedulerEvent, type SchedulerMachineInput,
+} from './scheduler.js';

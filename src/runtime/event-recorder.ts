@@ -45,6 +45,9 @@ interface Aggregate {
   lastMs: number;
 }
 
+/** Entries kept per cache (aggregates, per-object rate buckets). */
+const CACHE_ENTRIES = 4096;
+
 function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -134,15 +137,24 @@ export class EventRecorder {
     const b = this.buckets.get(id) ?? { tokens: this.burst, last: now };
     b.tokens = Math.min(this.burst, b.tokens + ((now - b.last) / 1000) * this.qps);
     b.last = now;
+    // Most recently used last, so the bound below drops the longest-unused objects' buckets.
+    this.buckets.delete(id);
     this.buckets.set(id, b);
+    if (this.buckets.size > CACHE_ENTRIES) this.buckets.delete(this.buckets.keys().next().value!);
     if (b.tokens < 1) return false;
     b.tokens -= 1;
     return true;
   }
 
-  /** Keeps the aggregation cache bounded: entries past the window cannot aggregate any more. */
+  /**
+   * Keeps the aggregation cache bounded (oldest first, as established: an LRU of 4,096): entries
+   * past the window cannot aggregate any more, and beyond the bound the oldest are dropped. Costs
+   * the entries dropped, never a scan of the whole cache.
+   */
   private evictOld(now: number): void {
-    if (this.aggregates.size < 4096) return;
-    for (const [k, a] of this.aggregates) if (now - a.lastMs > this.window) this.aggregates.delete(k);
+    for (const [k, a] of this.aggregates) {
+      if (this.aggregates.size <= CACHE_ENTRIES && now - a.lastMs <= this.window) break;
+      this.aggregates.delete(k);
+    }
   }
 }

@@ -60,7 +60,9 @@ export class SchedulerCache {
     return this.pods.get(uid)?.nodeName;
   }
 
+  /** The node's info for a change: it is marked for the next snapshot update. */
   private nodeInfo(name: string): NodeInfo {
+    this.dirty.add(name);
     let ni = this.nodes.get(name);
     if (!ni) {
       ni = new NodeInfo(name);
@@ -150,6 +152,7 @@ export class SchedulerCache {
   private removeFromNode(st: PodState): void {
     const ni = this.nodes.get(st.nodeName);
     if (!ni) return;
+    this.dirty.add(st.nodeName);
     ni.removePod(st.info.uid);
     if (!ni.node && ni.pods.length === 0) {
       this.nodes.delete(st.nodeName);
@@ -176,37 +179,46 @@ export class SchedulerCache {
   private snapStructure = -1;
   private snapImages = -1;
 
-  /** Brings `snap` up to date: copies nodes whose generation is newer than the snapshot's. */
+  /** Nodes changed since the last snapshot update: an update costs the changes, not the cluster. */
+  private readonly dirty = new Set<string>();
+
+  /** Brings `snap` up to date: copies the nodes changed since the last update. */
   updateSnapshot(snap: Snapshot): void {
-    let maxGen = snap.generation;
-    let changed = false;
     const rebuild = this.snapStructure !== this.structureVersion;
+    let affinityChanged = false;
     if (rebuild) {
       snap.nodeInfoList = [];
       snap.byName.clear();
       snap.indexByName.clear();
-    }
-    for (const ni of this.nodes.values()) {
-      if (!ni.node) continue;
-      let copy = snap.byName.get(ni.name);
-      if (!copy || ni.generation > snap.generation) {
-        copy = ni.clone();
+      for (const ni of this.nodes.values()) {
+        if (!ni.node) continue;
+        let copy = snap.byName.get(ni.name);
+        if (!copy || this.dirty.has(ni.name) || ni.generation > snap.generation) copy = ni.clone();
         snap.byName.set(ni.name, copy);
-        changed = true;
-        if (!rebuild) {
-          // In place: the node keeps its position in the list.
-          const i = snap.indexByName.get(ni.name);
-          if (i !== undefined) snap.nodeInfoList[i] = copy;
-        }
-      }
-      if (rebuild) {
         snap.indexByName.set(ni.name, snap.nodeInfoList.length);
         snap.nodeInfoList.push(copy);
+        if (ni.generation > snap.generation) snap.generation = ni.generation;
       }
-      if (ni.generation > maxGen) maxGen = ni.generation;
+    } else {
+      for (const name of this.dirty) {
+        const ni = this.nodes.get(name);
+        const i = snap.indexByName.get(name);
+        if (!ni?.node || i === undefined) continue;
+        const old = snap.nodeInfoList[i]!;
+        const copy = ni.clone();
+        snap.nodeInfoList[i] = copy;
+        snap.byName.set(name, copy);
+        if (ni.generation > snap.generation) snap.generation = ni.generation;
+        affinityChanged ||=
+          (old.podsWithAffinity.length > 0) !== (copy.podsWithAffinity.length > 0) ||
+          (old.podsWithRequiredAntiAffinity.length > 0) !== (copy.podsWithRequiredAntiAffinity.length > 0) ||
+          copy.podsWithAffinity.length > 0 ||
+          copy.podsWithRequiredAntiAffinity.length > 0;
+      }
     }
-    snap.generation = maxGen;
-    if (rebuild || changed) snap.rebuildLists(this.snapImages !== this.imagesVersion);
+    this.dirty.clear();
+    const imagesChanged = this.snapImages !== this.imagesVersion;
+    if (rebuild || affinityChanged || imagesChanged) snap.rebuildLists(imagesChanged);
     this.snapStructure = this.structureVersion;
     this.snapImages = this.imagesVersion;
   }

@@ -7,7 +7,8 @@
 import { parse, stringify } from 'yaml';
 import { parseDurationMs } from '../../api/duration.js';
 import { LOCK_TYPES } from '../../runtime/leader-election/config.js';
-import { resolvePluginRefs, SchedulerConfigError } from '../profile.js';
+import type { FrameworkHandle } from '../framework/interfaces.js';
+import { buildFramework, SchedulerConfigError } from '../profile.js';
 import { pluginRegistration } from '../plugins/registry.js';
 import { defaultConfiguration } from './defaults.js';
 import {
@@ -16,6 +17,13 @@ import {
 } from './types.js';
 
 type Json = Record<string, unknown>;
+
+/** A handle for building plugins only to check a profile: any use of it is a bug. */
+const UNUSED_HANDLE = new Proxy({} as FrameworkHandle, {
+  get: (_t, key) => {
+    throw new Error(`a plugin used the framework handle (${String(key)}) while being constructed`);
+  },
+});
 
 
 function isRecord(v: unknown): v is Json {
@@ -115,8 +123,9 @@ function profile(v: unknown, field: string): SchedulerProfile {
       return c['args'] === undefined ? { name } : { name, args: record(c['args'], `${f}.args`) };
     });
   }
-  // Resolving now reports a plugin at a point it does not implement, with the field, before start.
-  resolvePluginRefs(out, field);
+  // Building the profile's plugins now reports a plugin at a point it does not implement (and any
+  // other composition error) with the field, before start. Plugins touch the handle only later.
+  buildFramework(out, UNUSED_HANDLE, field);
   return out;
 }
 

@@ -14,6 +14,8 @@ export class CycleState {
   /** Plugins whose pre-filter said Skip: their filter is not run for this pod. */
   readonly skipFilter = new Set<string>();
   readonly skipScore = new Set<string>();
+  /** The filters left once pre-filters said which to skip (the framework fills it at first use). */
+  filtersToRun: readonly unknown[] | undefined;
 
   write(key: string, value: CycleData): void {
     this.data.set(key, value);

@@ -96,8 +96,10 @@ export class Framework implements FilterRunner {
 
   /** The first rejection among the filters (with the plugin's name), or success. */
   runFilters(state: CycleState, pod: PodInfo, node: NodeInfo): Verdict {
-    for (const f of this.filters) {
-      if (state.skipFilter.has(f.name)) continue;
+    // Decided once per cycle, not per node: which filters the pre-filters left to run.
+    const filters = (state.filtersToRun ??= this.filters.filter((f) => !state.skipFilter.has(f.name))) as readonly FilterPlugin[];
+    for (let i = 0; i < filters.length; i++) {
+      const f = filters[i]!;
       let v: Verdict;
       try {
         v = f.filter(state, pod, node);

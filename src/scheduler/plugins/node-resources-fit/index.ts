@@ -45,6 +45,17 @@ export function insufficientResources(pod: PodInfo, node: NodeInfo, args?: FitAr
 }
 
 export function fits(pod: PodInfo, node: NodeInfo, args?: FitArgs): Verdict {
+  // The common case, without building a list: every request fits.
+  const alloc = node.allocatable;
+  const used = node.requested;
+  const req = pod.requests;
+  if (
+    node.pods.length + 1 <= alloc.allowedPodNumber &&
+    req.milliCPU <= alloc.milliCPU - used.milliCPU &&
+    req.memory <= alloc.memory - used.memory &&
+    req.ephemeralStorage <= alloc.ephemeralStorage - used.ephemeralStorage &&
+    req.scalar.size === 0
+  ) return success();
   const missing = insufficientResources(pod, node, args);
   return missing.length === 0 ? success() : unschedulable(...missing);
 }
