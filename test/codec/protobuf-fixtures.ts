@@ -228,6 +228,15 @@ export const KIND_FIXTURES: Record<string, SvcObject> = {
     metadata: meta('node-1', 'kube-node-lease'),
     spec: { holderIdentity: 'node-1', leaseDurationSeconds: 40, acquireTime: '2026-11-22T08:03:22.000000Z', renewTime: '2026-11-22T08:03:25.123456Z', leaseTransitions: 1 },
   },
+  PriorityClass: {
+    apiVersion: 'scheduling.svc.io/v1',
+    kind: 'PriorityClass',
+    metadata: meta('high'),
+    value: 1000,
+    globalDefault: false,
+    description: 'for the important pods',
+    preemptionPolicy: 'PreemptLowerPriority',
+  },
   EndpointSlice: {
     apiVersion: 'discovery.svc.io/v1beta1',
     kind: 'EndpointSlice',

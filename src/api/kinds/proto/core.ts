@@ -320,7 +320,7 @@ export const CORE_V1_PROTO: ProtoPackageTable = {
     PodAntiAffinity: {
       fields: { requiredDuringSchedulingIgnoredDuringExecution: '1 repeated PodAffinityTerm', preferredDuringSchedulingIgnoredDuringExecution: '2 repeated WeightedPodAffinityTerm' },
     },
-    PodAffinityTerm: { fields: { labelSelector: '1 LabelSelector', namespaces: '2 repeated string', topologyKey: '3 string' } },
+    PodAffinityTerm: { fields: { labelSelector: '1 LabelSelector', namespaces: '2 repeated string', topologyKey: '3 string', namespaceSelector: '4 LabelSelector' } },
     WeightedPodAffinityTerm: { fields: { weight: '1 int32', podAffinityTerm: '2 PodAffinityTerm' } },
     Container: { fields: containerFields },
     EphemeralContainer: { fields: { ephemeralContainerCommon: '1 EphemeralContainerCommon inline', targetContainerName: '2 string' } },
