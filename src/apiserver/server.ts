@@ -166,7 +166,10 @@ export class ApiHttpServer implements RequestPipeline {
       }
     } catch (err) {
       const status = err instanceof StatusError ? err : err instanceof StorageUnavailableError ? unavailableStatus(err) : toStatusError(err);
-      if (status.code >= 500) this.parts.logger.error({ err, path: pathname, method: req.method }, 'request failed');
+      // A server fault is an error; 503 (storage unavailable, logged where it is seen) and 504 (a
+      // deadline, or a resourceVersion from the future: the client's doing) are not.
+      if (status.code >= 500 && status.code !== 503 && status.code !== 504) this.parts.logger.error({ err, path: pathname, method: req.method }, 'request failed');
+      else if (status.code >= 500) this.parts.logger.debug({ path: pathname, method: req.method, code: status.code, reason: status.reason }, 'request not served');
       if (!res.headersSent) writeStatus(res, status);
       else if (!res.writableEnded) res.end();
     } finally {

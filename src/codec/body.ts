@@ -22,8 +22,76 @@ export { mediaTypeOf } from './negotiation.js';
  */
 export const MAX_YAML_ALIAS_COUNT = 100;
 
-/** Parses YAML text with the alias bound; throws the parser's error (callers turn it into a 400). */
+/**
+ * How deep a YAML body may nest (flow brackets or block indentation) before it is parsed: the
+ * parser recurses per level, so deeper text is refused by a linear scan instead of overflowing
+ * the stack. Above the objects' own bound (256), so that one still names the field.
+ */
+export const MAX_YAML_NESTING = 512;
+
+/** The deepest nesting of `text`'s flow collections and block structure (a linear scan, no recursion). */
+export function yamlNestingDepth(text: string): number {
+  let max = 0;
+  let flow = 0;
+  const indents: number[] = [];
+  let lineStart = true;
+  let indent = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '\n') {
+      lineStart = true;
+      indent = 0;
+      continue;
+    }
+    if (lineStart) {
+      if (ch === ' ') {
+        indent++;
+        continue;
+      }
+      lineStart = false;
+      if (ch === '#' || ch === '\r') {
+        while (i < text.length && text[i] !== '\n') i++;
+        i--;
+        continue;
+      }
+      if (flow === 0) {
+        while (indents.length > 0 && indents[indents.length - 1]! >= indent) indents.pop();
+        indents.push(indent);
+        // Each "- " starting an item in a block sequence opens one more level on the same line.
+        let j = i;
+        while (text[j] === '-' && (text[j + 1] === ' ' || text[j + 1] === '\n')) {
+          indents.push(indent + (j - i) + 1);
+          j += 2;
+          while (text[j] === ' ') j++;
+        }
+        if (indents.length > max) max = indents.length;
+      }
+    }
+    if (ch === '"' || ch === "'") {
+      // Skip the quoted scalar (a single quote escapes itself, a double-quoted one uses backslashes).
+      for (i++; i < text.length; i++) {
+        if (ch === '"' && text[i] === '\\') i++;
+        else if (text[i] === ch) {
+          if (ch === "'" && text[i + 1] === "'") i++;
+          else break;
+        }
+      }
+    } else if (ch === '#' && (i === 0 || text[i - 1] === ' ' || text[i - 1] === '\t')) {
+      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+    } else if (ch === '[' || ch === '{') {
+      flow++;
+      if (flow + indents.length > max) max = flow + indents.length;
+    } else if ((ch === ']' || ch === '}') && flow > 0) {
+      flow--;
+    }
+  }
+  return max;
+}
+
+/** Parses YAML text with the alias and nesting bounds; throws an Error with a plain message (callers turn it into a 400). */
 export function parseYamlText(text: string): unknown {
+  const depth = yamlNestingDepth(text);
+  if (depth > MAX_YAML_NESTING) throw new Error(`it nests ${depth} levels deep, more than the ${MAX_YAML_NESTING} allowed`);
   return parseYaml(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT });
 }
 

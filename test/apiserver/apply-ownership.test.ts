@@ -75,4 +75,20 @@ test('reset: [{}] as the new managedFields strips them; [] keeps the stored ones
   assert.is(reset.metadata.managedFields, undefined);
 });
 
+test('a conflict with many fields lists the first 100 and counts them all', () => {
+  const data = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'a']));
+  const live = created(data);
+  const next = cm(Object.fromEntries(Object.keys(data).map((k) => [k, 'b'])), live.metadata.managedFields);
+  try {
+    trackOwnership(configMapDefinition, live, next, applyBy('b', data), T1);
+    assert.unreachable('expected a conflict');
+  } catch (e) {
+    assert.instance(e, StatusError);
+    const err = e as StatusError;
+    assert.match(err.message, /^Apply failed with 20000 conflicts: conflicts with "a":\n- \.data\.k0\n/);
+    assert.match(err.message, /\(and 19900 more\)$/);
+    assert.is((err.status.details?.causes ?? []).length, 100);
+  }
+});
+
 test.run();

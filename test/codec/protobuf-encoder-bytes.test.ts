@@ -38,6 +38,7 @@ const EDGE_OBJECTS = [
   'Job/pi 655bdf8032987c94e937b22d3a9d8232',
   'CronJob/nightly a508818e7d0029887d1b43eab28a2bb6',
   'Lease/node-1 9c0a9046ac85c4259273e0e4082c999d',
+  'PriorityClass/high ff69569192f5e8696b21f14dff2fcdf9',
   'EndpointSlice/web-abc 350abb5fd5a6dca3dc3cc79c76d87f51',
   'PodDisruptionBudget/web bd541d10769a0d9bfdd3b79002555e0f',
   'HorizontalPodAutoscaler/web 669c937b5740a1e326c07ba26baaba97',

@@ -283,6 +283,45 @@ export interface PodSpec {
       defaultMode?: number;
       [field: string]: unknown;
     };
+    gcePersistentDisk?: {
+      pdName?: string;
+      fsType?: string;
+      partition?: number;
+      readOnly?: boolean;
+    };
+    awsElasticBlockStore?: {
+      volumeID?: string;
+      fsType?: string;
+      partition?: number;
+      readOnly?: boolean;
+    };
+    iscsi?: {
+      targetPortal?: string;
+      iqn?: string;
+      lun?: number;
+      iscsiInterface?: string;
+      fsType?: string;
+      readOnly?: boolean;
+      portals?: string[];
+      chapAuthDiscovery?: boolean;
+      chapAuthSession?: boolean;
+      secretRef?: {
+        name?: string;
+      };
+      initiatorName?: string;
+    };
+    rbd?: {
+      monitors?: string[];
+      image?: string;
+      fsType?: string;
+      pool?: string;
+      user?: string;
+      keyring?: string;
+      secretRef?: {
+        name?: string;
+      };
+      readOnly?: boolean;
+    };
     [field: string]: unknown;
   }[];
   initContainers?: Container[];

@@ -140,17 +140,27 @@ function baseline(live: SvcObject | undefined, next: SvcObject, own: Ownership):
   return decodeManagedFields(live?.metadata.managedFields) ?? [];
 }
 
-/** A 409 naming each conflicting field and its manager. */
+/** How many conflicts a 409 lists (message and causes); the count always covers them all. */
+export const MAX_LISTED_CONFLICTS = 100;
+
+/** A 409 naming each conflicting field and its manager (the first MAX_LISTED_CONFLICTS of them). */
 function conflictError(def: ResourceDefinition, name: string, conflicts: { manager: string; path: FieldPath }[]): StatusError {
-  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${JSON.stringify(c.manager)}`, field: formatPath(c.path) }));
+  const listed = conflicts.slice(0, MAX_LISTED_CONFLICTS);
+  const causes = listed.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${JSON.stringify(c.manager)}`, field: formatPath(c.path) }));
   let message: string;
   if (conflicts.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${JSON.stringify(conflicts[0]!.manager)}: ${formatPath(conflicts[0]!.path)}`;
   } else {
+    // Linear in the conflicts: one list per manager, appended in place.
     const byManager = new Map<string, string[]>();
-    for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), formatPath(c.path)]);
+    for (const c of listed) {
+      let paths = byManager.get(c.manager);
+      if (!paths) byManager.set(c.manager, (paths = []));
+      paths.push(formatPath(c.path));
+    }
     const parts = [...byManager.keys()].sort().flatMap((m) => [`conflicts with ${JSON.stringify(m)}:`, ...byManager.get(m)!.map((p) => `- ${p}`)]);
-    message = `Apply failed with ${conflicts.length} conflicts: ${parts.join('\n')}`;
+    const more = conflicts.length > listed.length ? `\n(and ${conflicts.length - listed.length} more)` : '';
+    message = `Apply failed with ${conflicts.length} conflicts: ${parts.join('\n')}${more}`;
   }
   const details = { name, kind: def.plural, ...(def.group ? { group: def.group } : {}), causes };
   // The established text: clients (kubectl) add their own advice on force, dropping or sharing.

@@ -84,6 +84,14 @@ const volumeSchema = (): SchemaNode =>
     emptyDir: openObj({ medium: str(), sizeLimit: quantity() }),
     configMap: openObj({ name: str(), optional: bool(), defaultMode: int32() }),
     secret: openObj({ secretName: str(), optional: bool(), defaultMode: int32() }),
+    // Disks that attach read-write to one node at a time (the scheduler's VolumeRestrictions reads them).
+    gcePersistentDisk: obj({ pdName: str(), fsType: str(), partition: int32(), readOnly: bool() }),
+    awsElasticBlockStore: obj({ volumeID: str(), fsType: str(), partition: int32(), readOnly: bool() }),
+    iscsi: obj({
+      targetPortal: str(), iqn: str(), lun: int32(), iscsiInterface: str(), fsType: str(), readOnly: bool(), portals: atomicList(str()),
+      chapAuthDiscovery: bool(), chapAuthSession: bool(), secretRef: localObjectReference(), initiatorName: str(),
+    }),
+    rbd: obj({ monitors: atomicList(str()), image: str(), fsType: str(), pool: str(), user: str(), keyring: str(), secretRef: localObjectReference(), readOnly: bool() }),
   });
 
 export const podSpecSchema = (): SchemaNode =>

@@ -383,15 +383,33 @@ export const CORE_V1_PROTO: ProtoPackageTable = {
       fields: {
         hostPath: '1 HostPathVolumeSource',
         emptyDir: '2 EmptyDirVolumeSource',
+        gcePersistentDisk: '3 GCEPersistentDiskVolumeSource',
+        awsElasticBlockStore: '4 AWSElasticBlockStoreVolumeSource',
         secret: '6 SecretVolumeSource',
         nfs: '7 NFSVolumeSource',
+        iscsi: '8 ISCSIVolumeSource',
         persistentVolumeClaim: '10 PersistentVolumeClaimVolumeSource',
+        rbd: '11 RBDVolumeSource',
         downwardAPI: '16 DownwardAPIVolumeSource',
         configMap: '19 ConfigMapVolumeSource',
         projected: '26 ProjectedVolumeSource',
       },
     },
     HostPathVolumeSource: { fields: { path: '1 string', type: '2 string' } },
+    GCEPersistentDiskVolumeSource: { fields: { pdName: '1 string', fsType: '2 string', partition: '3 int32', readOnly: '4 bool' } },
+    AWSElasticBlockStoreVolumeSource: { fields: { volumeID: '1 string', fsType: '2 string', partition: '3 int32', readOnly: '4 bool' } },
+    ISCSIVolumeSource: {
+      fields: {
+        targetPortal: '1 string', iqn: '2 string', lun: '3 int32', iscsiInterface: '4 string', fsType: '5 string', readOnly: '6 bool',
+        portals: '7 repeated string', chapAuthDiscovery: '8 bool', secretRef: '10 LocalObjectReference', chapAuthSession: '11 bool', initiatorName: '12 string',
+      },
+    },
+    RBDVolumeSource: {
+      fields: {
+        monitors: '1 repeated string', image: '2 string', fsType: '3 string', pool: '4 string', user: '5 string', keyring: '6 string',
+        secretRef: '7 LocalObjectReference', readOnly: '8 bool',
+      },
+    },
     EmptyDirVolumeSource: { fields: { medium: '1 string', sizeLimit: '2 Quantity' } },
     SecretVolumeSource: { fields: { secretName: '1 string', items: '2 repeated KeyToPath', defaultMode: '3 int32', optional: '4 bool' } },
     NFSVolumeSource: { fields: { server: '1 string', path: '2 string', readOnly: '3 bool' } },
