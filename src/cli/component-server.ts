@@ -12,6 +12,9 @@ import type { Registry } from 'prom-client';
 import type { ServingCertificates } from '../apiserver/config.js';
 import { HealthEndpoint, type HealthCheck } from '../apiserver/health.js';
 import { writeText, type Request, type Response } from '../apiserver/http.js';
+import { hostname } from 'node:os';
+import type { CommonOptions } from './common-options.js';
+import { loadServingCertificates } from './tls.js';
 
 /** Answers a request it knows (true) or leaves it to the next handler (false). */
 export type ExtraHandler = (req: Request, res: Response) => Promise<boolean>;
@@ -40,6 +43,33 @@ export interface ComponentServer {
   /** The bound plain HTTP port; 0 when there is none. */
   readonly plainPort: number;
   close(): Promise<void>;
+}
+
+const UNSPECIFIED = new Set(['', '0.0.0.0', '::']);
+
+/**
+ * The serving certificate of a component's secure port from its common flags (given files, or a
+ * self-signed pair in --cert-dir for localhost, this host and --bind-address); undefined for port 0.
+ */
+export async function componentServingCertificates(common: CommonOptions, component: string): Promise<ServingCertificates | undefined> {
+  if (common.securePort === 0) return undefined;
+  const hosts = ['127.0.0.1', '::1', 'localhost', hostname()];
+  if (!UNSPECIFIED.has(common.bindAddress)) hosts.push(common.bindAddress);
+  return loadServingCertificates({
+    ...(common.tls.certFile ? { certFile: common.tls.certFile } : {}),
+    ...(common.tls.keyFile ? { keyFile: common.tls.keyFile } : {}),
+    ...(common.tls.minVersion ? { minVersion: common.tls.minVersion } : {}),
+    certDir: common.tls.certDir,
+    sniCertKeys: common.tls.sniCertKeys,
+    cipherSuites: common.tls.cipherSuites,
+    hosts,
+    component,
+  });
+}
+
+/** The address to show for a listener bound to `bindAddress` (an unspecified one is shown as 127.0.0.1). */
+export function shownHost(bindAddress: string): string {
+  return UNSPECIFIED.has(bindAddress) ? '127.0.0.1' : bindAddress;
 }
 
 /** Starts listening (or nothing, for port 0); rejects when the port cannot be bound. */

@@ -9,20 +9,16 @@
  * scheduling, waits for bindings in flight, releases the lock and exits 0.
  */
 import { writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parseDurationMs } from '../api/duration.js';
 import type { HealthCheck } from '../apiserver/health.js';
 import { OptionsError } from './common-options.js';
-import { startComponentServer } from './component-server.js';
+import { componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
 import { runDaemon, warnUnhonouredFlags } from './program.js';
 import { createSchedulerProgram, resolveSchedulerOptions } from './scheduler-options.js';
-import { loadServingCertificates } from './tls.js';
-
-const UNSPECIFIED = new Set(['', '0.0.0.0', '::']);
 
 await runDaemon({
   program: createSchedulerProgram(),
@@ -86,21 +82,7 @@ await runDaemon({
     let running: ReturnType<typeof startScheduler> | undefined;
     const debugScheduler = debugSchedulerHandler(() => running?.scheduler);
     const healthChecks: HealthCheck[] = [{ name: 'ping', check: () => undefined }];
-    const hosts = ['127.0.0.1', '::1', 'localhost', hostname()];
-    if (!UNSPECIFIED.has(common.bindAddress)) hosts.push(common.bindAddress);
-    const tls =
-      common.securePort === 0
-        ? undefined
-        : await loadServingCertificates({
-            ...(common.tls.certFile ? { certFile: common.tls.certFile } : {}),
-            ...(common.tls.keyFile ? { keyFile: common.tls.keyFile } : {}),
-            ...(common.tls.minVersion ? { minVersion: common.tls.minVersion } : {}),
-            certDir: common.tls.certDir,
-            sniCertKeys: common.tls.sniCertKeys,
-            cipherSuites: common.tls.cipherSuites,
-            hosts,
-            component: 'scheduler',
-          });
+    const tls = await componentServingCertificates(common, 'scheduler');
     const profiling = cfg.enableProfiling ? createProfilingHandler() : undefined;
     // Bind the ports before electing, so a port in use fails the start without touching the lock.
     const server = await startComponentServer({
@@ -120,8 +102,8 @@ await runDaemon({
       await connection.close();
       throw e;
     });
-    const shownHost = UNSPECIFIED.has(common.bindAddress) ? '127.0.0.1' : common.bindAddress;
-    if (server.port) logger.info({ url: `https://${shownHost}:${server.port}` }, 'serving securely');
+    const host = shownHost(common.bindAddress);
+    if (server.port) logger.info({ url: `https://${host}:${server.port}` }, 'serving securely');
     if (server.plainPort) logger.warn({ url: `http://${options.insecure.address}:${server.plainPort}` }, 'serving insecurely on the deprecated --port (no authentication); pass --port=0 to turn it off');
 
     const le = cfg.leaderElection;

@@ -9,12 +9,11 @@
  * so replicas of the same modules share it; set --leader-elect-resource-name to choose one.
  * Losing the lease exits 1 at once; SIGTERM drains the reconciles, releases the lock and exits 0.
  */
-import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { OptionsError, resolveCommonOptions } from './common-options.js';
 import type { HealthCheck } from '../apiserver/health.js';
-import { startComponentServer } from './component-server.js';
+import { componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
 import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
 } from './controller-host-options.js';
@@ -24,9 +23,6 @@ import { createLogger } from './logging.js';
 import { addFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
 import { createDaemonProgram, superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
-import { loadServingCertificates } from './tls.js';
-
-const UNSPECIFIED = new Set(['', '0.0.0.0', '::']);
 
 export function runCommand(): Command {
   const cmd = createDaemonProgram({
@@ -61,21 +57,7 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
   const definitions = await loadControllerModules(modules);
   if (leaderElection.enabled && !leaderElection.resourceName) leaderElection.resourceName = defaultLockName(definitions);
 
-  const hosts = ['127.0.0.1', '::1', 'localhost', hostname()];
-  if (!UNSPECIFIED.has(common.bindAddress)) hosts.push(common.bindAddress);
-  const tls =
-    common.securePort === 0
-      ? undefined
-      : await loadServingCertificates({
-          ...(common.tls.certFile ? { certFile: common.tls.certFile } : {}),
-          ...(common.tls.keyFile ? { keyFile: common.tls.keyFile } : {}),
-          ...(common.tls.minVersion ? { minVersion: common.tls.minVersion } : {}),
-          certDir: common.tls.certDir,
-          sniCertKeys: common.tls.sniCertKeys,
-          cipherSuites: common.tls.cipherSuites,
-          hosts,
-          component: 'svc-run',
-        });
+  const tls = await componentServingCertificates(common, 'svc-run');
 
   // Loaded only now, so --help and flag errors answer without loading the client.
   const { connect, createInformerFactory } = await import('../client/index.js');
@@ -115,7 +97,7 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
     await connection.close();
     throw e;
   });
-  if (server.port) logger.info({ url: `https://${UNSPECIFIED.has(common.bindAddress) ? '127.0.0.1' : common.bindAddress}:${server.port}` }, 'serving');
+  if (server.port) logger.info({ url: `https://${shownHost(common.bindAddress)}:${server.port}` }, 'serving');
 
   const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
   const hosted = startHostedControllers({

@@ -21,7 +21,8 @@ test('every built-in kind has a generated type and an entry in BuiltinKinds', ()
 
 test('typed fields follow the schema: a pod template spec is the PodSpec, open objects keep other fields', () => {
   const text = generateKindTypes(builtinResources());
-  assert.ok(/export interface DeploymentSpec \{[^]*?template\?: \{[^]*?spec\?: PodSpec;/.test(text));
+  assert.ok(/export interface DeploymentSpec \{[^}]*?template\?: PodTemplateSpec;/.test(text));
+  assert.ok(/export interface PodTemplateSpec \{[^}]*?spec\?: PodSpec;/.test(text));
   assert.ok(text.includes('  affinity?: Affinity;'));
   // Compile-time check that the generated type is usable as a user would write it.
   const p: Pod = { metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '100m' } } }], priority: 5 } };

@@ -6,32 +6,13 @@ import type { ObjectMeta, SvcObject } from '../types.js';
 
 /** Shared by several kinds. */
 export interface NodeSelector {
-  nodeSelectorTerms?: {
-    matchExpressions?: {
-      key?: string;
-      operator?: string;
-      values?: string[];
-    }[];
-    matchFields?: {
-      key?: string;
-      operator?: string;
-      values?: string[];
-    }[];
-  }[];
+  nodeSelectorTerms?: NodeSelectorTerm[];
 }
 
 /** Shared by several kinds. */
 export interface NodeSelectorTerm {
-  matchExpressions?: {
-    key?: string;
-    operator?: string;
-    values?: string[];
-  }[];
-  matchFields?: {
-    key?: string;
-    operator?: string;
-    values?: string[];
-  }[];
+  matchExpressions?: NodeSelectorRequirement[];
+  matchFields?: NodeSelectorRequirement[];
 }
 
 /** Shared by several kinds. */
@@ -239,6 +220,12 @@ export interface Container {
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
+}
+
+/** Shared by several kinds. */
+export interface PodTemplateSpec {
+  metadata?: ObjectMeta;
+  spec?: PodSpec;
 }
 
 /** Part of Namespace (v1). */
@@ -487,10 +474,7 @@ export interface ReplicationControllerSpec {
   replicas?: number;
   minReadySeconds?: number;
   selector?: Record<string, string>;
-  template?: {
-    metadata?: ObjectMeta;
-    spec?: PodSpec;
-  };
+  template?: PodTemplateSpec;
 }
 
 /** Part of ReplicationController (v1). */
@@ -595,10 +579,7 @@ export interface LimitRangeSpec {
 export interface DeploymentSpec {
   replicas?: number;
   selector?: LabelSelectorSpec;
-  template?: {
-    metadata?: ObjectMeta;
-    spec?: PodSpec;
-  };
+  template?: PodTemplateSpec;
   strategy?: {
     type?: string;
     rollingUpdate?: {
@@ -632,20 +613,14 @@ export interface ReplicaSetSpec {
   replicas?: number;
   minReadySeconds?: number;
   selector?: LabelSelectorSpec;
-  template?: {
-    metadata?: ObjectMeta;
-    spec?: PodSpec;
-  };
+  template?: PodTemplateSpec;
 }
 
 /** Part of StatefulSet (apps/v1). */
 export interface StatefulSetSpec {
   replicas?: number;
   selector?: LabelSelectorSpec;
-  template?: {
-    metadata?: ObjectMeta;
-    spec?: PodSpec;
-  };
+  template?: PodTemplateSpec;
   volumeClaimTemplates?: {
     apiVersion?: string;
     kind?: string;
@@ -683,10 +658,7 @@ export interface StatefulSetStatus {
 /** Part of DaemonSet (apps/v1). */
 export interface DaemonSetSpec {
   selector?: LabelSelectorSpec;
-  template?: {
-    metadata?: ObjectMeta;
-    spec?: PodSpec;
-  };
+  template?: PodTemplateSpec;
   updateStrategy?: {
     type?: string;
     rollingUpdate?: {
@@ -720,10 +692,7 @@ export interface JobSpec {
   backoffLimit?: number;
   selector?: LabelSelectorSpec;
   manualSelector?: boolean;
-  template?: {
-    metadata?: ObjectMeta;
-    spec?: PodSpec;
-  };
+  template?: PodTemplateSpec;
   ttlSecondsAfterFinished?: number;
 }
 

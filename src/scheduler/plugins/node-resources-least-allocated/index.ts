@@ -37,17 +37,24 @@ export function leastAllocatedScore(requested: number, capacity: number): number
   return ((capacity - requested) * MAX_NODE_SCORE) / capacity;
 }
 
-export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS): number {
+/** The weighted average over `weights` of `perResource(requested, allocatable)` (the allocation scores' shared shape). */
+export function weightedResourceScore(
+  pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[], perResource: (requested: number, capacity: number) => number,
+): number {
   let total = 0;
   let weightSum = 0;
   for (const { name: res, weight } of weights) {
     const [req, cap] = requestedAndAllocatable(pod, node, res);
     // Extended resources the node does not have do not count (established).
     if (cap === 0 && res !== CPU && res !== MEMORY) continue;
-    total += leastAllocatedScore(req, cap) * weight;
+    total += perResource(req, cap) * weight;
     weightSum += weight;
   }
   return weightSum === 0 ? 0 : Math.floor(total / weightSum);
+}
+
+export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS): number {
+  return weightedResourceScore(pod, node, weights, leastAllocatedScore);
 }
 
 /** Reads `resources: [{name, weight}]` args; defaults to cpu and memory, weight 1. */

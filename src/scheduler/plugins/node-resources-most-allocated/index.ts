@@ -7,8 +7,7 @@ import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
 import type { PodInfo } from '../../framework/pod-info.js';
-import { CPU, MEMORY } from '../../framework/resources.js';
-import { requestedAndAllocatable, resourceWeights, type ResourceWeight, DEFAULT_RESOURCE_WEIGHTS } from '../node-resources-least-allocated/index.js';
+import { DEFAULT_RESOURCE_WEIGHTS, resourceWeights, weightedResourceScore, type ResourceWeight } from '../node-resources-least-allocated/index.js';
 
 export const name = 'NodeResourcesMostAllocated';
 
@@ -18,15 +17,7 @@ export function mostAllocatedScore(requested: number, capacity: number): number 
 }
 
 export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS): number {
-  let total = 0;
-  let weightSum = 0;
-  for (const { name: res, weight } of weights) {
-    const [req, cap] = requestedAndAllocatable(pod, node, res);
-    if (cap === 0 && res !== CPU && res !== MEMORY) continue;
-    total += mostAllocatedScore(req, cap) * weight;
-    weightSum += weight;
-  }
-  return weightSum === 0 ? 0 : Math.floor(total / weightSum);
+  return weightedResourceScore(pod, node, weights, mostAllocatedScore);
 }
 
 export function factory(args: Readonly<Record<string, unknown>>): Plugin {
