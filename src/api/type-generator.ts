@@ -7,7 +7,7 @@
  * signature; a spec/status shape shared by several kinds (a pod template's spec) is named once.
  */
 import { canonicalJson } from './json-walk.js';
-import { affinitySchema, containerSchema, podTemplateSchema } from './kinds/core/pod-spec.js';
+import { affinitySchema, containerSchema, podAffinity, podTemplateSchema, probe } from './kinds/core/pod-spec.js';
 import { condition, labelSelector, nodeSelector, nodeSelectorRequirement, nodeSelectorTerm, objectMeta, objectReference } from './kinds/schema-dsl.js';
 import type { ResourceDefinition, SchemaNode } from './types.js';
 
@@ -26,6 +26,8 @@ const SHARED_PARTS: readonly [string, () => SchemaNode][] = [
   ['ObjectReference', objectReference],
   ['Affinity', affinitySchema],
   ['Container', containerSchema],
+  ['Probe', probe],
+  ['PodAffinity', podAffinity],
   ['PodTemplateSpec', podTemplateSchema],
 ];
 

@@ -56,40 +56,8 @@ export interface Affinity {
       preference?: NodeSelectorTerm;
     }[];
   };
-  podAffinity?: {
-    requiredDuringSchedulingIgnoredDuringExecution?: {
-      labelSelector?: LabelSelectorSpec;
-      namespaces?: string[];
-      topologyKey?: string;
-      namespaceSelector?: LabelSelectorSpec;
-    }[];
-    preferredDuringSchedulingIgnoredDuringExecution?: {
-      weight?: number;
-      podAffinityTerm?: {
-        labelSelector?: LabelSelectorSpec;
-        namespaces?: string[];
-        topologyKey?: string;
-        namespaceSelector?: LabelSelectorSpec;
-      };
-    }[];
-  };
-  podAntiAffinity?: {
-    requiredDuringSchedulingIgnoredDuringExecution?: {
-      labelSelector?: LabelSelectorSpec;
-      namespaces?: string[];
-      topologyKey?: string;
-      namespaceSelector?: LabelSelectorSpec;
-    }[];
-    preferredDuringSchedulingIgnoredDuringExecution?: {
-      weight?: number;
-      podAffinityTerm?: {
-        labelSelector?: LabelSelectorSpec;
-        namespaces?: string[];
-        topologyKey?: string;
-        namespaceSelector?: LabelSelectorSpec;
-      };
-    }[];
-  };
+  podAffinity?: PodAffinity;
+  podAntiAffinity?: PodAffinity;
 }
 
 /** Shared by several kinds. */
@@ -128,90 +96,9 @@ export interface Container {
     name?: string;
     devicePath?: string;
   }[];
-  livenessProbe?: {
-    exec?: {
-      command?: string[];
-      [field: string]: unknown;
-    };
-    httpGet?: {
-      path?: string;
-      port?: number | string;
-      host?: string;
-      scheme?: string;
-      httpHeaders?: {
-        name?: string;
-        value?: string;
-      }[];
-      [field: string]: unknown;
-    };
-    tcpSocket?: {
-      port?: number | string;
-      host?: string;
-      [field: string]: unknown;
-    };
-    initialDelaySeconds?: number;
-    timeoutSeconds?: number;
-    periodSeconds?: number;
-    successThreshold?: number;
-    failureThreshold?: number;
-    [field: string]: unknown;
-  };
-  readinessProbe?: {
-    exec?: {
-      command?: string[];
-      [field: string]: unknown;
-    };
-    httpGet?: {
-      path?: string;
-      port?: number | string;
-      host?: string;
-      scheme?: string;
-      httpHeaders?: {
-        name?: string;
-        value?: string;
-      }[];
-      [field: string]: unknown;
-    };
-    tcpSocket?: {
-      port?: number | string;
-      host?: string;
-      [field: string]: unknown;
-    };
-    initialDelaySeconds?: number;
-    timeoutSeconds?: number;
-    periodSeconds?: number;
-    successThreshold?: number;
-    failureThreshold?: number;
-    [field: string]: unknown;
-  };
-  startupProbe?: {
-    exec?: {
-      command?: string[];
-      [field: string]: unknown;
-    };
-    httpGet?: {
-      path?: string;
-      port?: number | string;
-      host?: string;
-      scheme?: string;
-      httpHeaders?: {
-        name?: string;
-        value?: string;
-      }[];
-      [field: string]: unknown;
-    };
-    tcpSocket?: {
-      port?: number | string;
-      host?: string;
-      [field: string]: unknown;
-    };
-    initialDelaySeconds?: number;
-    timeoutSeconds?: number;
-    periodSeconds?: number;
-    successThreshold?: number;
-    failureThreshold?: number;
-    [field: string]: unknown;
-  };
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
   lifecycle?: Record<string, unknown>;
   terminationMessagePath?: string;
   terminationMessagePolicy?: string;
@@ -220,6 +107,55 @@ export interface Container {
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
+}
+
+/** Shared by several kinds. */
+export interface Probe {
+  exec?: {
+    command?: string[];
+    [field: string]: unknown;
+  };
+  httpGet?: {
+    path?: string;
+    port?: number | string;
+    host?: string;
+    scheme?: string;
+    httpHeaders?: {
+      name?: string;
+      value?: string;
+    }[];
+    [field: string]: unknown;
+  };
+  tcpSocket?: {
+    port?: number | string;
+    host?: string;
+    [field: string]: unknown;
+  };
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  [field: string]: unknown;
+}
+
+/** Shared by several kinds. */
+export interface PodAffinity {
+  requiredDuringSchedulingIgnoredDuringExecution?: {
+    labelSelector?: LabelSelectorSpec;
+    namespaces?: string[];
+    topologyKey?: string;
+    namespaceSelector?: LabelSelectorSpec;
+  }[];
+  preferredDuringSchedulingIgnoredDuringExecution?: {
+    weight?: number;
+    podAffinityTerm?: {
+      labelSelector?: LabelSelectorSpec;
+      namespaces?: string[];
+      topologyKey?: string;
+      namespaceSelector?: LabelSelectorSpec;
+    };
+  }[];
 }
 
 /** Shared by several kinds. */

@@ -20,7 +20,8 @@ import {
 
 // ---- schema --------------------------------------------------------------------------------
 
-const probe = (): SchemaNode =>
+/** A liveness, readiness or startup probe. */
+export const probe = (): SchemaNode =>
   openObj({
     exec: openObj({ command: atomicList(str()) }),
     httpGet: openObj({ path: str(), port: intOrString(), host: str(), scheme: str(), httpHeaders: atomicList(obj({ name: str(), value: str() })) }),
@@ -61,7 +62,8 @@ export const containerSchema = (): SchemaNode =>
 const podAffinityTerm = (): SchemaNode =>
   obj({ labelSelector: labelSelector(), namespaces: atomicList(str()), topologyKey: str(), namespaceSelector: labelSelector() });
 const weightedPodAffinityTerm = (): SchemaNode => obj({ weight: int32(), podAffinityTerm: podAffinityTerm() });
-const podAffinity = (): SchemaNode =>
+/** Inter-pod affinity or anti-affinity (the same shape). */
+export const podAffinity = (): SchemaNode =>
   obj({ requiredDuringSchedulingIgnoredDuringExecution: atomicList(podAffinityTerm()), preferredDuringSchedulingIgnoredDuringExecution: atomicList(weightedPodAffinityTerm()) });
 
 /** Node and inter-pod affinity, as the scheduler reads them. */
