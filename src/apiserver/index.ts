@@ -41,6 +41,9 @@ function watchCacheSize(config: ApiServerConfig, def: ResourceDefinition): numbe
   return sizes[qualified] ?? sizes[def.plural] ?? def.watchCacheSize ?? config.watchCache.defaultSize;
 }
 
+/** How long the health checks wait for the storage (as the established etcd health check: 2 s). */
+const STORAGE_CHECK_TIMEOUT_MS = 2_000;
+
 export async function startApiServer(config: ApiServerConfig): Promise<RunningApiServer> {
   const logger = config.logger;
   const registry = new ResourceRegistry(builtinResources(), config.runtimeConfig);
@@ -126,9 +129,19 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const startedAt = Date.now();
   const storageCheck: HealthCheck = {
     name: 'kvstore',
+    // A store that does not answer (etcd stopped, not gone) fails the check at the deadline
+    // instead of holding /healthz, /livez and /readyz open.
     async check() {
-      await storage.forResource('', 'namespaces').currentRevision();
-      return undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`the storage did not answer within ${STORAGE_CHECK_TIMEOUT_MS / 1000}s`), STORAGE_CHECK_TIMEOUT_MS);
+        timer.unref();
+      });
+      try {
+        return await Promise.race([storage.forResource('', 'namespaces').currentRevision().then(() => undefined), deadline]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
   const ping: HealthCheck = { name: 'ping', check: () => undefined };

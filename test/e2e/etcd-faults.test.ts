@@ -77,4 +77,27 @@ test('an etcd outage is a 503 or 504 Status, and the server heals once etcd is b
   assert.is(server.proc.exitCode, null);
 });
 
+test('a stopped (not dead) etcd fails /readyz at the check deadline instead of hanging it; it recovers on SIGCONT', async () => {
+  await waitReady();
+  process.kill(etcd.pid, 'SIGSTOP');
+  try {
+    const started = Date.now();
+    const r = await server.request('GET', '/readyz?verbose');
+    assert.is(r.status, 500, r.text);
+    assert.match(r.text, /\[-\]kvstore failed/);
+    assert.ok(Date.now() - started < 4_000, `answered in ${Date.now() - started} ms`);
+  } finally {
+    process.kill(etcd.pid, 'SIGCONT');
+  }
+  await waitReady();
+});
+
+async function waitReady(): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await server.request('GET', '/readyz')).status !== 200) {
+    assert.ok(Date.now() < deadline, '/readyz did not become ready');
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
 test.run();

@@ -88,7 +88,10 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
       const t = await r.body.text();
       if (r.statusCode === 200 && t === 'ok') break;
     } catch {
-      // not listening yet, or no certificate yet
+      // Not listening yet, or no certificate yet, or a certificate read half-written: read it
+      // again next time rather than keep an agent that can never verify the server.
+      void agent?.close().catch(() => undefined);
+      agent = undefined;
     }
     if (Date.now() > deadline) {
       proc.kill('SIGKILL');
