@@ -4,6 +4,7 @@ export * from './types.js';
 export * from './meta.js';
 export * from './json-walk.js';
 export * from './duration.js';
+export * from './time.js';
 export * from './labels.js';
 export * from './fields.js';
 export * from './validation/index.js';

@@ -10,6 +10,7 @@
  * - Never throws into the caller: a failed write is logged and reported as `failed`.
  * - Writes of one aggregation key are serialised, so repeats never race into two Events.
  */
+import { rfc3339 } from '../api/time.js';
 import type { Logger } from 'pino';
 import type { SvcObject } from '../api/types.js';
 import type { ApiClient } from '../client/types.js';
@@ -47,10 +48,6 @@ interface Aggregate {
 
 /** Entries kept per cache (aggregates, per-object rate buckets). */
 const CACHE_ENTRIES = 4096;
-
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export class EventRecorder {
   private readonly aggregates = new Map<string, Aggregate>();

@@ -8,8 +8,8 @@
  * - `assume` then, when the binding fails, `forget`: the node is exactly as before.
  * - The informer's copy of a bound pod replaces the assumed one (`addPod` confirms it); an assumed
  *   pod whose binding finished but never shows up expires after `assumedTtlMs`.
- * - `updateSnapshot` copies only nodes changed since the snapshot's generation; the list order is
- *   the cache's insertion order (stable between cycles, as round-robin filtering needs).
+ * - `updateSnapshot` copies only the nodes changed since the last update; the list order is the
+ *   cache's insertion order (stable between cycles, as round-robin filtering needs).
  */
 import { newPodInfo, type PodInfo } from './framework/pod-info.js';
 import { newGeneration, NodeInfo } from './framework/node-info.js';
@@ -25,6 +25,12 @@ interface PodState {
   assumed: boolean;
   /** Set when an assumed pod's binding finished; it expires after this time if not confirmed. */
   deadline?: number;
+}
+
+function sameImages(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
 }
 
 export class SchedulerCache {
@@ -76,13 +82,12 @@ export class SchedulerCache {
   addNode(node: Node): void {
     const name = node.metadata.name ?? '';
     const had = this.nodes.get(name)?.node !== undefined;
-    this.nodeInfo(name).setNode(node);
+    const ni = this.nodeInfo(name);
+    const imagesBefore = ni.images;
+    ni.setNode(node);
     if (!had) this.structureVersion++;
-    this.imagesVersion++;
-  }
-
-  updateNode(node: Node): void {
-    this.addNode(node);
+    // Status updates (heartbeats) rarely change images: only a change costs the recount.
+    if (!had || !sameImages(imagesBefore, ni.images)) this.imagesVersion++;
   }
 
   removeNode(node: Node): void {
@@ -135,10 +140,6 @@ export class SchedulerCache {
     const info = this.podInfoOf(pod);
     this.nodeInfo(nodeName).addPod(info);
     this.pods.set(uid, { info, nodeName, assumed: false });
-  }
-
-  updatePod(pod: Pod): void {
-    this.addPod(pod);
   }
 
   removePod(pod: Pod): void {

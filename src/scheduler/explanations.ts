@@ -58,6 +58,8 @@ export interface SchedulingAttempt {
 export class ExplanationStore {
   private readonly pending = new Map<string, SchedulingAttempt>();
   private readonly recent: SchedulingAttempt[] = [];
+  /** Pending pods whose attempt still has node detail, oldest first (at most `maxDetailed`). */
+  private readonly detailed = new Set<string>();
 
   constructor(private readonly maxDetailed = DEFAULT_MAX_DETAILED_PENDING, private readonly recentLimit = DEFAULT_RECENT_LIMIT) {}
 
@@ -66,19 +68,19 @@ export class ExplanationStore {
   }
 
   record(a: SchedulingAttempt): void {
-    // Re-insert so Map order is recency order.
+    // Re-insert so Map (and Set) order is recency order.
     this.pending.delete(a.pod);
     this.pending.set(a.pod, a);
-    if (this.pending.size > this.maxDetailed) {
-      let over = this.pending.size - this.maxDetailed;
-      for (const old of this.pending.values()) {
-        if (over <= 0) break;
-        if (old.filtered.some((g) => g.nodes)) {
-          for (const g of old.filtered) delete g.nodes;
-          old.scores = [];
-          over--;
-        }
-      }
+    this.detailed.delete(a.pod);
+    this.detailed.add(a.pod);
+    // Beyond the bound the oldest attempts lose their node detail: one step per record, no scan.
+    while (this.detailed.size > this.maxDetailed) {
+      const oldest = this.detailed.values().next().value!;
+      this.detailed.delete(oldest);
+      const old = this.pending.get(oldest);
+      if (!old) continue;
+      for (const g of old.filtered) delete g.nodes;
+      old.scores = [];
     }
     if (a.result === 'Scheduled') this.finish(a.pod, `bound to ${a.node}`);
   }
@@ -88,6 +90,7 @@ export class ExplanationStore {
     const a = this.pending.get(podKey);
     if (!a) return;
     this.pending.delete(podKey);
+    this.detailed.delete(podKey);
     a.ended = ended;
     this.recent.push(a);
     if (this.recent.length > this.recentLimit) this.recent.shift();

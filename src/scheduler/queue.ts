@@ -101,10 +101,8 @@ export class SchedulingQueue {
     }
     const parked = this.unschedulable.get(key);
     if (parked) {
-      this.unschedulable.delete(key);
       parked.podInfo = podInfo;
-      if (this.isBackingOff(parked)) this.backoff.push(parked);
-      else this.pushActive(parked);
+      this.moveFromUnschedulable(parked);
       return;
     }
     this.add(podInfo);
@@ -164,20 +162,12 @@ export class SchedulingQueue {
    * A cluster event: moves each parked pod refused by a plugin that declared the event (or by no
    * named plugin) to back-off or active. Returns how many moved.
    */
-  moveOnEvent(resource: ClusterResource, action: ClusterAction, only?: (q: QueuedPodInfo) => boolean): number {
+  moveOnEvent(resource: ClusterResource, action: ClusterAction): number {
     this.moveRequestCycle = this.schedulingCycle;
     const moving: QueuedPodInfo[] = [];
-    for (const q of this.unschedulable.values()) {
-      if (only && !only(q)) continue;
-      if (this.interested(q, resource, action)) moving.push(q);
-    }
+    for (const q of this.unschedulable.values()) if (this.interested(q, resource, action)) moving.push(q);
     for (const q of moving) this.moveFromUnschedulable(q);
     return moving.length;
-  }
-
-  /** Every pod waiting (for the explanations and the debug page). */
-  pendingKeys(): string[] {
-    return [...this.active.values().map((q) => q.podInfo.key), ...this.backoff.values().map((q) => q.podInfo.key), ...this.unschedulable.keys()];
   }
 
   private interested(q: QueuedPodInfo, resource: ClusterResource, action: ClusterAction): boolean {

@@ -16,7 +16,9 @@ import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { resources } from '../client/typed.js';
 import type { InformerEvent, InformerFactory, SharedInformer } from '../client/informer-types.js';
-import type { ApiClient, ResourceRef } from '../client/types.js';
+import type { ApiClient } from '../client/types.js';
+import { rfc3339 } from '../api/time.js';
+import { DEFAULT_SCHEDULER_NAME } from './config/default-plugins.js';
 import { systemClock, type Clock } from '../client/clock.js';
 import { EventRecorder } from '../runtime/event-recorder.js';
 import { SchedulerCache } from './cache.js';
@@ -179,7 +181,7 @@ export class Scheduler implements SchedulerSteps {
 
   /** Every informer the scheduler waits for before its first cycle. */
   informers(): SharedInformer[] {
-    return Object.values(this.inf).filter((i) => i !== undefined) as SharedInformer[];
+    return Object.values(this.inf);
   }
 
   hasSynced(): boolean {
@@ -241,7 +243,7 @@ export class Scheduler implements SchedulerSteps {
   }
 
   private responsibleFor(pod: Pod): boolean {
-    return this.frameworks.has(pod.spec?.schedulerName ?? 'default-scheduler');
+    return this.frameworks.has(pod.spec?.schedulerName ?? DEFAULT_SCHEDULER_NAME);
   }
 
   private onPod(ev: Exclude<InformerEvent<Pod>, { type: 'SYNCED' }>): void {
@@ -292,16 +294,14 @@ export class Scheduler implements SchedulerSteps {
    */
   priorityOf(pod: Pod): ResolvedPriority {
     const own = podPriority(pod);
-    if (typeof pod.spec?.priority === 'number' && pod.spec.preemptionPolicy && this.features.nonPreemptingPriority) return own;
     const classes = this.inf.priorityClasses.cache;
     const name = pod.spec?.priorityClassName;
-    let pc: PriorityClass | undefined = name ? classes.get(name) : undefined;
-    if (!name) for (const c of classes.list()) if (c.globalDefault) pc = c;
+    const pc: PriorityClass | undefined = name ? classes.get(name) : classes.list().find((c) => c.globalDefault);
+    const policy = pod.spec?.preemptionPolicy ?? pc?.preemptionPolicy;
     return {
       priority: typeof pod.spec?.priority === 'number' ? own.priority : (pc?.value ?? 0),
-      preemptionPolicy: !this.features.nonPreemptingPriority
-        ? 'PreemptLowerPriority'
-        : pod.spec?.preemptionPolicy ? own.preemptionPolicy : pc?.preemptionPolicy === 'Never' ? 'Never' : 'PreemptLowerPriority',
+      // Without the NonPreemptingPriority gate every pod may preempt, as established.
+      preemptionPolicy: this.features.nonPreemptingPriority && policy === 'Never' ? 'Never' : 'PreemptLowerPriority',
     };
   }
 
@@ -318,7 +318,7 @@ export class Scheduler implements SchedulerSteps {
     if (!q) return { kind: 'idle' };
     const cycle = this.queue.schedulingCycle;
     const pod = q.podInfo;
-    const fwk = this.frameworks.get(pod.pod.spec?.schedulerName ?? 'default-scheduler');
+    const fwk = this.frameworks.get(pod.pod.spec?.schedulerName ?? DEFAULT_SCHEDULER_NAME);
     if (!fwk) return { kind: 'skipped', pod: pod.key };
     const current = this.inf.pods.cache.get(pod.key);
     if (!current || current.metadata.uid !== pod.uid || current.spec?.nodeName || current.metadata.deletionTimestamp) return { kind: 'skipped', pod: pod.key };
@@ -407,14 +407,12 @@ export class Scheduler implements SchedulerSteps {
   }
 
   flushBackoff(): number {
-    const n = this.queue.flushBackoffCompleted();
-    return n;
+    return this.queue.flushBackoffCompleted();
   }
 
   flushUnschedulable(): number {
     for (const key of this.cache.cleanupExpiredAssumed()) this.logger.warn({ pod: key }, 'assumed pod expired without its binding being observed');
-    const n = this.queue.flushUnschedulableLeftover();
-    return n;
+    return this.queue.flushUnschedulableLeftover();
   }
 
   // ---- helpers ----------------------------------------------------------------------------
@@ -452,7 +450,7 @@ export class Scheduler implements SchedulerSteps {
     const conditions = (cached.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
     const prev = (cached.status?.conditions ?? []).find((c) => c.type === 'PodScheduled');
     const same = prev && prev.status === 'False' && prev.reason === 'Unschedulable' && prev.message === message;
-    const now = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = rfc3339(this.clock.now());
     conditions.push({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: same ? prev.lastTransitionTime : now } as never);
     const status: Record<string, unknown> = { conditions };
     if (nominatedNode) status['nominatedNodeName'] = nominatedNode;

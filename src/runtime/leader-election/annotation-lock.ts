@@ -5,7 +5,8 @@
 import type { SvcObject } from '../../api/types.js';
 import type { ApiClient, ResourceRef } from '../../client/types.js';
 import { apiVersionOf } from '../resource-refs.js';
-import { isNotFound, LEADER_ANNOTATION, normaliseRecord, rfc3339, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
+import { rfc3339 } from '../../api/time.js';
+import { isNotFound, LEADER_ANNOTATION, normaliseRecord, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
 
 /** The annotation's JSON: times with whole seconds, as metav1.Time marshals them. */
 function annotationValue(r: LeaderElectionRecord): string {

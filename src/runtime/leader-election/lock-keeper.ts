@@ -8,7 +8,8 @@
  * - Writes are optimistic (resourceVersion): losing a race fails the attempt, never overwrites.
  */
 import type { Clock } from '../clock.js';
-import { rfc3339Micro, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
+import { rfc3339Micro } from '../../api/time.js';
+import { type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
 
 export type AttemptOutcome =
   | { kind: 'acquired'; holder: string }

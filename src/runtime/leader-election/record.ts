@@ -58,12 +58,3 @@ export function normaliseRecord(r: Partial<LeaderElectionRecord> | undefined): L
   };
 }
 
-/** RFC 3339 with seconds, as metav1.Time marshals (the annotation record). */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** RFC 3339 with microseconds, as MicroTime marshals (the Lease spec). */
-export function rfc3339Micro(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}

@@ -39,7 +39,7 @@ export class NodeInfo {
 
   setNode(node: Node): void {
     this.node = node;
-    this.allocatable = nodeAllocatable(node.status as { allocatable?: Record<string, unknown>; capacity?: Record<string, unknown> } | undefined);
+    this.allocatable = nodeAllocatable(node.status);
     this.images = new Map();
     for (const img of node.status?.images ?? []) {
       for (const name of img.names ?? []) this.images.set(name, img.sizeBytes ?? 0);

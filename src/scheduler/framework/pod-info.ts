@@ -63,10 +63,10 @@ export function podPriority(pod: Pod): ResolvedPriority {
 function affinityTerm(pod: Pod, t: PodAffinityTerm): AffinityTerm {
   const own = pod.metadata.namespace ?? 'default';
   const namespaces = new Set(t.namespaces ?? []);
-  const namespaceSelector = t.namespaceSelector ? labelSelectorFromObject(t.namespaceSelector as Record<string, unknown>) : undefined;
+  const namespaceSelector = t.namespaceSelector ? labelSelectorFromObject(t.namespaceSelector) : undefined;
   if (namespaces.size === 0 && !namespaceSelector) namespaces.add(own);
   return {
-    selector: labelSelectorFromObject((t.labelSelector ?? {}) as Record<string, unknown>),
+    selector: labelSelectorFromObject(t.labelSelector ?? {}),
     topologyKey: t.topologyKey ?? '',
     namespaces,
     namespaceSelector,

@@ -69,7 +69,7 @@ function maxInto(into: Resources, r: Resources): void {
 }
 
 function containerRequests(c: Container): Resources {
-  return resourcesFromList(c.resources?.requests as Record<string, unknown> | undefined);
+  return resourcesFromList(c.resources?.requests);
 }
 
 /**
@@ -96,7 +96,7 @@ export function podRequests(pod: Pod, opts: { nonZero?: boolean; overhead?: bool
     }
     maxInto(total, r);
   }
-  if (opts.overhead !== false && spec?.overhead) addResources(total, resourcesFromList(spec.overhead as Record<string, unknown>));
+  if (opts.overhead !== false && spec?.overhead) addResources(total, resourcesFromList(spec.overhead));
   return total;
 }
 

@@ -28,15 +28,15 @@ export function workloadSelectors(pod: Pod, listers: ClusterListers): ParsedSele
     if (sel && !sel.empty && sel.matches(labels)) out.push(sel);
   };
   for (const s of listers.services(ns)) {
-    const m = s.spec?.['selector'] as Record<string, string> | undefined;
+    const m = s.spec?.selector;
     if (m && Object.keys(m).length) add(labelSelectorFromMap(m));
   }
   for (const rc of listers.replicationControllers(ns)) {
-    const m = rc.spec?.['selector'] as Record<string, string> | undefined;
+    const m = rc.spec?.selector;
     if (m && Object.keys(m).length) add(labelSelectorFromMap(m));
   }
   for (const w of [...listers.replicaSets(ns), ...listers.statefulSets(ns)]) {
-    const sel = w.spec?.['selector'] as Record<string, unknown> | undefined;
+    const sel = w.spec?.selector;
     if (sel) add(labelSelectorFromObject(sel));
   }
   return out;

@@ -55,9 +55,9 @@ export function splitByPdb(victims: readonly PodInfo[], pdbsOf: (ns: string) => 
   for (const v of victims) {
     let violates = false;
     for (const pdb of pdbsOf(v.pod.metadata.namespace ?? 'default')) {
-      const sel = pdb.spec?.['selector'] as Record<string, unknown> | undefined;
+      const sel = pdb.spec?.selector;
       if (!sel || !labelSelectorFromObject(sel).matches(v.pod.metadata.labels ?? {})) continue;
-      const left = (allowed.get(pdb) ?? ((pdb.status?.['disruptionsAllowed'] as number | undefined) ?? 0)) - 1;
+      const left = (allowed.get(pdb) ?? (pdb.status?.disruptionsAllowed ?? 0)) - 1;
       allowed.set(pdb, left);
       if (left < 0) violates = true;
     }

@@ -43,7 +43,7 @@ function compile(c: TopologySpreadConstraint, fallback?: ParsedSelector): Constr
     maxSkew: c.maxSkew ?? 1,
     topologyKey: c.topologyKey ?? '',
     whenUnsatisfiable: c.whenUnsatisfiable === 'ScheduleAnyway' ? 'ScheduleAnyway' : 'DoNotSchedule',
-    selector: c.labelSelector ? labelSelectorFromObject(c.labelSelector as Record<string, unknown>) : (fallback ?? labelSelectorFromMap({ '\u0000never': '\u0000' })),
+    selector: c.labelSelector ? labelSelectorFromObject(c.labelSelector) : (fallback ?? labelSelectorFromMap({ '\u0000never': '\u0000' })),
   };
 }
 
@@ -60,11 +60,10 @@ function defaultSelector(pod: Pod, listers: ClusterListers): ParsedSelector | un
     Object.assign(reqs, m);
     found = true;
   };
-  for (const s of listers.services(ns)) mergeMap(s.spec?.['selector'] as Record<string, string> | undefined);
-  for (const rc of listers.replicationControllers(ns)) mergeMap(rc.spec?.['selector'] as Record<string, string> | undefined);
+  for (const s of listers.services(ns)) mergeMap(s.spec?.selector);
+  for (const rc of listers.replicationControllers(ns)) mergeMap(rc.spec?.selector);
   for (const w of [...listers.replicaSets(ns), ...listers.statefulSets(ns)]) {
-    const sel = w.spec?.['selector'] as { matchLabels?: Record<string, string> } | undefined;
-    mergeMap(sel?.matchLabels);
+    mergeMap(w.spec?.selector?.matchLabels);
   }
   return found ? labelSelectorFromMap(reqs) : undefined;
 }
@@ -108,12 +107,8 @@ class FilterState implements CycleData {
   }
 }
 
-const FILTER_KEY = `${name}/preFilter`;
-const SCORE_KEY = `${name}/preScore`;
-
-export function preFilter(state: CycleState, pod: PodInfo, snapshot: Snapshot, defaults: readonly TopologySpreadConstraint[], listers?: ClusterListers): Verdict {
-  const constraints = constraintsOf(pod, defaults, listers, 'DoNotSchedule');
-  if (constraints.length === 0) return skip();
+/** Per constraint: matching pods per topology domain, over the nodes eligible for the pod. */
+function countPerDomain(pod: PodInfo, snapshot: Snapshot, constraints: readonly Constraint[]): Map<string, number>[] {
   const ns = pod.pod.metadata.namespace ?? 'default';
   const counts = constraints.map(() => new Map<string, number>());
   for (const n of snapshot.nodeInfoList) {
@@ -124,6 +119,16 @@ export function preFilter(state: CycleState, pod: PodInfo, snapshot: Snapshot, d
       counts[i]!.set(v, (counts[i]!.get(v) ?? 0) + countMatching(n, c, ns));
     });
   }
+  return counts;
+}
+
+const FILTER_KEY = `${name}/preFilter`;
+const SCORE_KEY = `${name}/preScore`;
+
+export function preFilter(state: CycleState, pod: PodInfo, snapshot: Snapshot, defaults: readonly TopologySpreadConstraint[], listers?: ClusterListers): Verdict {
+  const constraints = constraintsOf(pod, defaults, listers, 'DoNotSchedule');
+  if (constraints.length === 0) return skip();
+  const counts = countPerDomain(pod, snapshot, constraints);
   state.write(FILTER_KEY, new FilterState(constraints, counts));
   return success();
 }
@@ -173,16 +178,7 @@ class ScoreState implements CycleData {
 export function preScore(state: CycleState, pod: PodInfo, snapshot: Snapshot, defaults: readonly TopologySpreadConstraint[], listers?: ClusterListers): Verdict {
   const constraints = constraintsOf(pod, defaults, listers, 'ScheduleAnyway');
   if (constraints.length === 0) return skip();
-  const ns = pod.pod.metadata.namespace ?? 'default';
-  const counts = constraints.map(() => new Map<string, number>());
-  for (const n of snapshot.nodeInfoList) {
-    if (!eligible(pod, n, constraints)) continue;
-    const labels = n.node!.metadata.labels!;
-    constraints.forEach((c, i) => {
-      const v = labels[c.topologyKey]!;
-      counts[i]!.set(v, (counts[i]!.get(v) ?? 0) + countMatching(n, c, ns));
-    });
-  }
+  const counts = countPerDomain(pod, snapshot, constraints);
   // Established: more domains weigh more, logarithmically.
   const weights = counts.map((m) => Math.log(m.size + 2));
   state.write(SCORE_KEY, new ScoreState(constraints, counts, weights));

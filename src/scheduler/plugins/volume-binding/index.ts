@@ -9,7 +9,7 @@
 import type { ClusterEvent, ClusterListers, FilterPlugin, FrameworkHandle, Plugin, PreBindPlugin, PreFilterPlugin, ReservePlugin } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
 import { compileTerms, type NodeMatcher } from '../../framework/node-selectors.js';
-import type { NodeSelectorTerm, PersistentVolume } from '../../framework/objects.js';
+import type { PersistentVolume } from '../../framework/objects.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { skip, success, unresolvable, type Verdict } from '../../framework/status.js';
 
@@ -33,7 +33,7 @@ const matchers = new WeakMap<PersistentVolume, NodeMatcher | null>();
 function pvMatcher(pv: PersistentVolume): NodeMatcher | null {
   let m = matchers.get(pv);
   if (m !== undefined) return m;
-  const terms = ((pv.spec?.['nodeAffinity'] as { required?: { nodeSelectorTerms?: NodeSelectorTerm[] } } | undefined)?.required?.nodeSelectorTerms);
+  const terms = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms;
   m = terms ? compileTerms(terms) : null;
   matchers.set(pv, m);
   return m;
@@ -46,7 +46,7 @@ export function checkClaims(pod: PodInfo, listers: ClusterListers): Verdict {
     const pvc = listers.persistentVolumeClaim(ns, claim);
     if (!pvc) return unresolvable(`persistentvolumeclaim "${claim}" not found`);
     if (pvc.metadata.deletionTimestamp) return unresolvable(`persistentvolumeclaim "${claim}" is being deleted`);
-    if (!pvc.spec?.['volumeName']) return unresolvable(REASON_UNBOUND_IMMEDIATE);
+    if (!pvc.spec?.volumeName) return unresolvable(REASON_UNBOUND_IMMEDIATE);
   }
   return success();
 }
@@ -55,7 +55,7 @@ export function fits(pod: PodInfo, node: NodeInfo, listers: ClusterListers): Ver
   if (!node.node) return success();
   const ns = pod.pod.metadata.namespace ?? 'default';
   for (const claim of claimNames(pod)) {
-    const volumeName = listers.persistentVolumeClaim(ns, claim)?.spec?.['volumeName'] as string | undefined;
+    const volumeName = listers.persistentVolumeClaim(ns, claim)?.spec?.volumeName;
     const pv = volumeName ? listers.persistentVolume(volumeName) : undefined;
     if (!pv) continue;
     const m = pvMatcher(pv);

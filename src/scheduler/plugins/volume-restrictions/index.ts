@@ -6,46 +6,37 @@
 import type { ClusterEvent, FilterPlugin, Plugin } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
 import type { PodInfo } from '../../framework/pod-info.js';
+import type { PodVolume } from '../../../api/kind-parts.js';
 import { success, unschedulable, type Verdict } from '../../framework/status.js';
 
 export const name = 'VolumeRestrictions';
 export const REASON = 'node(s) had no available disk';
 export const events: readonly ClusterEvent[] = [{ resource: 'Pod', actions: ['Delete'] }];
 
-type Source = Record<string, unknown>;
-
-function volumesOf(pod: PodInfo): readonly Record<string, unknown>[] {
+function volumesOf(pod: PodInfo): readonly PodVolume[] {
   return pod.pod.spec?.volumes ?? [];
 }
 
-function src(v: Record<string, unknown>, kind: string): Source | undefined {
-  const s = v[kind];
-  return s && typeof s === 'object' ? (s as Source) : undefined;
-}
+const bothReadOnly = (a: { readOnly?: boolean }, b: { readOnly?: boolean }) => a.readOnly === true && b.readOnly === true;
 
 /** Whether two volumes are the same exclusive disk. */
-export function conflicts(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const gA = src(a, 'gcePersistentDisk');
-  const gB = src(b, 'gcePersistentDisk');
-  if (gA && gB && gA['pdName'] === gB['pdName'] && !(gA['readOnly'] === true && gB['readOnly'] === true)) return true;
-  const eA = src(a, 'awsElasticBlockStore');
-  const eB = src(b, 'awsElasticBlockStore');
-  if (eA && eB && eA['volumeID'] === eB['volumeID']) return true;
-  const iA = src(a, 'iscsi');
-  const iB = src(b, 'iscsi');
-  if (iA && iB && iA['iqn'] === iB['iqn'] && !(iA['readOnly'] === true && iB['readOnly'] === true)) return true;
-  const rA = src(a, 'rbd');
-  const rB = src(b, 'rbd');
+export function conflicts(a: PodVolume, b: PodVolume): boolean {
+  const [gA, gB] = [a.gcePersistentDisk, b.gcePersistentDisk];
+  if (gA && gB && gA.pdName === gB.pdName && !bothReadOnly(gA, gB)) return true;
+  const [eA, eB] = [a.awsElasticBlockStore, b.awsElasticBlockStore];
+  if (eA && eB && eA.volumeID === eB.volumeID) return true;
+  const [iA, iB] = [a.iscsi, b.iscsi];
+  if (iA && iB && iA.iqn === iB.iqn && !bothReadOnly(iA, iB)) return true;
+  const [rA, rB] = [a.rbd, b.rbd];
   if (rA && rB) {
-    const monsA = new Set((rA['monitors'] as string[] | undefined) ?? []);
-    const overlap = ((rB['monitors'] as string[] | undefined) ?? []).some((m) => monsA.has(m));
-    const pool = (s: Source) => (s['pool'] as string | undefined) ?? 'rbd';
-    if (overlap && pool(rA) === pool(rB) && rA['image'] === rB['image'] && !(rA['readOnly'] === true && rB['readOnly'] === true)) return true;
+    const monsA = new Set(rA.monitors ?? []);
+    const overlap = (rB.monitors ?? []).some((m) => monsA.has(m));
+    if (overlap && (rA.pool ?? 'rbd') === (rB.pool ?? 'rbd') && rA.image === rB.image && !bothReadOnly(rA, rB)) return true;
   }
   return false;
 }
 
-const EXCLUSIVE = ['gcePersistentDisk', 'awsElasticBlockStore', 'iscsi', 'rbd'];
+const EXCLUSIVE = ['gcePersistentDisk', 'awsElasticBlockStore', 'iscsi', 'rbd'] as const;
 
 export function fits(pod: PodInfo, node: NodeInfo): Verdict {
   const mine = volumesOf(pod).filter((v) => EXCLUSIVE.some((k) => v[k] !== undefined));

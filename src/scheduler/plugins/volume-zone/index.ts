@@ -25,7 +25,7 @@ export function fits(pod: PodInfo, node: NodeInfo, listers: ClusterListers): Ver
   const nodeLabels = node.node.metadata.labels ?? {};
   const ns = pod.pod.metadata.namespace ?? 'default';
   for (const claim of claims) {
-    const volumeName = listers.persistentVolumeClaim(ns, claim)?.spec?.['volumeName'] as string | undefined;
+    const volumeName = listers.persistentVolumeClaim(ns, claim)?.spec?.volumeName;
     const pv = volumeName ? listers.persistentVolume(volumeName) : undefined;
     if (!pv) continue;
     for (const key of TOPOLOGY_LABELS) {
