@@ -4,17 +4,12 @@
  * Readiness waits for the first pass. Existing objects are never changed.
  */
 import type { Logger } from 'pino';
+import { SYSTEM_PRIORITY_CLASSES } from '../api/kinds/scheduling/priorityclass.js';
 import type { ResourceDefinition, SvcObject } from '../api/types.js';
 import { prepareForCreate, validateOrThrow } from './object-rules.js';
 import type { ResourceStore } from './resource-store.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'svc-system', 'svc-public', 'svc-node-lease'];
-
-/** The established built-in classes (values above the user-definable 1,000,000,000). */
-export const SYSTEM_PRIORITY_CLASSES: readonly { name: string; value: number; description: string }[] = [
-  { name: 'system-node-critical', value: 2_000_001_000, description: 'Used for system critical pods that must not be moved from their current node.' },
-  { name: 'system-cluster-critical', value: 2_000_000_000, description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.' },
-];
 
 /** One kind's required objects and where they live. */
 export interface RequiredObjects {

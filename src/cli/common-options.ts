@@ -3,6 +3,7 @@
  * listener flags (--secure-port, --bind-address, with per-component defaults) and
  * --feature-gates ("Versioning" 4).
  */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { featureGatesHelp, parseFeatureGates } from './feature-gates.js';
 import { FlagValueError, parseTraceLocation, type NamedCertKey, type Severity } from './flag-types.js';
@@ -172,6 +173,15 @@ export interface CommonOptions {
 
 /** A flag combination that is invalid; the message names the flag(s). */
 export class OptionsError extends Error {}
+
+/** The text of the file a flag names; an unreadable file is an OptionsError naming the flag. */
+export function readFlagFile(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new OptionsError(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
 
 /**
  * Turns commander's values (after addCommonOptions + parse) into typed common options, checking

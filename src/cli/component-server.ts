@@ -8,11 +8,11 @@
 import { createServer, Server } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
+import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { ServingCertificates } from '../apiserver/config.js';
 import { HealthEndpoint, type HealthCheck } from '../apiserver/health.js';
 import { writeText, type Request, type Response } from '../apiserver/http.js';
-import { hostname } from 'node:os';
 import type { CommonOptions } from './common-options.js';
 import { loadServingCertificates } from './tls.js';
 

@@ -5,7 +5,6 @@
  * file > default. Deprecated flags still work and each use logs a deprecation warning; the legacy
  * policy and `--algorithm-provider` replace the profiles with their translation.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { formatDuration, parseDurationMs } from '../api/duration.js';
 import { leaderElectionConfig, LeaderElectionConfigError, type LockType } from '../runtime/leader-election/config.js';
@@ -14,7 +13,7 @@ import {
   defaultConfiguration, parseConfigurationFile, parseLegacyPolicy, profileFromAlgorithmProvider, profileFromPolicy, SchedulerConfigError,
   type AlgorithmProvider, type SchedulerConfiguration, type SchedulerFeatures,
 } from '../scheduler/config/index.js';
-import { OptionsError, resolveCommonOptions, type CommonOptions } from './common-options.js';
+import { OptionsError, readFlagFile, resolveCommonOptions, type CommonOptions } from './common-options.js';
 import { apiClientFlags, leaderElectionFlags } from './controller-host-options.js';
 import { delegatedAuthFlags } from './delegated-auth-flags.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
@@ -101,15 +100,7 @@ export function resolveSchedulerOptions(opts: Record<string, unknown>, set: Set<
   let cfg: SchedulerConfiguration;
   const configPath = f.optionalString('--config');
   try {
-    if (configPath) {
-      let text: string;
-      try {
-        text = readFileSync(configPath, 'utf8');
-      } catch (e) {
-        throw new OptionsError(`--config: cannot read ${configPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-      cfg = parseConfigurationFile(text, configPath);
-    } else cfg = defaultConfiguration();
+    cfg = configPath ? parseConfigurationFile(readFlagFile('--config', configPath), configPath) : defaultConfiguration();
 
     // Leader election: the flag when given, else the deprecated alias when given, else the file.
     const le = cfg.leaderElection;
@@ -143,12 +134,7 @@ export function resolveSchedulerOptions(opts: Record<string, unknown>, set: Set<
     const policyMap = f.optionalString('--policy-configmap');
     let policyConfigMap: SchedulerDaemonOptions['policyConfigMap'];
     if (policyFile && (f.bool('--use-legacy-policy-config') || !policyMap)) {
-      let text: string;
-      try {
-        text = readFileSync(policyFile, 'utf8');
-      } catch (e) {
-        throw new OptionsError(`--policy-config-file: cannot read ${policyFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
+      const text = readFlagFile('--policy-config-file', policyFile);
       cfg.profiles = [profileFromPolicy(parseLegacyPolicy(text, policyFile), schedulerName, policyFile)];
       warnings.push('the legacy policy is deprecated: it was translated onto plugins; write a --config file instead (see --write-config-to)');
     } else if (policyMap) {

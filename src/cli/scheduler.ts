@@ -18,7 +18,8 @@ import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
 import { runDaemon, warnUnhonouredFlags } from './program.js';
-import { createSchedulerProgram, resolveSchedulerOptions } from './scheduler-options.js';
+import { applyFeatureGates, createSchedulerProgram, resolveSchedulerOptions } from './scheduler-options.js';
+import type { ConfigMap } from '../api/generated/kinds.js';
 
 await runDaemon({
   program: createSchedulerProgram(),
@@ -31,7 +32,7 @@ await runDaemon({
     for (const w of options.warnings) logger.warn(w);
 
     // Loaded only now, so --help and flag errors answer without loading the scheduler.
-    const { serializeConfiguration, parseLegacyPolicy, profileFromPolicy } = await import('../scheduler/config/index.js');
+    const { DEFAULT_SCHEDULER_NAME, serializeConfiguration, parseLegacyPolicy, profileFromPolicy } = await import('../scheduler/config/index.js');
     if (options.writeConfigTo) {
       writeFileSync(options.writeConfigTo, serializeConfiguration(cfg));
       logger.info({ path: options.writeConfigTo }, 'wrote the effective configuration');
@@ -39,7 +40,7 @@ await runDaemon({
       return { shutdown: async () => {} };
     }
 
-    const { connect, createInformerFactory } = await import('../client/index.js');
+    const { connect, createInformerFactory, resources } = await import('../client/index.js');
     const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
     const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
     let connection: ReturnType<typeof connect>;
@@ -60,15 +61,14 @@ await runDaemon({
     if (options.policyConfigMap) {
       const { namespace, name } = options.policyConfigMap;
       const source = `ConfigMap ${namespace}/${name}`;
-      const cm = await client.get<{ metadata: object; data?: Record<string, string> }>(
-        { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }, namespace, name,
-      ).catch((e: unknown) => {
+      const cm = await client.get<ConfigMap>(resources.configmaps, namespace, name).catch((e: unknown) => {
         throw new OptionsError(`--policy-configmap: cannot read ${source}: ${(e as Error).message}`);
       });
       const text = cm.data?.['policy.cfg'];
       if (text === undefined) throw new OptionsError(`--policy-configmap: ${source} has no data key policy.cfg`);
       try {
-        cfg.profiles = [profileFromPolicy(parseLegacyPolicy(text, source), cfg.profiles[0]?.schedulerName ?? 'default-scheduler', source)];
+        const profile = profileFromPolicy(parseLegacyPolicy(text, source), cfg.profiles[0]?.schedulerName ?? DEFAULT_SCHEDULER_NAME, source);
+        cfg.profiles = applyFeatureGates({ ...cfg, profiles: [profile] }, options.features).profiles;
       } catch (e) {
         throw new OptionsError(`invalid configuration: ${(e as Error).message}`);
       }

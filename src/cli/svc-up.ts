@@ -14,14 +14,15 @@
  * Losing a lease exits 1 at once (as `svc run`); SIGTERM stops the scheduler and the controllers
  * (draining their work, releasing the locks), then the API server, and exits 0.
  */
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { Registry } from 'prom-client';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { leaderElectionFlags, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags } from './controller-host-options.js';
 import { loadControllerModules } from './controller-modules.js';
 import { startHostedControllers } from './hosted-controllers.js';
-import { OptionsError } from './common-options.js';
+import { OptionsError, readFlagFile } from './common-options.js';
+import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
+import { defaultConfiguration, parseConfigurationFile, SchedulerConfigError, type SchedulerConfiguration } from '../scheduler/config/index.js';
 import { createLogger } from './logging.js';
 import { addFlags, explicitlySetFlags, FlagValues } from './option-table.js';
 import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
@@ -60,21 +61,23 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const options = resolveApiServerOptions(opts, explicitlySetFlags(program));
   const leaderElection = resolveLeaderElectionOptions(opts);
   const minResyncPeriodMs = resolveMinResyncPeriod(opts);
-  const modules = new FlagValues(opts).list('--controller-module');
+  const flags = new FlagValues(opts);
+  const modules = flags.list('--controller-module');
   const logger = createLogger('svc-up', options.common.logging);
   ctx.setLogger(logger);
   warnUnhonouredFlags(program, logger);
   const definitions = await loadControllerModules(modules);
-  const flags = new FlagValues(opts);
   const schedulerConfigPath = flags.optionalString('--scheduler-config');
-  const { defaultConfiguration, parseConfigurationFile, SchedulerConfigError } = await import('../scheduler/config/index.js');
-  let schedulerConfig: ReturnType<typeof defaultConfiguration> | undefined;
+  // The scheduler here takes the same feature gates as the API server (one --feature-gates).
+  const schedulerGates = schedulerFeatures(options.common.featureGates);
+  let schedulerConfig: SchedulerConfiguration | undefined;
   if (flags.bool('--scheduler')) {
     try {
-      schedulerConfig = schedulerConfigPath ? parseConfigurationFile(readFileSync(schedulerConfigPath, 'utf8'), schedulerConfigPath) : defaultConfiguration();
+      const base = schedulerConfigPath ? parseConfigurationFile(readFlagFile('--scheduler-config', schedulerConfigPath), schedulerConfigPath) : defaultConfiguration();
+      schedulerConfig = applyFeatureGates(base, schedulerGates);
     } catch (e) {
       if (e instanceof SchedulerConfigError) throw new OptionsError(`--scheduler-config: invalid configuration: ${e.message}`);
-      throw new OptionsError(`--scheduler-config: cannot read ${schedulerConfigPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw e;
     }
   }
 
@@ -125,6 +128,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
       client: schedulerConnection.client,
       informers: schedulerInformers,
       configuration: schedulerConfig,
+      features: schedulerGates,
       logger: logger.child({ module: 'scheduler' }),
       registry,
       inspect: inspector.inspect,

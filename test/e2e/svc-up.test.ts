@@ -1,5 +1,5 @@
 // `svc up`, the all-in-one mode, as a real process: the resource API on its port, a
-// --controller-module controller reconciling in the same process, the controllers' metrics on
+// --controller-module controller reconciling in the same process, the scheduler binding a pod, the controllers' metrics on
 // /metrics, a clean SIGTERM (exit 0, lock released); and clear flag errors (exit 1).
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -96,8 +96,24 @@ test('svc up serves the API, hosts a --controller-module controller over the in-
     assert.is(ui.status, 200);
     assert.match(ui.text, /<html/i);
 
+    // The scheduler runs here too: a pod created on svc up gets bound, and says why while it waits.
+    await up.post('/api/v1/namespaces/default/pods', { metadata: { name: 'waits' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    const why = await eventually('an explanation', async () => {
+      const r = await up.get('/debug/scheduler/pods/default/waits');
+      return r.status === 200 ? (JSON.parse(r.text) as { message: string }) : undefined;
+    });
+    assert.is(why.message, '0/0 nodes are available: no nodes available to schedule pods.');
+    const node = await up.post('/api/v1/nodes', { metadata: { name: 'n1' }, status: { allocatable: { cpu: '2', memory: '4Gi', pods: '10' } } });
+    assert.is(node.status, 201, node.text);
+    const bound = await eventually('the pod bound', async () => {
+      const r = JSON.parse((await up.get('/api/v1/namespaces/default/pods/waits')).text) as { spec: { nodeName?: string } };
+      return r.spec.nodeName;
+    });
+    assert.is(bound, 'n1');
+
     const metrics = (await up.get('/metrics')).text;
     assert.match(metrics, /apiserver_request_total/);
+    assert.match(metrics, /scheduler_schedule_attempts_total\{result="scheduled",profile="default-scheduler"\} 1/);
     assert.match(metrics, /workqueue_adds_total\{name="configmap-echo"\} [1-9]/);
     assert.match(metrics, /leader_election_master_status\{name="svc-controller-manager"\} 1/);
 

@@ -14,11 +14,13 @@ import { PREEMPTION_POLICIES } from '../core/scheduling-constraints.js';
 
 /** The highest value a user-defined class may have. */
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
-/** Values of the built-in system classes (the API server creates them). */
-export const SYSTEM_PRIORITY_VALUES: Readonly<Record<string, number>> = Object.freeze({
-  'system-cluster-critical': 2_000_000_000,
-  'system-node-critical': 2_000_001_000,
-});
+/** The built-in system classes (the API server creates them; their values are fixed). */
+export const SYSTEM_PRIORITY_CLASSES: readonly { name: string; value: number; description: string }[] = Object.freeze([
+  { name: 'system-node-critical', value: 2_000_001_000, description: 'Used for system critical pods that must not be moved from their current node.' },
+  { name: 'system-cluster-critical', value: 2_000_000_000, description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.' },
+]);
+
+const SYSTEM_PRIORITY_VALUES: Readonly<Record<string, number>> = Object.fromEntries(SYSTEM_PRIORITY_CLASSES.map((c) => [c.name, c.value]));
 
 export const priorityClassDefinition = defineKind({
   group: 'scheduling.svc.io',
