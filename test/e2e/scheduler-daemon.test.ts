@@ -5,7 +5,7 @@
 // bound twice.
 import * as assert from 'uvu/assert';
 import { test } from 'uvu';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -35,6 +35,7 @@ test.after(async () => {
   await api.close();
   await server.stop();
   server.cleanup();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function scheduler(args: string[]): SvcProcess {
