@@ -14,6 +14,8 @@ import {
   gone,
   internalError,
   notFound,
+  type ObjectRef,
+  requestEntityTooLarge,
   serviceUnavailable,
   StatusError,
   timeout,
@@ -30,6 +32,7 @@ import {
   type KVRecord,
   type KVStore,
   StorageUnavailableError,
+  ValueTooLargeError,
 } from '../storage/types.js';
 import type { WatchCache } from '../storage/watch-cache.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
@@ -103,6 +106,33 @@ export function unavailableStatus(err: StorageUnavailableError): StatusError {
     : serviceUnavailable(`the storage is unavailable; retry shortly: ${err.message}`, 1);
 }
 
+/**
+ * Any error from the storage (or an already-made Status) as the API answers it: the one mapping
+ * every request path uses, so an outage is 503/504 and a value etcd refuses as too large is 413
+ * everywhere, watches included. `ref` names the object for 404/409; faults are logged.
+ */
+export function storageErrorStatus(err: unknown, logger: Logger, ref?: ObjectRef): StatusError {
+  if (err instanceof StatusError) return err;
+  if (err instanceof CompactedError) return gone(`too old resource version: ${err.requested} (${err.compacted})`);
+  if (err instanceof FutureRevisionError) {
+    return timeoutTooLargeResourceVersion(`Timeout: Too large resource version: ${err.requested}, current: ${err.current}`, 1);
+  }
+  if (err instanceof StorageUnavailableError) {
+    logger.warn({ err }, 'storage unavailable');
+    return unavailableStatus(err);
+  }
+  if (err instanceof ValueTooLargeError) return requestEntityTooLarge(err.message);
+  if (ref) {
+    if (err instanceof KeyExistsError) return alreadyExists(ref);
+    if (err instanceof KeyNotFoundError) return notFound(ref);
+    if (err instanceof ConflictError) {
+      return conflict(ref, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+  }
+  logger.error({ err }, 'storage error');
+  return internalError(`storage error: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 export class ResourceStore {
   readonly def: ResourceDefinition;
   readonly kv: KVStore;
@@ -173,24 +203,7 @@ export class ResourceStore {
   }
 
   mapStorageError(err: unknown, name?: string): StatusError {
-    if (err instanceof StatusError) return err;
-    if (err instanceof CompactedError) {
-      return gone(`too old resource version: ${err.requested} (${err.compacted})`);
-    }
-    if (err instanceof FutureRevisionError) {
-      return timeoutTooLargeResourceVersion(`Timeout: Too large resource version: ${err.requested}, current: ${err.current}`, 1);
-    }
-    if (err instanceof KeyExistsError) return alreadyExists(this.ref(name));
-    if (err instanceof StorageUnavailableError) {
-      this.logger.warn({ err }, 'storage unavailable');
-      return unavailableStatus(err);
-    }
-    if (err instanceof KeyNotFoundError) return notFound(this.ref(name));
-    if (err instanceof ConflictError) {
-      return conflict(this.ref(name), 'the object has been modified; please apply your changes to the latest version and try again');
-    }
-    this.logger.error({ err }, 'storage error');
-    return internalError(`storage error: ${err instanceof Error ? err.message : String(err)}`);
+    return storageErrorStatus(err, this.logger, this.ref(name));
   }
 
   /** GET of one object under the get table: unset = Most Recent, 0 = Any, N = Not older than N. */

@@ -13,7 +13,7 @@
 import { createSecureServer, type Http2SecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { StatusError, serviceUnavailable, toStatusError } from '../api/status.js';
+import { serviceUnavailable } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
@@ -26,8 +26,7 @@ import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.j
 import { RequestDeadlines } from './request-deadlines.js';
 import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
-import { unavailableStatus } from './resource-store.js';
-import { StorageUnavailableError } from '../storage/types.js';
+import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
 
 export interface UserInfo {
@@ -165,7 +164,7 @@ export class ApiHttpServer implements RequestPipeline {
         await this.nonResource(pathname, query, req, res);
       }
     } catch (err) {
-      const status = err instanceof StatusError ? err : err instanceof StorageUnavailableError ? unavailableStatus(err) : toStatusError(err);
+      const status = storageErrorStatus(err, this.parts.logger);
       // A server fault is an error; 503 (storage unavailable, logged where it is seen) and 504 (a
       // deadline, or a resourceVersion from the future: the client's doing) are not.
       if (status.code >= 500 && status.code !== 503 && status.code !== 504) this.parts.logger.error({ err, path: pathname, method: req.method }, 'request failed');

@@ -9,14 +9,15 @@
  * - watch: one watch stream per call with our own resumption (see etcd-watch.ts)
  * etcd's revision is global and increases by one per committed txn, which is the contract's revision.
  */
-import { etcdFaultHandling, isDeadline } from './etcd-fault-handling.js';
+import { etcdFaultHandling, isDeadline, isOutage } from './etcd-fault-handling.js';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import {
   CompareResult,
   CompareTarget,
+  ClientClosedError,
   Etcd3,
-  isRecoverableError,
+  GRPCCancelledError,
   type ICompare,
   type IKeyValue,
   type IOptions,
@@ -29,7 +30,9 @@ import {
   FutureRevisionError,
   KeyExistsError,
   KeyNotFoundError,
+  StorageFaultError,
   StorageUnavailableError,
+  ValueTooLargeError,
   type KVRecord,
   type KVStore,
   type ListOptions,
@@ -60,6 +63,8 @@ export interface EtcdStoreOptions {
 
 const COMPACTED = 'required revision has been compacted';
 const FUTURE = 'required revision is a future revision';
+/** etcd's answer to a txn over `--max-request-bytes`, and gRPC's to a message over its receive limit. */
+const TOO_LARGE = ['etcdserver: request is too large', 'larger than max'];
 const NUL = Buffer.from([0]);
 
 function toRecord(kv: IKeyValue): KVRecord {
@@ -344,22 +349,27 @@ export class EtcdStore implements KVStore {
   }
 }
 
-/** etcd/gRPC error -> contract error (revision numbers are filled in by the caller). */
+/**
+ * etcd/gRPC error -> contract error (revision numbers are filled in by the caller):
+ * - an outage (unavailable, a deadline, a cancelled stream) -> StorageUnavailableError (503/504);
+ * - a value over etcd's request size limit -> ValueTooLargeError (413: retrying cannot help);
+ * - anything else (refused credentials, an unexpected status) -> StorageFaultError (500, logged).
+ */
 export function mapEtcdError(err: unknown): Error {
   const e = err instanceof Error ? err : new Error(String(err));
   if (e.message.includes(COMPACTED)) return new CompactedError(0, 0);
   if (e.message.includes(FUTURE)) return new FutureRevisionError(0, 0);
-  if (e instanceof StorageUnavailableError) return e;
-  const recoverable = (() => {
-    try {
-      return isRecoverableError(e);
-    } catch {
-      return false;
-    }
-  })();
-  const wrapped = new StorageUnavailableError(`etcd${recoverable ? ' unavailable' : ''}: ${e.message}`, isDeadline(e));
-  (wrapped as Error & { cause?: unknown }).cause = e;
-  return wrapped;
+  if (e instanceof StorageUnavailableError || e instanceof ValueTooLargeError || e instanceof StorageFaultError) return e;
+  let mapped: Error;
+  if (TOO_LARGE.some((m) => e.message.includes(m))) {
+    mapped = new ValueTooLargeError(`the object is larger than the storage accepts: ${e.message}`);
+  } else if (isOutage(e) || e instanceof GRPCCancelledError || e instanceof ClientClosedError) {
+    mapped = new StorageUnavailableError(`etcd unavailable: ${e.message}`, isDeadline(e));
+  } else {
+    mapped = new StorageFaultError(`etcd: ${e.message}`);
+  }
+  (mapped as Error & { cause?: unknown }).cause = e;
+  return mapped;
 }
 
 /** Connect to etcd (fails with StorageUnavailableError if it does not answer within the timeout). */

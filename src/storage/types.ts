@@ -155,3 +155,25 @@ export class StorageUnavailableError extends Error {
     this.name = 'StorageUnavailableError';
   }
 }
+
+/**
+ * The store refused a value as too large (etcd's `--max-request-bytes`, 1.5 MiB by default): the
+ * request's fault, not an outage, so the API answers 413 and a client must not retry it as is.
+ */
+export class ValueTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ValueTooLargeError';
+  }
+}
+
+/**
+ * The store failed in a way that is neither an outage nor the request's fault (etcd refused our
+ * credentials, an unexpected gRPC status): a server-side fault the API answers with 500, logged.
+ */
+export class StorageFaultError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StorageFaultError';
+  }
+}

@@ -8,6 +8,7 @@ import { type ApiServerProcess, startApiServer } from '../helpers/apiserver.js';
 import { type RunningEtcd, startEtcd } from '../helpers/etcd.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
+const PODS = '/api/v1/namespaces/default/pods';
 const test = suite('etcd faults: watch churn is not a failure; an outage is a 503/504 that heals');
 let etcd: RunningEtcd;
 let server: ApiServerProcess;
@@ -54,6 +55,20 @@ test('opening and closing 200 watches right after start, among writes, gives no 
   assert.is(list.json.items.filter((i: { metadata: { name: string } }) => i.metadata.name.startsWith('churn-')).length, 60, 'every acknowledged write is there');
 });
 
+test('an object over etcd\'s request limit (1.5 MiB) but within the body limit is a 413, not a 503 to retry forever', async () => {
+  const started = Date.now();
+  // A pod (ConfigMaps stop at 1 MiB of data): 100 arguments of 20 KB.
+  const args = Array.from({ length: 100 }, () => 'x'.repeat(20_000));
+  const pod = { metadata: { name: 'too-large-for-etcd' }, spec: { containers: [{ name: 'c', image: 'busybox', args }] } };
+  const r = await server.request('POST', PODS, pod);
+  assert.is(r.status, 413, r.text.slice(0, 300));
+  assert.is(r.json?.kind, 'Status');
+  assert.match(r.json.message, /larger than the storage accepts/);
+  assert.ok(Date.now() - started < 2_000, `answered in ${Date.now() - started} ms (not retried as an outage)`);
+  assert.is((await server.request('GET', `${PODS}/too-large-for-etcd`)).status, 404);
+  assert.is((await server.request('POST', CM, { metadata: { name: 'small-after-large' } })).status, 201, 'the breaker did not open');
+});
+
 test('an etcd outage is a 503 or 504 Status, and the server heals once etcd is back', async () => {
   await etcd.kill();
   const started = Date.now();
@@ -86,6 +101,11 @@ test('a stopped (not dead) etcd fails /readyz at the check deadline instead of h
     assert.is(r.status, 500, r.text);
     assert.match(r.text, /\[-\]kvstore failed/);
     assert.ok(Date.now() - started < 4_000, `answered in ${Date.now() - started} ms`);
+    // An ordinary request waiting on the stopped etcd ends at the request deadline with a 504.
+    const t0 = Date.now();
+    const g = await server.request('GET', `${CM}/small-after-large`);
+    assert.is(g.status, 504, g.text.slice(0, 200));
+    assert.ok(Date.now() - t0 < 6_000, `answered in ${Date.now() - t0} ms`);
   } finally {
     process.kill(etcd.pid, 'SIGCONT');
   }

@@ -18,8 +18,8 @@
  */
 import { stringifyJson } from '../../api/json-walk.js';
 import type { SvcObject } from '../../api/types.js';
-import { gone, type Status, toStatusError } from '../../api/status.js';
-import { CompactedError, type KVEvent } from '../../storage/types.js';
+import type { Status } from '../../api/status.js';
+import type { KVEvent } from '../../storage/types.js';
 import type { CacheEvent } from '../../storage/watch-cache.js';
 import { includeObjectParam, objectTable, TABLE_API_VERSION } from '../../codec/table.js';
 import { protobufWatchFrame } from '../representation.js';
@@ -161,8 +161,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   };
 
   const fail = (err: unknown) => {
-    const status: Status =
-      err instanceof CompactedError ? gone(`too old resource version: ${err.requested} (${err.compacted})`).status : toStatusError(err).status;
+    const status: Status = store.mapStorageError(err).status;
     if (sink) {
       if (!closed) sink.sendEvent('ERROR', status);
     } else write(asProtobuf ? protobufWatchFrame(s.def, 'ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
