@@ -12,6 +12,8 @@
  *   --only=scheduler | BENCH_ONLY=scheduler  only the scheduler part (SchedulingBasic at 5,000 nodes in process
  *                                          and over HTTPS, anti-affinity and topology-spread variants on
  *                                          1,000 nodes); replaces its section of docs/benchmarks.md
+ *   --only=large-objects | BENCH_ONLY=large-objects  only the large-object part (how long writes of a ConfigMap
+ *                                          stored at 3.1 MB hold up /healthz) against a fresh apiserver; replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +39,8 @@ import { measureScheduling, type SchedulerBenchResult } from './measure-schedule
 import { renderSchedulerSection, SCHEDULER_HEADING } from './report-scheduler.js';
 import { SCHEDULER_NOTES } from './scheduler-notes.js';
 import { startInProcessServer } from './in-process-server.js';
+import { type LargeObjectFigures, measureLargeObjects } from './measure-large-objects.js';
+import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
 import { ROOT, type ServerProcess, startApiServer, startBareServer } from './server-process.js';
@@ -45,8 +49,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms" and "scheduler"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler" and "large-objects"`);
   process.exit(2);
 }
 
@@ -192,6 +196,26 @@ async function mainStormsOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), STORMS_HEADING, section));
   log('wrote the memory-under-storms section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `--only=large-objects`: writes of one large ConfigMap against a fresh apiserver, spliced into docs/benchmarks.md. */
+async function mainLargeObjectsOnly(): Promise<void> {
+  const api = await startApiServer({ dataDir, certDir });
+  let figures: LargeObjectFigures;
+  try {
+    figures = await measureLargeObjects(api, { labels: 140_000, pingEveryMs: 20, idleMs: 2_000 }, log);
+  } catch (err) {
+    console.error(api.output().slice(-4000));
+    throw err;
+  } finally {
+    const code = await api.stop();
+    log(`apiserver stopped (exit ${code})`);
+  }
+  const section = renderLargeObjectsSection(figures, { command: 'BENCH_ONLY=large-objects npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), LARGE_OBJECTS_HEADING, section));
+  log('wrote the large-objects section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -361,7 +385,18 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
-(only === 'runtime' ? mainRuntimeOnly() : only === 'protobuf' ? mainProtobufOnly() : only === 'storms' ? mainStormsOnly() : only === 'scheduler' ? mainSchedulerOnly() : main()).catch((err: unknown) => {
+(only === 'runtime'
+  ? mainRuntimeOnly()
+  : only === 'protobuf'
+    ? mainProtobufOnly()
+    : only === 'storms'
+      ? mainStormsOnly()
+      : only === 'scheduler'
+        ? mainSchedulerOnly()
+        : only === 'large-objects'
+          ? mainLargeObjectsOnly()
+          : main()
+).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
   process.exit(1);

@@ -416,11 +416,11 @@ export class CrdController {
     for (let attempt = 0; attempt < 20; attempt++) {
       const current = await crdStore.getForUpdate('', name);
       if (!current) return;
-      const next = structuredClone(current.object) as SvcObject;
+      const next = crdStore.draft(current);
       if (!change(next)) return;
       try {
         if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) await crdStore.kv.delete(current.key, current.revision);
-        else await crdStore.replace(next, current.revision, false);
+        else await crdStore.replace(next, crdStore.encode(next, current).value, current.revision, false);
         return;
       } catch (err) {
         if (err instanceof ConflictError || err instanceof KeyNotFoundError) continue;

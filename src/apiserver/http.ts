@@ -11,7 +11,7 @@ import { requestEntityTooLarge, type Status, StatusError, toStatusError } from '
 import type { SvcObject } from '../api/types.js';
 import { decodeBody } from '../codec/body.js';
 import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
-import { checkBodyNesting, type InputLimits } from './input-limits.js';
+import { checkBodyNesting, type InputLimits, LARGE_OBJECT_BYTES, otherRequestsTurn } from './input-limits.js';
 
 /** A request from the HTTPS listener (HTTP/1.1 or HTTP/2). */
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -93,7 +93,11 @@ export async function readRequestBytes(req: PipelineRequest, limit: number): Pro
  */
 export async function readRequestValue(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
   if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);
-  return checkedValue(decodeBody(req.headers['content-type'], await readRequestBytes(req, limits.maxRequestBodyBytes), allowed), limits);
+  const bytes = await readRequestBytes(req, limits.maxRequestBodyBytes);
+  if (bytes.length <= LARGE_OBJECT_BYTES) return checkedValue(decodeBody(req.headers['content-type'], bytes, allowed), limits);
+  const value = decodeBody(req.headers['content-type'], bytes, allowed);
+  await otherRequestsTurn();
+  return checkedValue(value, limits);
 }
 
 /** Like readRequestValue, for an optional body: undefined when there is none (or only whitespace). */

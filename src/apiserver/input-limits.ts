@@ -47,6 +47,17 @@ export const DEFAULT_INPUT_LIMITS: InputLimits = {
   maxJsonPatchOperations: 10_000,
 };
 
+/**
+ * Bodies and objects larger than this give other requests a turn between the steps that walk
+ * them whole (decode, change, ownership, validation, store), so no request waits long behind one.
+ */
+export const LARGE_OBJECT_BYTES = 256 * 1024;
+
+/** Resolves after the requests already waiting have had their turn of the event loop. */
+export function otherRequestsTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The limits for a given body limit: a stored object may be as large as a body. */
 export function inputLimitsFor(maxRequestBodyBytes: number): InputLimits {
   return { ...DEFAULT_INPUT_LIMITS, maxRequestBodyBytes, maxObjectBytes: maxRequestBodyBytes };
@@ -74,9 +85,9 @@ export function objectNestingDepth(obj: { metadata?: unknown }, cap: number): nu
 
 /**
  * For the object a write is about to store, after a patch, an apply or the server's own changes:
- * 422 when it nests too deep, 413 when it is too large.
+ * 422 when it nests too deep, 413 when it is too large. Returns about how large it is (jsonSizeAtMost).
  */
-export function checkWrittenObject(value: { metadata?: unknown }, limits: InputLimits): void {
+export function checkWrittenObject(value: { metadata?: unknown }, limits: InputLimits): number {
   const depth = objectNestingDepth(value, limits.maxNestingDepth);
   if (depth > limits.maxNestingDepth) {
     throw new StatusError(
@@ -89,6 +100,7 @@ export function checkWrittenObject(value: { metadata?: unknown }, limits: InputL
   if (size > limits.maxObjectBytes) {
     throw requestEntityTooLarge(`the resulting object is larger than the limit of ${limits.maxObjectBytes} bytes`);
   }
+  return size;
 }
 
 /** Budget for the bytes a JSON patch's `copy` operations create, checked as they are applied. */

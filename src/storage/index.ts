@@ -1,6 +1,7 @@
 export * from './types.js';
 export { EmbeddedStore, openEmbeddedStore, prefixRangeEnd, type EmbeddedStoreOptions } from './embedded.js';
-export { WatchCache, type CachedObject, type CacheEvent, type WatchCacheOptions } from './watch-cache.js';
+export { WatchCache, type CacheEvent, type WatchCacheOptions } from './watch-cache.js';
+export { ObjectView } from './object-view.js';
 export { EtcdStore, openEtcdStore, mapEtcdError, progressRequestsAreOrdered, type EtcdStoreOptions } from './etcd.js';
 export { EtcdWatch, prefixRange, type WatchTimers } from './etcd-watch.js';
 export { openStorage, validateServerUrl, overrideKey, StorageConfigError, type StorageProvider } from './open.js';

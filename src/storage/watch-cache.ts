@@ -8,15 +8,15 @@
  * - `watch(after)` delivers every change under the prefix with revision > `after`, in revision
  *   order, exactly once: from memory when `after >= oldestRevision()`, otherwise from a direct store
  *   watch (so a watch fails with CompactedError only when the store itself compacted that history).
- * - One decode and one JSON serialization per change: the `object` and `json` of a `CacheEvent` and
- *   of a `CachedObject` are shared by every reader and watcher; objects are deep-frozen.
+ * - One decode per change and at most one JSON serialization, made when first asked for: the
+ *   `object` and `json` of a `CacheEvent` and of an `ObjectView` are shared by every reader and
+ *   watcher; objects are deep-frozen.
  * - Callbacks run asynchronously (never inside `watch()`), in order per watcher; none after close().
  *   Live events go to every idle watcher in one synchronous pass from the store watch's callback.
  * - If the store watch fails, the cache re-lists and re-watches by itself (retrying with back-off);
  *   the watchers it was serving get `onError(CompactedError)` and must re-list (a 410 to clients).
  */
 import type { Logger } from 'pino';
-import { deepFreeze, stringifyJson } from '../api/json-walk.js';
 import type { SvcObject } from '../api/types.js';
 import {
   CompactedError,
@@ -26,18 +26,9 @@ import {
   type KVStore,
   type WatchHandle,
 } from './types.js';
+import { ObjectView } from './object-view.js';
 import { EventRing } from './watch-cache-ring.js';
 import { SortedKeys } from './watch-cache-keys.js';
-
-export interface CachedObject {
-  key: string;
-  /** Frozen; `metadata.resourceVersion` set. */
-  object: SvcObject;
-  /** JSON.stringify(object). */
-  json: Buffer;
-  /** modRevision of this state. */
-  revision: number;
-}
 
 export interface CacheEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -90,15 +81,18 @@ interface RevisionWaiter {
 const LIST_PAGE = 5000;
 const RELIST_BACKOFF_MS = [100, 200, 500, 1000, 2000, 5000, 10_000];
 
-/**
- * JSON bytes in their own allocation: `Buffer.from(string)` would carve small buffers out of Node's
- * shared 8 KiB pool, where one long-lived cache entry pins a whole slab of short-lived garbage.
- */
-function serialize(object: SvcObject): Buffer {
-  const text = stringifyJson(object);
-  const buf = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  buf.write(text);
-  return buf;
+/** An event sharing its object's JSON, made when the first watcher needs it. */
+function changeEvent(type: CacheEvent['type'], cached: ObjectView, prevObject: SvcObject | undefined): CacheEvent {
+  return {
+    type,
+    revision: cached.revision,
+    key: cached.key,
+    object: cached.object,
+    get json() {
+      return cached.json;
+    },
+    prevObject,
+  };
 }
 
 export class WatchCache {
@@ -108,7 +102,7 @@ export class WatchCache {
   private readonly now: () => number;
   private readonly log: Logger | undefined;
   private readonly ring: EventRing<CacheEvent>;
-  private objects = new Map<string, CachedObject>();
+  private objects = new Map<string, ObjectView>();
   private readonly keys = new SortedKeys();
   private rev = 0;
   private listRevision = 0;
@@ -173,13 +167,13 @@ export class WatchCache {
     });
   }
 
-  get(key: string): CachedObject | undefined {
+  get(key: string): ObjectView | undefined {
     return this.objects.get(key);
   }
 
   /** Objects whose key starts with `keyPrefix` (a full store key prefix; default all), sorted by key. */
-  list(keyPrefix = ''): { items: CachedObject[]; revision: number } {
-    const items: CachedObject[] = [];
+  list(keyPrefix = ''): { items: ObjectView[]; revision: number } {
+    const items: ObjectView[] = [];
     for (const key of this.keys.withPrefix(keyPrefix)) items.push(this.objects.get(key)!);
     return { items, revision: this.rev };
   }
@@ -275,7 +269,7 @@ export class WatchCache {
       records.push(...page.items);
     }
     if (generation !== this.generation) return; // stopped meanwhile
-    const objects = new Map<string, CachedObject>();
+    const objects = new Map<string, ObjectView>();
     const sorted: string[] = [];
     for (const rec of records) {
       const cached = this.decodeRecord(rec.key, rec.value, rec.modRevision);
@@ -320,28 +314,14 @@ export class WatchCache {
           this.keys.remove(ev.key);
         }
         if (cached) {
-          batch.push({
-            type: 'DELETED',
-            revision: ev.modRevision,
-            key: ev.key,
-            object: cached.object,
-            json: cached.json,
-            prevObject: prev?.object,
-          });
+          batch.push(changeEvent('DELETED', cached, prev?.object));
         }
       } else {
         const cached = this.decodeRecord(ev.key, ev.value, ev.modRevision);
         if (cached) {
           if (!prev) this.keys.add(ev.key);
           this.objects.set(ev.key, cached);
-          batch.push({
-            type: ev.createRevision === ev.modRevision ? 'ADDED' : 'MODIFIED',
-            revision: ev.modRevision,
-            key: ev.key,
-            object: cached.object,
-            json: cached.json,
-            prevObject: prev?.object,
-          });
+          batch.push(changeEvent(ev.createRevision === ev.modRevision ? 'ADDED' : 'MODIFIED', cached, prev?.object));
         } else if (prev) {
           // Undecodable new state: drop the stale one rather than serve it as current.
           this.objects.delete(ev.key);
@@ -410,10 +390,9 @@ export class WatchCache {
     this.waiters = still;
   }
 
-  private decodeRecord(key: string, value: Uint8Array, modRevision: number): CachedObject | undefined {
+  private decodeRecord(key: string, value: Uint8Array, modRevision: number): ObjectView | undefined {
     try {
-      const object = deepFreeze(this.decodeValue(value, modRevision));
-      return { key, object, json: serialize(object), revision: modRevision };
+      return new ObjectView(key, this.decodeValue(value, modRevision), modRevision);
     } catch (err) {
       this.log?.error({ err, key, revision: modRevision }, 'watch cache could not decode a stored object; skipped');
       return undefined;
@@ -426,7 +405,7 @@ export class WatchCache {
     if (!cached) return undefined;
     const prev = ev.prevValue && this.decodeRecord(ev.key, ev.prevValue, ev.prevModRevision);
     const type = ev.type === 'delete' ? 'DELETED' : ev.createRevision === ev.modRevision ? 'ADDED' : 'MODIFIED';
-    return { type, revision: ev.modRevision, key: ev.key, object: cached.object, json: cached.json, prevObject: prev?.object };
+    return changeEvent(type, cached, prev?.object);
   }
 
   /**

@@ -21,6 +21,7 @@ const fieldsV1 = {
 test('FieldsV1 round trip: leaves are {} and a member with children carries "."', () => {
   const set = FieldSet.fromFieldsV1(fieldsV1);
   assert.equal(set.toFieldsV1(), fieldsV1);
+  assert.equal(FieldSet.of(set.paths()).toFieldsV1(), fieldsV1, 'a set built from the same paths encodes the same document');
   assert.ok(set.has(['f:spec', 'f:replicas']));
   assert.ok(set.has(['f:metadata', 'f:labels']), '"." makes the labels map itself a member');
   assert.not.ok(set.has(['f:spec']), 'a parent with only children is not a member');
@@ -43,6 +44,28 @@ test('union, difference and intersection work on paths, not subtrees', () => {
   const without = item.difference(FieldSet.of([['f:c', 'k:{"name":"x"}']]));
   assert.equal(without.paths(), [['f:c', 'k:{"name":"x"}', 'f:image']], 'removing an item path keeps what is below it');
   assert.ok(a.difference(a).isEmpty());
+});
+
+test('the operations share what they leave unchanged, and never change their operands', () => {
+  const labels = Array.from({ length: 1000 }, (_, i) => ['f:metadata', 'f:labels', `f:k${i}`]);
+  const a = FieldSet.fromFieldsV1(FieldSet.of(labels).toFieldsV1());
+  const before = JSON.stringify(a.toFieldsV1());
+  const one = FieldSet.of([['f:metadata', 'f:labels', 'f:k1']]);
+  const other = FieldSet.of([['f:spec', 'f:x']]);
+  assert.is(a.difference(other), a, 'nothing to take away: the same set');
+  assert.is(a.presentIn(a), a);
+  assert.is(a.union(FieldSet.of([])), a);
+  const less = a.difference(one);
+  assert.is(less.paths().length, 999);
+  assert.not.ok(less.has(['f:metadata', 'f:labels', 'f:k1']));
+  const more = less.union(other);
+  assert.is(more.paths().length, 1000);
+  assert.ok(more.has(['f:spec', 'f:x']));
+  assert.is(less.paths().length, 999, 'union left its operand as it was');
+  assert.is(JSON.stringify(a.toFieldsV1()), before, 'difference left its operand as it was');
+  assert.equal(a.presentIn(less).paths().length, 999);
+  assert.ok(more.equals(FieldSet.of([...labels.filter((p) => p[2] !== 'f:k1'), ['f:spec', 'f:x']])));
+  assert.not.ok(more.equals(less));
 });
 
 test('untouchedBy gives the outermost paths the other set does not touch', () => {

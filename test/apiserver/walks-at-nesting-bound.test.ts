@@ -5,7 +5,7 @@
 // src/api/json-walk.ts are checked at 100,000 levels and on cycles.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canonicalJson, cloneJson, deepFreeze, jsonSizeAtMost, nestingDepth, stringifyJson } from '../../src/api/json-walk.js';
+import { canonicalJson, cloneJson, deepFreeze, jsonSizeAtMost, jsonTextDepth, nestingDepth, stringifyJson } from '../../src/api/json-walk.js';
 import type { SchemaNode } from '../../src/api/types.js';
 import { validateAgainstSchema } from '../../src/api/validation/schema.js';
 import { defineKind } from '../../src/api/kinds/define.js';
@@ -96,6 +96,14 @@ test('json-walk: nestingDepth counts levels, stops at its cap, and ends on cycle
   const cyclic: { a: unknown[] } = { a: [] };
   cyclic.a.push(cyclic);
   assert.is(nestingDepth(cyclic, 300), 301);
+});
+
+test('json-walk: jsonTextDepth reads the same depth off JSON bytes, brackets in strings not counted', () => {
+  const bytes = (v: unknown) => Buffer.from(stringifyJson(v));
+  for (const v of ['x', {}, { a: [{}] }, { s: '[[{{"\\', t: ['}', { u: '\\"[' }] }, chain(100_000)]) {
+    assert.is(jsonTextDepth(bytes(v)), nestingDepth(v));
+  }
+  assert.is(jsonTextDepth(bytes(chain(100_000)), 300), 301, 'stops past its cap');
 });
 
 test('json-walk: clone, stringify, canonical JSON and freeze at 100,000 levels', () => {

@@ -15,16 +15,21 @@ export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 export const STANDARD_FINALIZERS: readonly string[] = ['svc', 'orphan', 'foregroundDeletion', 'customresourcecleanup.apiextensions.svc.io'];
 
 function isStringMap(v: unknown): v is Record<string, string> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  for (const k in v) if (typeof (v as Record<string, unknown>)[k] !== 'string') return false;
+  return true;
 }
 
 export function validateLabels(labels: unknown, field: string): FieldError[] {
   if (labels === undefined || labels === null) return [];
   if (!isStringMap(labels)) return [invalidValue(field, labels, 'must be a map of string keys to string values')];
   const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(labels)) {
-    errs.push(...invalidEach(field, k, isQualifiedName(k)));
-    errs.push(...invalidEach(field, v, isValidLabelValue(v)));
+  for (const k of Object.keys(labels)) {
+    const keyProblems = isQualifiedName(k);
+    if (keyProblems.length) errs.push(...invalidEach(field, k, keyProblems));
+    const v = labels[k]!;
+    const valueProblems = isValidLabelValue(v);
+    if (valueProblems.length) errs.push(...invalidEach(field, v, valueProblems));
   }
   return errs;
 }

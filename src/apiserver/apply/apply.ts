@@ -13,6 +13,7 @@ import { writeObject } from '../representation.js';
 import { asObject, prepareForUpdate, prepareStatusUpdate, reconcileNamespace } from '../object-rules.js';
 import { boolParam, isDryRun, type RequestScope } from '../scope.js';
 import { createObject, guaranteedUpdate, keepNamespaceFinalizers } from '../handlers/write.js';
+import { LARGE_OBJECT_BYTES, otherRequestsTurn } from '../input-limits.js';
 import type { FieldSet } from './field-set.js';
 import { checkManagerName, decodeManagedFields, ignoreRule, type Ownership, serverSideApplyEnabled } from './managed-fields.js';
 import { mergeApplied, withoutNulls } from './merge.js';
@@ -59,15 +60,20 @@ export function parseApplyConfiguration(s: RequestScope, body: Buffer): SvcObjec
   return config;
 }
 
-/** The live object with the configuration merged in and this manager's dropped fields removed. */
-function applyTo(s: RequestScope, current: SvcObject, config: SvcObject, own: ApplyOwnership): SvcObject {
+/**
+ * The live object with the configuration merged in and this manager's dropped fields removed.
+ * `pause` (for large objects) runs between the steps that walk it whole.
+ */
+async function applyTo(s: RequestScope, current: SvcObject, config: SvcObject, own: ApplyOwnership, pause?: () => Promise<void>): Promise<SvcObject> {
   const schema = s.def.schema;
   const merged = cloneJson(mergeApplied(current, config, schema) as SvcObject);
+  if (pause) await pause();
   const entries = decodeManagedFields(current.metadata.managedFields) ?? [];
   const mine = entries.find((e) => e.manager === own.manager && e.operation === 'Apply' && e.subresource === own.subresource);
   if (mine) {
     let keep: FieldSet = own.applied;
     for (const e of entries) if (e !== mine) keep = keep.union(e.fields);
+    if (pause) await pause();
     removeFields(merged, schema, mine.fields.untouchedBy(keep, ['f:metadata']));
   }
   if (own.subresource === 'status') return prepareStatusUpdate(merged, current);
@@ -88,12 +94,15 @@ export async function handleApply(s: RequestScope, body: Buffer): Promise<void> 
   const force = boolParam(s.query, 'force');
   const dryRun = isDryRun(s.query);
   const subresource = s.info.subresource;
+  const large = body.length > LARGE_OBJECT_BYTES;
   const config = parseApplyConfiguration(s, body);
+  if (large) await otherRequestsTurn();
   const applied = fieldSetOf(objectFields(config, s.def.schema, ignoreRule(s.def, subresource), false));
+  if (large) await otherRequestsTurn();
   const own: ApplyOwnership = { operation: 'Apply', manager, subresource, force, applied };
   for (let attempt = 0; ; attempt++) {
     try {
-      const out = await guaranteedUpdate(s, (current) => applyTo(s, current, config, own), { dryRun, subresource, ownership: own });
+      const out = await guaranteedUpdate(s, (current, _draft, pause) => applyTo(s, current, config, own, pause), { dryRun, subresource, ownership: own });
       writeObject(s, 200, out.view);
       return;
     } catch (err) {

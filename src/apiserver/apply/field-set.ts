@@ -3,6 +3,10 @@
  * `f:<name>` (struct field or map key), `k:<json of the key fields>` (item of a list-type map),
  * `v:<json value>` (item of a set list) and `i:<index>` (positional item). A node can be a member
  * itself and have members below it; FieldsV1 writes that as `".": {}` beside the children.
+ *
+ * Sets are immutable once built, so the operations share unchanged subtrees (and return the set
+ * itself when nothing changes) instead of copying: ownership of a 100,000-entry map costs little
+ * when a write touches one entry of it. A set decoded from FieldsV1 keeps that document to encode.
  */
 import { canonicalJson } from '../../api/json-walk.js';
 import { badRequest } from '../../api/status.js';
@@ -29,8 +33,22 @@ function compareElements(a: PathElement, b: PathElement): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * A node's children in FieldsV1 order. Children of one kind other than `i:` (the usual case: a
+ * struct's or a map's `f:` fields) sort as plain strings, which is much faster for large maps.
+ */
+function sortedElements(children: Map<PathElement, Node>): PathElement[] {
+  const keys = [...children.keys()];
+  if (keys.length < 2) return keys;
+  const kind = keys[0]![0];
+  if (kind !== 'i' && keys.every((k) => k[0] === kind)) return keys.sort();
+  return keys.sort(compareElements);
+}
+
 export class FieldSet {
   private readonly root: Node;
+  /** The FieldsV1 document this set was decoded from (it encodes to that again). */
+  private encoded: Record<string, unknown> | undefined;
 
   constructor(root: Node = newNode()) {
     this.root = root;
@@ -42,7 +60,8 @@ export class FieldSet {
     return s;
   }
 
-  insert(path: FieldPath): void {
+  /** Only while building a new set (of, untouchedBy): built sets are never changed. */
+  private insert(path: FieldPath): void {
     let node = this.root;
     for (const el of path) {
       let next = node.children.get(el);
@@ -74,7 +93,7 @@ export class FieldSet {
   /** The subtree below `path` (members relative to it), without `path` itself. */
   childrenOf(path: FieldPath): FieldSet {
     const n = this.node(path);
-    return n ? new FieldSet({ member: false, children: cloneChildren(n) }) : new FieldSet();
+    return n ? new FieldSet({ member: false, children: n.children }) : new FieldSet();
   }
 
   isEmpty(): boolean {
@@ -82,33 +101,44 @@ export class FieldSet {
   }
 
   equals(other: FieldSet): boolean {
-    return JSON.stringify(this.toFieldsV1()) === JSON.stringify(other.toFieldsV1());
+    const same = (a: Node, b: Node): boolean => {
+      if (a.member !== b.member || a.children.size !== b.children.size) return false;
+      for (const [k, ac] of a.children) {
+        const bc = b.children.get(k);
+        if (!bc || !same(ac, bc)) return false;
+      }
+      return true;
+    };
+    return same(this.root, other.root);
   }
 
   union(other: FieldSet): FieldSet {
     const merge = (a: Node, b: Node): Node => {
-      const out: Node = { member: a.member || b.member, children: cloneChildren(a) };
+      if (a === b || (b.children.size === 0 && (a.member || !b.member))) return a;
+      if (a.children.size === 0 && (b.member || !a.member)) return b;
+      const children = new Map(a.children);
       for (const [k, bc] of b.children) {
-        const ac = out.children.get(k);
-        out.children.set(k, ac ? merge(ac, bc) : cloneNode(bc));
+        const ac = children.get(k);
+        children.set(k, ac ? merge(ac, bc) : bc);
       }
-      return out;
+      return { member: a.member || b.member, children };
     };
-    return new FieldSet(merge(this.root, other.root));
+    return this.derived(merge(this.root, other.root));
   }
 
   /** Members of this set that are not members of `other` (paths, not subtrees). */
   difference(other: FieldSet): FieldSet {
     const diff = (a: Node, b: Node | undefined): Node | undefined => {
-      if (!b) return cloneNode(a);
-      const out: Node = { member: a.member && !b.member, children: new Map() };
-      for (const [k, ac] of a.children) {
-        const c = diff(ac, b.children.get(k));
-        if (c) out.children.set(k, c);
-      }
-      return out.member || out.children.size > 0 ? out : undefined;
+      if (!b || (b.children.size === 0 && !b.member)) return a;
+      return filtered(a, a.member && !b.member, (k, ac) => diff(ac, b.children.get(k)));
     };
-    return new FieldSet(diff(this.root, other.root) ?? newNode());
+    return this.derived(diff(this.root, other.root));
+  }
+
+  /** This set when `root` is its own root (nothing changed), else a new set. */
+  private derived(root: Node | undefined): FieldSet {
+    if (root === this.root) return this;
+    return new FieldSet(root ?? newNode());
   }
 
   intersection(other: FieldSet): FieldSet {
@@ -130,15 +160,13 @@ export class FieldSet {
    */
   presentIn(present: FieldSet): FieldSet {
     const keep = (a: Node, p: Node): Node | undefined => {
-      const out: Node = { member: a.member, children: new Map() };
-      for (const [k, ac] of a.children) {
+      if (a === p) return a;
+      return filtered(a, a.member, (k, ac) => {
         const pc = p.children.get(k);
-        const c = pc && keep(ac, pc);
-        if (c) out.children.set(k, c);
-      }
-      return out.member || out.children.size > 0 ? out : undefined;
+        return pc && keep(ac, pc);
+      });
     };
-    return new FieldSet(keep(this.root, present.root) ?? newNode());
+    return this.derived(keep(this.root, present.root));
   }
 
   /**
@@ -165,7 +193,7 @@ export class FieldSet {
     const out: FieldPath[] = [];
     const walk = (n: Node, prefix: PathElement[]): void => {
       if (n.member) out.push(prefix);
-      for (const k of [...n.children.keys()].sort(compareElements)) walk(n.children.get(k)!, [...prefix, k]);
+      for (const k of sortedElements(n.children)) walk(n.children.get(k)!, [...prefix, k]);
     };
     walk(this.root, []);
     return out;
@@ -173,10 +201,11 @@ export class FieldSet {
 
   /** The FieldsV1 JSON: leaves are `{}`, a member with children carries `".": {}`. */
   toFieldsV1(): Record<string, unknown> {
+    if (this.encoded) return this.encoded;
     const enc = (n: Node): Record<string, unknown> => {
       const out: Record<string, unknown> = {};
       if (n.member && n.children.size > 0) out['.'] = {};
-      for (const k of [...n.children.keys()].sort(compareElements)) out[k] = enc(n.children.get(k)!);
+      for (const k of sortedElements(n.children)) out[k] = enc(n.children.get(k)!);
       return out;
     };
     return enc(this.root);
@@ -196,10 +225,11 @@ export class FieldSet {
           n.member = true;
           continue;
         }
-        if (!/^[fkvi]:/.test(k) || (k[0] === 'i' && !/^i:\d+$/.test(k))) {
+        const kind = k[0];
+        if (k[1] !== ':' || (kind !== 'f' && kind !== 'k' && kind !== 'v' && kind !== 'i') || (kind === 'i' && !/^i:\d+$/.test(k))) {
           throw badRequest(`fieldsV1${where}: invalid path element ${JSON.stringify(k)}: expected f:<name>, k:<json>, v:<json> or i:<index>`);
         }
-        if (k[0] === 'k' || k[0] === 'v') {
+        if (kind === 'k' || kind === 'v') {
           try {
             JSON.parse(k.slice(2));
           } catch {
@@ -211,19 +241,37 @@ export class FieldSet {
       return n;
     };
     const root = dec(json ?? {}, '');
-    root.member = false;
-    return new FieldSet(root);
+    const set = new FieldSet({ member: false, children: root.children });
+    if (json && !Object.prototype.hasOwnProperty.call(json, '.')) set.encoded = json as Record<string, unknown>;
+    return set;
   }
 }
 
-function cloneChildren(n: Node): Map<PathElement, Node> {
-  const m = new Map<PathElement, Node>();
-  for (const [k, c] of n.children) m.set(k, cloneNode(c));
-  return m;
-}
-
-function cloneNode(n: Node): Node {
-  return { member: n.member, children: cloneChildren(n) };
+/**
+ * `a` with membership `member` and each child replaced by `child(k, c)` (dropped when undefined):
+ * `a` itself when that changes nothing, undefined when nothing is left.
+ */
+function filtered(a: Node, member: boolean, child: (k: PathElement, c: Node) => Node | undefined): Node | undefined {
+  let children: Map<PathElement, Node> | undefined;
+  for (const [k, ac] of a.children) {
+    const c = child(k, ac);
+    if (c === ac) {
+      children?.set(k, c);
+      continue;
+    }
+    if (!children) {
+      // First change: copy the children seen so far.
+      children = new Map();
+      for (const [k2, c2] of a.children) {
+        if (k2 === k) break;
+        children.set(k2, c2);
+      }
+    }
+    if (c) children.set(k, c);
+  }
+  if (!children && member === a.member) return a;
+  const out: Node = { member, children: children ?? a.children };
+  return out.member || out.children.size > 0 ? out : undefined;
 }
 
 /** The path element of a struct field or map key. */

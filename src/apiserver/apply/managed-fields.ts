@@ -179,10 +179,22 @@ function withoutIgnored(all: Map<string, FieldEntry>, ignore: IgnoreRule): Map<s
  * `next`, as done by `own`. Throws the 409 of an apply that changes fields others own.
  */
 export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefined, next: SvcObject, own: Ownership, now: number): void {
+  for (const _step of ownershipSteps(def, live, next, own, now));
+}
+
+/**
+ * trackOwnership in steps, each one walk over the object or the field sets: recordOwnership gives
+ * other requests a turn between them when the object is large.
+ */
+function* ownershipSteps(def: ResourceDefinition, live: SvcObject | undefined, next: SvcObject, own: Ownership, now: number): Generator<void, void, void> {
   const entries = baseline(live, next, own);
   const ignore = ignoreRule(def, own.subresource);
+  const liveFields = objectFields(live ?? {}, def.schema, ignore);
+  yield;
   const nextAll = objectFields(next, def.schema);
-  const { changed, removed } = compareFields(objectFields(live ?? {}, def.schema, ignore), withoutIgnored(nextAll, ignore));
+  yield;
+  const { changed, removed } = compareFields(liveFields, withoutIgnored(nextAll, ignore));
+  yield;
   const stamp = timestamp(now);
   const apiVersion = groupVersion(def);
   const mine = entries.find((e) => sameManager(e, own));
@@ -193,6 +205,7 @@ export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefi
     if (conflicts.length) throw conflictError(def, next.metadata.name ?? '', conflicts);
   }
   for (const e of others) e.fields = e.fields.difference(changed).difference(removed);
+  yield;
 
   const objectChanged = !changed.isEmpty() || !removed.isEmpty();
   let fields: FieldSet;
@@ -200,6 +213,7 @@ export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefi
   // Claims follow the stored object: what pruning, defaulting, admission or a subresource rule took
   // out of it (or never let in) is owned by no one.
   const present = fieldSetOf(nextAll);
+  yield;
   for (const e of others) e.fields = e.fields.presentIn(present);
   if (own.operation === 'Apply') {
     fields = own.applied.presentIn(present);
@@ -214,6 +228,7 @@ export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefi
     entry.time = stamp;
     entry.apiVersion = apiVersion;
   }
+  yield;
   const encoded = encodeManagedFields([...others, entry]);
   if (encoded.length) next.metadata.managedFields = encoded;
   else delete next.metadata.managedFields;
@@ -221,12 +236,13 @@ export function trackOwnership(def: ResourceDefinition, live: SvcObject | undefi
 
 /**
  * The ownership step of every tracked write: records ownership when the ServerSideApply gate is on;
- * with it off the server keeps no managedFields at all.
+ * with it off the server keeps no managedFields at all. `pause`, when given, runs between the
+ * steps (to let other requests through while a large object's fields are walked).
  */
-export function recordOwnership(s: RequestScope, live: SvcObject | undefined, next: SvcObject, own: Ownership): void {
+export async function recordOwnership(s: RequestScope, live: SvcObject | undefined, next: SvcObject, own: Ownership, pause?: () => Promise<void>): Promise<void> {
   if (!serverSideApplyEnabled(s)) {
     delete next.metadata.managedFields;
     return;
   }
-  trackOwnership(s.def, live, next, own, s.services.now());
+  for (const _step of ownershipSteps(s.def, live, next, own, s.services.now())) if (pause) await pause();
 }

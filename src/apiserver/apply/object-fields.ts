@@ -69,12 +69,14 @@ export function childrenOf(value: unknown, schema: SchemaNode | undefined): Chil
     return value.map((item, i) => ({ element: itemElement(item, i, schema), value: item, schema: items, selfMember: true }));
   }
   if (!isPlainObject(value)) return [];
-  return Object.entries(value)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => {
-      const f = fieldSchema(schema, k);
-      return { element: fieldElement(k), value: v, schema: f.schema, selfMember: f.mapEntry };
-    });
+  const out: Child[] = [];
+  for (const k of Object.keys(value)) {
+    const v = value[k];
+    if (v === undefined) continue;
+    const f = fieldSchema(schema, k);
+    out.push({ element: fieldElement(k), value: v, schema: f.schema, selfMember: f.mapEntry });
+  }
+  return out;
 }
 
 /** One path of an object: leaves carry their value so two versions can be compared. */
@@ -116,6 +118,12 @@ export function fieldSetOf(fields: Map<string, FieldEntry>): FieldSet {
   return FieldSet.of([...fields.values()].map((e) => e.path));
 }
 
+/** Leaf values compared as JSON: scalars directly, atomic lists and maps by their canonical text. */
+function sameLeaf(a: unknown, b: unknown): boolean {
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
 /** What changed between two versions: `changed` (added or modified) and `removed` paths. */
 export function compareFields(before: Map<string, FieldEntry>, after: Map<string, FieldEntry>): { changed: FieldSet; removed: FieldSet } {
   const changed: FieldPath[] = [];
@@ -123,7 +131,7 @@ export function compareFields(before: Map<string, FieldEntry>, after: Map<string
   for (const [k, a] of after) {
     const b = before.get(k);
     if (!b) changed.push(a.path);
-    else if (a.leaf && b.leaf && canonicalJson(a.value) !== canonicalJson(b.value)) changed.push(a.path);
+    else if (a.leaf && b.leaf && !sameLeaf(a.value, b.value)) changed.push(a.path);
     else if (a.leaf !== b.leaf) changed.push(a.path);
   }
   for (const [k, b] of before) if (!after.has(k)) removed.push(b.path);

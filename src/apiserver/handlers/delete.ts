@@ -85,7 +85,8 @@ export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promis
   const ref = { group: def.group, resource: def.plural, name: info.name };
   const out = await guaranteedUpdate(
     s,
-    (current) => {
+    (_frozen, draft) => {
+      const current = draft();
       const m = current.metadata;
       if (opts.preconditions?.uid && opts.preconditions.uid !== m.uid) {
         throw conflict(ref, `Precondition failed: UID in precondition: ${opts.preconditions.uid}, UID in object meta: ${m.uid ?? ''}`);

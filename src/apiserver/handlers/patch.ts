@@ -7,7 +7,6 @@ import fastJsonPatch from 'fast-json-patch';
 import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
 import { mediaTypeOf, PATCH_MEDIA_TYPES } from '../../codec/body.js';
-import { cloneJson } from '../../api/json-walk.js';
 import { readRequestBytes } from '../http.js';
 import { checkBodyNesting, checkJsonPatchLength, CopyBudget, type InputLimits } from '../input-limits.js';
 import { writeObject } from '../representation.js';
@@ -95,8 +94,8 @@ export async function handlePatch(s: RequestScope): Promise<void> {
   const status = s.info.subresource === 'status';
   const out = await guaranteedUpdate(
     s,
-    (current) => {
-      const patched = apply(cloneJson(current));
+    (current, draft) => {
+      const patched = apply(draft());
       checkTypeMeta(s.def, patched);
       if (patched.metadata.name !== current.metadata.name) throw badRequest('metadata.name cannot be changed by a patch');
       if ((patched.metadata.namespace ?? '') !== (current.metadata.namespace ?? '')) {

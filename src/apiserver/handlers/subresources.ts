@@ -95,7 +95,8 @@ export async function handleScale(s: RequestScope): Promise<void> {
   }
   const out = await guaranteedUpdate(
     s,
-    (current) => {
+    (_frozen, draft) => {
+      const current = draft();
       const scale = desired(current);
       const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
@@ -130,7 +131,8 @@ export async function handleBinding(s: RequestScope): Promise<void> {
   const ref = { group: '', resource: 'pods', name: s.info.name };
   await guaranteedUpdate(
     s,
-    (current) => {
+    (_frozen, draft) => {
+      const current = draft();
       if (current.metadata.deletionTimestamp) throw conflict(ref, 'pod is being deleted, cannot be assigned to a host');
       const spec = (current.spec ?? {}) as { nodeName?: string };
       if (spec.nodeName) throw conflict(ref, `pod ${s.info.name} is already assigned to node "${spec.nodeName}"`);
@@ -159,7 +161,8 @@ export async function handleFinalize(s: RequestScope): Promise<void> {
   if (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== 'string')) throw badRequest('spec.finalizers must be a list of strings');
   const out = await guaranteedUpdate(
     s,
-    (current) => {
+    (_frozen, draft) => {
+      const current = draft();
       current.spec = { ...((current.spec as object | undefined) ?? {}), finalizers: [...new Set(finalizers as string[])] };
       if (body.metadata.resourceVersion) current.metadata.resourceVersion = body.metadata.resourceVersion;
       return current;

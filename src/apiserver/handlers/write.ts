@@ -6,9 +6,9 @@
  */
 import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
-import { cloneJson, stringifyJson } from '../../api/json-walk.js';
+import { cloneJson, jsonTextDepth } from '../../api/json-walk.js';
 import { ConflictError } from '../../storage/types.js';
-import { checkWrittenObject, objectNestingDepth } from '../input-limits.js';
+import { checkWrittenObject, LARGE_OBJECT_BYTES, objectNestingDepth, otherRequestsTurn } from '../input-limits.js';
 import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
 import {
@@ -50,8 +50,9 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
   await services.admission.mutate(attrs);
   prepareForCreate(def, obj, services.now());
-  checkWrittenObject(obj, services.config.inputLimits);
-  recordOwnership(s, undefined, obj, ownership);
+  const large = checkWrittenObject(obj, services.config.inputLimits) > LARGE_OBJECT_BYTES;
+  await recordOwnership(s, undefined, obj, ownership, large ? otherRequestsTurn : undefined);
+  if (large) await otherRequestsTurn();
   validateOrThrow(def, obj);
   attrs.name = obj.metadata.name!;
   await services.admission.validate(attrs);
@@ -78,22 +79,28 @@ export interface UpdateOutcome {
 /**
  * Reads the current object, lets `mutate` produce the next one, and writes it with a precondition on
  * the version read, retrying on a concurrent change unless the caller pinned a resourceVersion.
+ * `mutate` gets the current object frozen, and `draft()` for a private copy it may change (made
+ * only when asked for: most writes build the next object from the request instead); `pause` is set
+ * when the object is large, for mutations that walk it more than once to run between walks.
  */
 export async function guaranteedUpdate(
   s: RequestScope,
-  mutate: (current: SvcObject) => Promise<SvcObject> | SvcObject,
+  mutate: (current: SvcObject, draft: () => SvcObject, pause: (() => Promise<void>) | undefined) => Promise<SvcObject> | SvcObject,
   opts: { dryRun: boolean; subresource: string; ownership?: Ownership },
 ): Promise<UpdateOutcome> {
   const { store, def, info, services } = s;
   for (let attempt = 0; attempt < 50; attempt++) {
     const current = await store.getForUpdate(info.namespace, info.name);
     if (!current) throw notFound({ group: def.group, resource: def.plural, name: info.name });
+    const large = (current.stored?.length ?? 0) > LARGE_OBJECT_BYTES;
+    if (large) await otherRequestsTurn();
     // An object stored before the nesting limit existed may be deeper than it: such an object can
     // still be deleted, or changed by a write that leaves it no deeper, without its ownership walked.
     const limits = services.config.inputLimits;
-    const legacy = objectNestingDepth(current.object, limits.maxNestingDepth) > limits.maxNestingDepth;
-    const legacyDepth = legacy ? objectNestingDepth(current.object, Number.MAX_SAFE_INTEGER) : 0;
-    const next = await mutate(cloneJson(current.object));
+    const legacyDepth = storedDepthOver(current, limits.maxNestingDepth);
+    const legacy = legacyDepth > limits.maxNestingDepth;
+    const next = await mutate(current.object, () => store.draft(current), large ? otherRequestsTurn : undefined);
+    if (large) await otherRequestsTurn();
     const pinned = next.metadata.resourceVersion;
     if (pinned !== undefined && pinned !== '' && pinned !== current.object.metadata.resourceVersion) {
       throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'the object has been modified; please apply your changes to the latest version and try again');
@@ -102,17 +109,22 @@ export async function guaranteedUpdate(
     await services.admission.mutate(attrs);
     // Writes that take the full object record who changed what; scale, binding and deletion do not.
     checkWrittenObject(next, legacy ? { ...limits, maxNestingDepth: legacyDepth } : limits);
-    if (opts.ownership && !legacy) recordOwnership(s, current.object, next, opts.ownership);
+    if (opts.ownership && !legacy) {
+      await recordOwnership(s, current.object, next, opts.ownership, large ? otherRequestsTurn : undefined);
+      if (large) await otherRequestsTurn();
+    }
     validateOrThrow(def, next, current.object);
     await services.admission.validate(attrs);
+    if (large) await otherRequestsTurn();
     try {
       const m = next.metadata;
       if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !isNamespaceAwaitingFinalize(def, next)) {
         await store.remove(current, opts.dryRun);
         return { view: current, deleted: true };
       }
-      if (sameContent(next, current.object)) return { view: current, deleted: false };
-      return { view: await store.replace(next, current.revision, opts.dryRun), deleted: false };
+      const { value, unchanged } = store.encode(next, current);
+      if (unchanged) return { view: current, deleted: false };
+      return { view: await store.replace(next, value, current.revision, opts.dryRun), deleted: false };
     } catch (err) {
       // Retry on a concurrent change: the next attempt's pinned-version check above still turns a
       // version the client pinned into a 409, while patches and applies (which inherit it) re-run.
@@ -123,14 +135,19 @@ export async function guaranteedUpdate(
   throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'too many concurrent changes; retry');
 }
 
+/**
+ * The stored object's nesting depth (managed fields left out) when it is over `cap`, else a number
+ * no more than `cap`. Its stored bytes are scanned first: almost every object is far shallower.
+ */
+function storedDepthOver(current: ObjectView, cap: number): number {
+  if (current.stored && jsonTextDepth(current.stored, cap) <= cap) return 0;
+  const depth = objectNestingDepth(current.object, cap);
+  return depth > cap ? objectNestingDepth(current.object, Number.MAX_SAFE_INTEGER) : depth;
+}
+
 function isNamespaceAwaitingFinalize(def: ResourceDefinition, obj: SvcObject): boolean {
   if (def.group !== '' || def.plural !== 'namespaces') return false;
   return ((obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length > 0;
-}
-
-function sameContent(a: SvcObject, b: SvcObject): boolean {
-  const strip = (o: SvcObject) => stringifyJson({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
-  return strip(a) === strip(b);
 }
 
 export async function handleUpdate(s: RequestScope): Promise<void> {
