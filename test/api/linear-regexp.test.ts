@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { customResourceDefinitions, validateAgainstSchema } from '../../src/api/index.js';
-import { compileLinearRegExp, linearRegExpError } from '../../src/api/validation/linear-regexp.js';
+import { compileLinearRegExp, linearRegExpError, PATTERN_STEP_BUDGET } from '../../src/api/validation/linear-regexp.js';
 
 test('a pattern searches anywhere in the input unless anchored', () => {
   assert.ok(compileLinearRegExp('b+').test('abbbc'));
@@ -40,6 +40,23 @@ test('each schema runs its own pattern through the shared ajv (ajv keys compiled
   assert.equal(validateAgainstSchema(digits, { metadata: { name: 'd' }, spec: { s: '123' } }), []);
   assert.equal(validateAgainstSchema(digits, { metadata: { name: 'd' }, spec: { s: 'abc' } }).map((e) => e.field), ['spec.s']);
   assert.equal(validateAgainstSchema(letters, { metadata: { name: 'l' }, spec: { s: '123' } }).map((e) => e.field), ['spec.s']);
+});
+
+test('a check is held to its step budget: inputs too long for a complex pattern are refused unrun, with the reason', () => {
+  const wide = compileLinearRegExp('[a-z]{1000}x');
+  assert.ok(wide.size >= 1000);
+  assert.ok(wide.test(`${'a'.repeat(5_000)}x`));
+  const long = `${'a'.repeat(1_000_000)}!x`;
+  assert.ok(wide.overBudget(long));
+  assert.not.ok(wide.test(long));
+  const simple = compileLinearRegExp('^[a-z!]+x$');
+  assert.not.ok(simple.overBudget(long), 'a small program checks a megabyte');
+  assert.ok(simple.test(long));
+  const def = definitionWithPattern('wides', '[a-z]{1000}x');
+  const errs = validateAgainstSchema(def, { metadata: { name: 'w' }, spec: { s: long } });
+  assert.equal(errs.map((e) => [e.field, e.type]), [['spec.s', 'FieldValueTooLong']]);
+  assert.match(errs[0]!.message, `this server checks at most ${Math.floor(PATTERN_STEP_BUDGET / wide.size)} characters`);
+  assert.equal(validateAgainstSchema(def, { metadata: { name: 'w' }, spec: { s: `${'b'.repeat(2_000)}x` } }), []);
 });
 
 test.run();

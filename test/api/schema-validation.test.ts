@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { configMapDefinition, deploymentDefinition, podDefinition, validateAgainstSchema, type SvcObject } from '../../src/api/index.js';
+import { configMapDefinition, deploymentDefinition, podDefinition, validateAgainstSchema, type SchemaNode, type SvcObject } from '../../src/api/index.js';
+import { COMPILED_SCHEMAS_KEPT, compiledSchemaCount, schemaCompileError } from '../../src/api/validation/schema.js';
 
 test('a type mismatch is a field error with the field path', () => {
   const d: SvcObject = { metadata: { name: 'd' }, spec: { replicas: 'three', template: { spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: '80' }] }] } } } };
@@ -49,6 +50,20 @@ test('schemas carry the merge markers: containers keyed by name, ports by contai
   assert.is(meta.properties!['finalizers']!['x-svc-list-type'], 'set');
   assert.equal(meta.properties!['ownerReferences']!['x-svc-list-map-keys'], ['uid']);
   assert.is(meta.properties!['labels']!['x-svc-map-type'], 'granular');
+});
+
+test('compiled schemas are kept by content and bounded: rewriting CRDs does not grow the validator cache', () => {
+  const schemaOf = (i: number) => ({ type: 'object', properties: { [`f${i}`]: { type: 'string', pattern: `^a{${i % 7}}$` } } }) as SchemaNode;
+  const start = compiledSchemaCount();
+  assert.is(schemaCompileError(schemaOf(1)), undefined);
+  assert.is(schemaCompileError(schemaOf(1)), undefined);
+  assert.ok(compiledSchemaCount() <= start + 1, 'the same schema twice is compiled once');
+  for (let i = 0; i < COMPILED_SCHEMAS_KEPT * 2; i++) assert.is(schemaCompileError(schemaOf(i)), undefined);
+  assert.ok(compiledSchemaCount() <= start + COMPILED_SCHEMAS_KEPT, `ajv holds ${compiledSchemaCount() - start} schemas`);
+  const bad = { type: 'object', properties: { x: { type: 'string', pattern: '(?=look-ahead)' } } } as SchemaNode;
+  const before = compiledSchemaCount();
+  assert.ok(schemaCompileError(bad));
+  assert.is(compiledSchemaCount(), before, 'a schema that does not compile is not kept');
 });
 
 test.run();

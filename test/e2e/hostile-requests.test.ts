@@ -168,7 +168,7 @@ forEachEngine('hostile requests (issue 8 regressions)', (test, ctx) => {
       apiVersion: 'apiextensions.svc.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'redos.redos.example.com' },
-      spec: { group: 'redos.example.com', scope: 'Namespaced', names: { plural: 'redos', kind: 'Redos' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } } } } }] },
+      spec: { group: 'redos.example.com', scope: 'Namespaced', names: { plural: 'redos', kind: 'Redos' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' }, t: { type: 'string', pattern: '[a-z]{1000}x' } } } } } } }] },
     };
     assert.is((await server.request('POST', CRDS, crd)).status, 201);
     const path = '/apis/redos.example.com/v1/namespaces/default/redos';
@@ -183,6 +183,13 @@ forEachEngine('hostile requests (issue 8 regressions)', (test, ctx) => {
     assert.ok(other.ms < 1000, `a GET sent alongside took ${other.ms} ms`);
     const long = await timed(server, { method: 'POST', path, body: body.replace('a'.repeat(31), 'a'.repeat(100_000)) });
     assertRefused('100,000 a and a !', long.r, long.ms, 422);
+    // Linear, but a thousand threads per character: a 1 MB string would take about 15 s to check.
+    const wide = JSON.stringify({ apiVersion: 'redos.example.com/v1', kind: 'Redos', metadata: { name: 'w' }, spec: { t: `${'a'.repeat(1_000_000)}!x` } });
+    const [costly, alongside] = await Promise.all([timed(server, { method: 'POST', path, body: wide }), timed(server, { method: 'GET', path: `${CM}/kept` })]);
+    assertRefused('1 MB against [a-z]{1000}x', costly.r, costly.ms, 422, /checks at most \d+ characters against the regular expression '\[a-z\]\{1000\}x'/);
+    assert.ok(alongside.ms < 1000, `a GET sent alongside took ${alongside.ms} ms`);
+    const fits = JSON.stringify({ apiVersion: 'redos.example.com/v1', kind: 'Redos', metadata: { name: 'f' }, spec: { t: `${'a'.repeat(5_000)}x` } });
+    assert.is((await server.request('POST', path, JSON.parse(fits))).status, 201, 'an input within the budget is checked as usual');
   });
 
   test('a CRD pattern RE2 cannot compile (a backreference, a lookahead) is refused with the reason', async () => {

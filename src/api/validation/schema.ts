@@ -3,13 +3,17 @@
  * Unknown fields of structural (non-preserving) objects are dropped silently, as established servers
  * do for built-in kinds; type mismatches become 422 field errors with the field's path.
  *
- * Validators are compiled lazily per definition and cached (definitions are long-lived).
+ * Validators are compiled lazily per definition and cached (definitions are long-lived). Compiled
+ * schemas are also kept by content, a bounded number of them: a CRD's schema is compiled once when
+ * the CRD is written and reused when its version is served, and CRDs written over and over do
+ * not grow ajv's own cache without end (it keeps every schema object it compiled until removed).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { canonicalJson } from '../json-walk.js';
 import type { FieldError } from '../status.js';
 import type { ResourceDefinition, SchemaNode, SvcObject } from '../types.js';
 import { invalidValue, notSupported, required, tooLong, tooMany, typeInvalid } from './field-errors.js';
-import { ajvLinearRegExp } from './linear-regexp.js';
+import { ajvLinearRegExp, compileLinearRegExp, PATTERN_STEP_BUDGET } from './linear-regexp.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -77,10 +81,41 @@ const IN_ALTERNATIVE = /\/(?:oneOf|anyOf)\/\d+\//;
 const ajv = new Ajv({ allErrors: true, removeAdditional: true, strict: false, verbose: true, validateFormats: false, code: { regExp: ajvLinearRegExp } });
 const compiled = new WeakMap<ResourceDefinition, ValidateFunction>();
 
+/** How many compiled schemas are kept by content (least recently used go first). */
+export const COMPILED_SCHEMAS_KEPT = 256;
+const byContent = new Map<string, { schema: JsonSchema; validate: ValidateFunction }>();
+
+/** The compiled validator of a schema node, from the content cache when the same schema was compiled before. */
+function compileSchema(node: SchemaNode): ValidateFunction {
+  const schema = toAjvSchema(node);
+  const key = canonicalJson(schema);
+  const hit = byContent.get(key);
+  if (hit) {
+    byContent.delete(key);
+    byContent.set(key, hit);
+    return hit.validate;
+  }
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (err) {
+    ajv.removeSchema(schema);
+    throw err;
+  }
+  byContent.set(key, { schema, validate });
+  if (byContent.size > COMPILED_SCHEMAS_KEPT) {
+    const [oldest, entry] = byContent.entries().next().value!;
+    byContent.delete(oldest);
+    // Validators already handed out keep working; ajv just stops holding this one.
+    ajv.removeSchema(entry.schema);
+  }
+  return validate;
+}
+
 function validatorFor(def: ResourceDefinition): ValidateFunction {
   let v = compiled.get(def);
   if (!v) {
-    v = ajv.compile(toAjvSchema(def.schema));
+    v = compileSchema(def.schema);
     compiled.set(def, v);
   }
   return v;
@@ -89,11 +124,16 @@ function validatorFor(def: ResourceDefinition): ValidateFunction {
 /** Why a schema cannot be compiled (e.g. a bad `pattern`), or undefined when it can. */
 export function schemaCompileError(node: SchemaNode): string | undefined {
   try {
-    ajv.compile(toAjvSchema(node));
+    compileSchema(node);
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
+}
+
+/** How many schemas ajv itself holds compiled (for tests of the bound). */
+export function compiledSchemaCount(): number {
+  return (ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size;
 }
 
 function decodePointer(p: string): string[] {
@@ -127,6 +167,16 @@ function fieldPath(root: unknown, schema: SchemaNode, pointer: string, extra?: s
   return path;
 }
 
+/** A string too long to check against a complex pattern within the budget (see ./linear-regexp.ts). */
+function tooLongForPattern(field: string, value: string, pattern: string): FieldError {
+  const most = Math.floor(PATTERN_STEP_BUDGET / compileLinearRegExp(pattern).size);
+  return {
+    field,
+    type: 'FieldValueTooLong',
+    message: `Too long: ${value.length} characters: this server checks at most ${most} characters against the regular expression '${pattern}' (a complex pattern costs more per character); give the field a smaller maxLength, or a simpler pattern`,
+  };
+}
+
 function toFieldError(def: ResourceDefinition, obj: unknown, e: ErrorObject): FieldError | undefined {
   const field = fieldPath(obj, def.schema, e.instancePath, e.keyword === 'required' ? String((e.params as { missingProperty: string }).missingProperty) : undefined);
   switch (e.keyword) {
@@ -146,8 +196,13 @@ function toFieldError(def: ResourceDefinition, obj: unknown, e: ErrorObject): Fi
       return invalidValue(field, e.data, `must be greater than or equal to ${(e.params as { limit: number }).limit}`);
     case 'maximum':
       return invalidValue(field, e.data, `must be less than or equal to ${(e.params as { limit: number }).limit}`);
-    case 'pattern':
-      return invalidValue(field, e.data, `must match the regular expression '${(e.params as { pattern: string }).pattern}'`);
+    case 'pattern': {
+      const pattern = (e.params as { pattern: string }).pattern;
+      if (typeof e.data === 'string' && compileLinearRegExp(pattern).overBudget(e.data)) {
+        return tooLongForPattern(field, e.data, pattern);
+      }
+      return invalidValue(field, e.data, `must match the regular expression '${pattern}'`);
+    }
     case 'exclusiveMinimum':
       return invalidValue(field, e.data, `must be greater than ${(e.params as { limit: number }).limit}`);
     case 'exclusiveMaximum':
