@@ -151,11 +151,18 @@ function finalizerRules(next: SvcObject, old: SvcObject | undefined): FieldError
 
 /** Generic metadata rules + the kind's schema + the kind's own rules; throws 422 Invalid. */
 export function validateOrThrow(def: ResourceDefinition, obj: SvcObject, old?: SvcObject): void {
-  const errors: FieldError[] = [
-    ...validateObjectMeta(obj, def, { isCreate: old === undefined }),
-    ...validateAgainstSchema(def, obj),
-    ...finalizerRules(obj, old),
-    ...(def.validate?.(obj, old) ?? []),
-  ];
+  const errors = [...validateObjectMeta(obj, def, { isCreate: old === undefined }), ...validateAgainstSchema(def, obj), ...finalizerRules(obj, old), ...(def.validate?.(obj, old) ?? [])];
+  if (errors.length) throw invalid(def.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', def.group, errors);
+}
+
+/**
+ * validateOrThrow for the write path: with `pause` (a large object) other requests get a turn
+ * between the schema check and the kind's own rules, which for a CRD compile its schema.
+ */
+export async function validateOrThrowPausing(def: ResourceDefinition, obj: SvcObject, old: SvcObject | undefined, pause: (() => Promise<void>) | undefined): Promise<void> {
+  if (!pause) return validateOrThrow(def, obj, old);
+  const errors: FieldError[] = [...validateObjectMeta(obj, def, { isCreate: old === undefined }), ...validateAgainstSchema(def, obj)];
+  await pause();
+  errors.push(...finalizerRules(obj, old), ...(def.validate?.(obj, old) ?? []));
   if (errors.length) throw invalid(def.kind, obj.metadata.name ?? obj.metadata.generateName ?? '', def.group, errors);
 }

@@ -78,7 +78,9 @@ export function toAjvSchema(node: SchemaNode, part: SchemaPart = 'structural'): 
 const IN_ALTERNATIVE = /\/(?:oneOf|anyOf)\/\d+\//;
 
 // `pattern` runs on RE2 (./linear-regexp.ts): a backtracking engine can take exponential time.
-const ajv = new Ajv({ allErrors: true, removeAdditional: true, strict: false, verbose: true, validateFormats: false, code: { regExp: ajvLinearRegExp } });
+// Without ajv's code optimisation pass a large CRD schema compiles in half the time (3.6 s -> 1.7 s
+// for 15,000 properties), while validating is about 5% slower: compiling blocks every request.
+const ajv = new Ajv({ allErrors: true, removeAdditional: true, strict: false, verbose: true, validateFormats: false, code: { regExp: ajvLinearRegExp, optimize: false } });
 const compiled = new WeakMap<ResourceDefinition, ValidateFunction>();
 
 /** How many compiled schemas are kept by content (least recently used go first). */

@@ -18,7 +18,7 @@ import {
   prepareForCreate,
   prepareForUpdate,
   reconcileNamespace,
-  validateOrThrow,
+  validateOrThrowPausing,
 } from '../object-rules.js';
 import type { ObjectView, ResourceStore } from '../resource-store.js';
 import { isDryRun, type RequestScope } from '../scope.js';
@@ -53,7 +53,7 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   const large = checkWrittenObject(obj, services.config.inputLimits) > LARGE_OBJECT_BYTES;
   await recordOwnership(s, undefined, obj, ownership, large ? otherRequestsTurn : undefined);
   if (large) await otherRequestsTurn();
-  validateOrThrow(def, obj);
+  await validateOrThrowPausing(def, obj, undefined, large ? otherRequestsTurn : undefined);
   attrs.name = obj.metadata.name!;
   await services.admission.validate(attrs);
   for (let attempt = 0; ; attempt++) {
@@ -113,7 +113,7 @@ export async function guaranteedUpdate(
       await recordOwnership(s, current.object, next, opts.ownership, large ? otherRequestsTurn : undefined);
       if (large) await otherRequestsTurn();
     }
-    validateOrThrow(def, next, current.object);
+    await validateOrThrowPausing(def, next, current.object, large ? otherRequestsTurn : undefined);
     await services.admission.validate(attrs);
     if (large) await otherRequestsTurn();
     try {
