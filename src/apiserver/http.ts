@@ -8,7 +8,6 @@ import { stringifyJson } from '../api/json-walk.js';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { requestEntityTooLarge, type Status, StatusError, toStatusError } from '../api/status.js';
-import type { SvcObject } from '../api/types.js';
 import { decodeBody } from '../codec/body.js';
 import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
 import { checkBodyNesting, type InputLimits, LARGE_OBJECT_BYTES, otherRequestsTurn } from './input-limits.js';
@@ -116,11 +115,6 @@ function checkedValue(value: unknown, limits: InputLimits): unknown {
 /** Calls `listener` when the client goes away (a dropped connection, a closed in-process watch). */
 export function onRequestClose(req: PipelineRequest, listener: () => void): void {
   (req as { on(event: 'close', l: () => void): unknown }).on('close', listener);
-}
-
-/** A stored object as a JSON body: its bytes over HTTP, the object itself (cloned on the way out) in-process. */
-export function storedJson(res: Response, view: { object: SvcObject; json: Buffer }): Buffer | object {
-  return res instanceof InProcessResponse ? view.object : view.json;
 }
 
 /** The in-process response behind `res`, when the request is an in-process call. */

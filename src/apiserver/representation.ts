@@ -8,7 +8,7 @@ import { groupVersion, type ResourceDefinition, type SvcObject } from '../api/ty
 import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
 import { PROTOBUF_MEDIA_TYPE, protobufCodec, protobufSupport, UnencodableError } from '../codec/protobuf/index.js';
 import type { Response } from './http.js';
-import { storedJson, writeJson } from './http.js';
+import { writeJson } from './http.js';
 import type { RequestScope } from './scope.js';
 
 /** Does this kind offer the Protobuf representation? */
@@ -45,7 +45,9 @@ export function writeObject(s: RequestScope, code: number, view: { object: SvcOb
     const body = encodeOrRefuse(() => protobufCodec().encodeObject(view.object as Record<string, unknown>));
     return writeProtobuf(s.res, code, body);
   }
-  writeJson(s.res, code, storedJson(s.res, view));
+  // In-process callers get a value parsed from these bytes: cheaper than a deep clone, and the
+  // bytes are made once per object and shared (with watchers, with other readers).
+  writeJson(s.res, code, view.json);
 }
 
 /** A value built by the handler (a Status, a list of removed objects) in the response representation. */

@@ -138,12 +138,30 @@ export function groupVerdicts(d: Diagnosis): NodeVerdictGroup[] {
 
 /** The best `MAX_SCORED_NODES_KEPT` nodes with their per-plugin scores. */
 export function topScores(totals: readonly NodeScore[], perPlugin: ReadonlyMap<string, readonly NodeScore[]>): NodeScoreDetail[] {
-  const idx = totals.map((_, i) => i).sort((a, b) => totals[b]!.score - totals[a]!.score).slice(0, MAX_SCORED_NODES_KEPT);
-  return idx.map((i) => {
+  return bestIndexes(totals, MAX_SCORED_NODES_KEPT).map((i) => {
     const plugins: Record<string, number> = {};
     for (const [name, scores] of perPlugin) plugins[name] = scores[i]!.score;
     return { node: totals[i]!.name, total: totals[i]!.score, plugins };
   });
+}
+
+/**
+ * Indexes of the `k` highest scores, best first (equal scores in their order). Runs once per
+ * scheduled pod over every feasible node: integer scores are packed with their index into one
+ * number and sorted natively, several times faster than sorting indexes with a comparator.
+ */
+function bestIndexes(totals: readonly NodeScore[], k: number): number[] {
+  const n = totals.length;
+  const SPAN = 2 ** 21;
+  if (n >= SPAN || !totals.every((t) => Number.isSafeInteger(t.score) && t.score >= 0 && t.score < 2 ** 31)) {
+    return totals.map((_, i) => i).sort((a, b) => totals[b]!.score - totals[a]!.score).slice(0, k);
+  }
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = totals[i]!.score * SPAN + (SPAN - 1 - i);
+  keys.sort();
+  const out: number[] = [];
+  for (let j = n - 1; j >= 0 && out.length < k; j--) out.push(SPAN - 1 - (keys[j]! % SPAN));
+  return out;
 }
 
 /** Whether an outcome's diagnosis refused the pod outright (pre-filter) rather than per node. */

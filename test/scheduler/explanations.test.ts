@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExplanationStore, type SchedulingAttempt } from '../../src/scheduler/explanations.js';
+import { ExplanationStore, MAX_SCORED_NODES_KEPT, type SchedulingAttempt, topScores } from '../../src/scheduler/explanations.js';
 
 function attempt(pod: string, result: SchedulingAttempt['result'] = 'Unschedulable'): SchedulingAttempt {
   return {
@@ -33,6 +33,16 @@ test('a scheduled or deleted pod moves to the bounded ring of recent attempts', 
   s.record(attempt('z', 'Scheduled'));
   assert.is(s.get('x'), undefined, 'the ring keeps 2');
   assert.is(s.get('y')!.ended, 'deleted');
+});
+
+test('topScores keeps the best nodes, best first, equal totals in node order, with each plugin\'s score', () => {
+  const totals = Array.from({ length: 500 }, (_, i) => ({ name: `n${i}`, score: (i * 37) % 101 }));
+  const perPlugin = new Map([['P', totals.map((t) => ({ name: t.name, score: t.score / 2 }))]]);
+  const expected = totals.map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i).slice(0, MAX_SCORED_NODES_KEPT);
+  const got = topScores(totals, perPlugin);
+  assert.equal(got.map((g) => g.node), expected.map((e) => e.t.name));
+  assert.equal(got[0]!.plugins, { P: expected[0]!.t.score / 2 });
+  assert.equal(topScores([{ name: 'a', score: 1.5 }, { name: 'b', score: 2.5 }], new Map()).map((g) => g.node), ['b', 'a'], 'fractional totals still order');
 });
 
 test.run();

@@ -5,7 +5,7 @@
 import { badRequest, conflict, methodNotAllowed, notFound } from '../../api/status.js';
 import type { ScaleMapping, SvcObject } from '../../api/types.js';
 import { getPath, labelSelectorFromMap, labelSelectorFromObject, setPath } from '../../api/index.js';
-import { readRequestBytes, readRequestValue, storedJson, writeJson } from '../http.js';
+import { readRequestBytes, readRequestValue, writeJson } from '../http.js';
 import { prepareStatusUpdate, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
 import { parsePatch } from './patch.js';
@@ -18,7 +18,7 @@ export async function handleStatus(s: RequestScope): Promise<void> {
   switch (s.info.verb) {
     case 'get': {
       const view = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? undefined);
-      writeJson(s.res, 200, storedJson(s.res, view));
+      writeJson(s.res, 200, view.json);
       return;
     }
     case 'update': {
@@ -34,7 +34,7 @@ export async function handleStatus(s: RequestScope): Promise<void> {
         },
         { dryRun, subresource: 'status', ownership: updateOwnership(s, 'status') },
       );
-      writeJson(s.res, 200, storedJson(s.res, out.view));
+      writeJson(s.res, 200, out.view.json);
       return;
     }
     default:
@@ -169,5 +169,5 @@ export async function handleFinalize(s: RequestScope): Promise<void> {
     },
     { dryRun, subresource: 'finalize' },
   );
-  writeJson(s.res, 200, storedJson(s.res, out.view));
+  writeJson(s.res, 200, out.view.json);
 }

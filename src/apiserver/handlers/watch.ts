@@ -109,7 +109,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   };
   const send = (type: EventType, item: { object: SvcObject; json: Buffer }) => {
     if (sink) {
-      if (!closed) sink.sendEvent(type, item.object);
+      if (!closed) sink.sendEventJson(type, item.json);
     } else write(encode(type, item));
   };
   // A Table watch sends each object as a one-row Table; only the first carries the column definitions.

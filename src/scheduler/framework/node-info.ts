@@ -16,6 +16,8 @@ export function newGeneration(): number {
 export class NodeInfo {
   node: Node | undefined;
   readonly name: string;
+  /** `spec.unschedulable` of the node (cordoned), kept here so the filter need not reach into the node. */
+  unschedulable = false;
   pods: PodInfo[] = [];
   /** Pods with any (required or preferred) pod affinity or anti-affinity. */
   podsWithAffinity: PodInfo[] = [];
@@ -39,6 +41,7 @@ export class NodeInfo {
 
   setNode(node: Node): void {
     this.node = node;
+    this.unschedulable = node.spec?.unschedulable === true;
     this.allocatable = nodeAllocatable(node.status);
     this.images = new Map();
     for (const img of node.status?.images ?? []) {
@@ -106,6 +109,7 @@ export class NodeInfo {
   clone(): NodeInfo {
     const c = new NodeInfo(this.name);
     c.node = this.node;
+    c.unschedulable = this.unschedulable;
     c.pods = [...this.pods];
     c.podsWithAffinity = [...this.podsWithAffinity];
     c.podsWithRequiredAntiAffinity = [...this.podsWithRequiredAntiAffinity];

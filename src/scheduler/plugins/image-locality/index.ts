@@ -22,19 +22,32 @@ export function normalizedImageName(image: string): string {
   return image.slice(lastSlash + 1).includes(':') ? image : `${image}:latest`;
 }
 
-export function score(pod: PodInfo, node: NodeInfo, snapshot: Pick<Snapshot, 'imageNodeCounts' | 'size'>): number {
-  const containers = pod.pod.spec?.containers ?? [];
-  if (containers.length === 0 || snapshot.size === 0) return 0;
-  let sum = 0;
-  for (const c of containers) {
-    if (!c.image) continue;
-    const image = normalizedImageName(c.image);
-    const size = node.images.get(image) ?? node.images.get(c.image);
-    if (size === undefined) continue;
-    const spread = (snapshot.imageNodeCounts.get(image) ?? snapshot.imageNodeCounts.get(c.image) ?? 1) / snapshot.size;
-    sum += Math.floor(size * spread);
+/** A pod's container images as written and normalised, worked out once per pod (not per node). */
+const imagesOf = new WeakMap<PodInfo, { containers: number; images: { raw: string; normalized: string }[] }>();
+
+function podImages(pod: PodInfo): { containers: number; images: { raw: string; normalized: string }[] } {
+  let v = imagesOf.get(pod);
+  if (!v) {
+    const containers = pod.pod.spec?.containers ?? [];
+    v = { containers: containers.length, images: containers.filter((c) => c.image).map((c) => ({ raw: c.image!, normalized: normalizedImageName(c.image!) })) };
+    imagesOf.set(pod, v);
   }
-  const max = MAX_CONTAINER_THRESHOLD * containers.length;
+  return v;
+}
+
+export function score(pod: PodInfo, node: NodeInfo, snapshot: Pick<Snapshot, 'imageNodeCounts' | 'size'>): number {
+  const { containers, images } = podImages(pod);
+  if (containers === 0 || snapshot.size === 0) return 0;
+  let sum = 0;
+  if (node.images.size > 0) {
+    for (const { raw, normalized } of images) {
+      const size = node.images.get(normalized) ?? node.images.get(raw);
+      if (size === undefined) continue;
+      const spread = (snapshot.imageNodeCounts.get(normalized) ?? snapshot.imageNodeCounts.get(raw) ?? 1) / snapshot.size;
+      sum += Math.floor(size * spread);
+    }
+  }
+  const max = MAX_CONTAINER_THRESHOLD * containers;
   const clamped = Math.min(Math.max(sum, MIN_THRESHOLD), max);
   return Math.floor((MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) / (max - MIN_THRESHOLD));
 }

@@ -10,13 +10,15 @@ import { compileTerm, compileTerms, type NodeMatcher } from '../../framework/nod
 import { defaultNormalizeScore } from '../../framework/normalize.js';
 import type { Node } from '../../framework/objects.js';
 import type { PodInfo } from '../../framework/pod-info.js';
-import { success, unresolvable, type Verdict } from '../../framework/status.js';
+import { skip, success, unresolvable, type Verdict } from '../../framework/status.js';
 
 export const name = 'NodeAffinity';
 export const REASON = "node(s) didn't match node selector";
 export const events: readonly ClusterEvent[] = [{ resource: 'Node', actions: ['Add', 'Update'] }];
 
 interface CompiledAffinity {
+  /** False when the pod has no nodeSelector and no required terms: every node passes. */
+  constrained: boolean;
   required: NodeMatcher;
   preferred: { weight: number; match: NodeMatcher }[];
 }
@@ -40,7 +42,7 @@ export function affinityOf(pod: PodInfo): CompiledAffinity {
   const preferred = (nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [])
     .filter((p) => (p.weight ?? 0) > 0 && p.preference)
     .map((p) => ({ weight: p.weight ?? 0, match: compileTerm(p.preference!) }));
-  c = { required, preferred };
+  c = { constrained: selectorEntries.length > 0 || terms !== undefined, required, preferred };
   compiled.set(pod, c);
   return c;
 }
@@ -62,10 +64,8 @@ export function factory(): Plugin {
   const plugin: PreFilterPlugin & FilterPlugin & PreScorePlugin & ScorePlugin & { events: readonly ClusterEvent[] } = {
     name,
     events,
-    preFilter: (_s, pod) => {
-      affinityOf(pod);
-      return { verdict: success() };
-    },
+    // Nothing to check on any node: the filter is skipped for this pod, as established.
+    preFilter: (_s, pod) => ({ verdict: affinityOf(pod).constrained ? success() : skip() }),
     filter: (_s, pod, node) => fits(pod, node),
     preScore: (state, pod) => {
       if (affinityOf(pod).preferred.length === 0) state.skipScore.add(name);

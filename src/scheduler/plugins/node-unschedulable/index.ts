@@ -14,7 +14,7 @@ export const events: readonly ClusterEvent[] = [{ resource: 'Node', actions: ['A
 
 export function fits(pod: PodInfo, node: NodeInfo): Verdict {
   if (!node.node) return unresolvable('node(s) not found');
-  if (node.node.spec?.unschedulable !== true) return success();
+  if (!node.unschedulable) return success();
   const tolerated = (pod.pod.spec?.tolerations ?? []).some(
     (t) => (t.key === TAINT_NODE_UNSCHEDULABLE || (t.key === undefined || t.key === '') && t.operator === 'Exists') && (t.effect === undefined || t.effect === '' || t.effect === 'NoSchedule'),
   );
