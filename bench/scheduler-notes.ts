@@ -14,4 +14,15 @@ runs the load generator (64 creates in flight), the measuring watch and the sche
 thread, and each pod costs the API server three writes (create, binding, Scheduled event) and two
 watch deliveries. Both stay below the targets (1,000 and 900 pods/s) on this 2-core machine; the
 next steps are fewer allocations per node in the filter and score loops (scores in typed arrays
-instead of an object per node and plugin) and moving the explanation's grouping out of the cycle.`;
+instead of an object per node and plugin) and moving the explanation's grouping out of the cycle.
+
+Figures move with the machine's load: on 2026-11-25 the same code that gave 705 pods/s the day
+before gave 594-647 (\`try-scheduler.js\`, three runs). Changes of that day, compared in the same
+hour with the same command: NodeAffinity skips its filter for a pod without node constraints,
+NodeUnschedulable reads a flag kept on the node's info instead of the node object, ImageLocality
+normalises a pod's image names once instead of per node, the explanation picks its 50 best nodes
+by a packed numeric sort, and in-process responses and watch events are parsed from each object's
+shared JSON instead of deep-cloned per receiver: SchedulingBasic in process 594-647 -> 707-724
+pods/s; the anti-affinity variant 178 -> 217-224 pods/s (the commit before, rebuilt in a worktree).
+What remains is mostly the first touch of each node's objects per pod (cache misses spread over
+whichever filter reads a node first) and the API server's three writes per pod.`;
