@@ -1,0 +1,175 @@
+/**
+ * A fleet of simulated nodes in one process: one agent machine per node (registration, lease,
+ * status, faults), and, shared by all of them, one pod informer routed by `spec.nodeName`, one
+ * node informer (faults, deletions) and one StatusWriter (bounded, coalescing writes). It reaches
+ * the API only through the client, like any node agent would.
+ *
+ * Guarantees: a pod bound to a fleet node goes Pending -> Running (-> Succeeded/Failed, or
+ * restarts with back-off) as src/nodes/sim-pod.ts describes; a pod being deleted is removed (grace
+ * period 0) once its deletionTimestamp passes; a deleted Node stops its agent; the faults named in
+ * a Node's `sim.svc.io/faults` annotation are shown within one informer event. `stop()` ends every
+ * timer and watch and waits for writes in flight.
+ */
+import type { Logger } from 'pino';
+import { createActor, type InspectionEvent } from 'xstate';
+import type { Node, Pod } from '../api/generated/kinds.js';
+import { systemClock, type Clock } from '../client/clock.js';
+import type { InformerEvent, InformerFactory } from '../client/informer-types.js';
+import { resources } from '../client/typed.js';
+import type { ApiClient } from '../client/types.js';
+import { nodeAgentMachine, type NodeAgentActor, type NodeAgentTimings } from '../../machines/node-agent.js';
+import type { NodeShape } from './node-shape.js';
+import { nodeFaults, type NodeFault } from './sim-annotations.js';
+import { SimNode } from './sim-node.js';
+import { DEFAULT_SIM_TIMINGS, type SimTimings } from './sim-pod.js';
+import { StatusWriter } from './status-writer.js';
+
+export interface FleetTimings extends SimTimings, NodeAgentTimings {
+  /** `spec.leaseDurationSeconds` of each node's Lease (established: 40). */
+  leaseDurationSeconds: number;
+}
+
+/** The established node agent's intervals: lease every 10 s, status at least every minute. */
+export const DEFAULT_FLEET_TIMINGS: Readonly<FleetTimings> = Object.freeze({
+  ...DEFAULT_SIM_TIMINGS,
+  leaseRenewMs: 10_000,
+  statusReportMs: 60_000,
+  registerRetryMs: 2_000,
+  leaseDurationSeconds: 40,
+});
+
+export interface NodeFleetOptions {
+  client: ApiClient;
+  informers: InformerFactory;
+  shapes: readonly NodeShape[];
+  logger: Logger;
+  clock?: Clock;
+  timings?: Partial<FleetTimings>;
+  /** Writes in flight at most (default 32). */
+  writeConcurrency?: number;
+  /** What the nodes report as their agent version. */
+  version?: string;
+  /** xstate inspection, for /debug/machines. */
+  inspect?: (event: InspectionEvent) => void;
+  random?: () => number;
+}
+
+interface Member {
+  node: SimNode;
+  agent: NodeAgentActor;
+  faultKey: string;
+}
+
+export class NodeFleet {
+  readonly timings: FleetTimings;
+  readonly writer: StatusWriter;
+  private readonly members = new Map<string, Member>();
+  private readonly subscriptions: { unsubscribe(): void }[] = [];
+  private readonly clock: Clock;
+  private stopped = false;
+
+  constructor(private readonly opts: NodeFleetOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.timings = { ...DEFAULT_FLEET_TIMINGS, ...opts.timings };
+    this.writer = new StatusWriter({ clock: this.clock, logger: opts.logger, ...(opts.writeConcurrency ? { concurrency: opts.writeConcurrency } : {}) });
+  }
+
+  /** Starts every agent and the shared informers. */
+  start(): void {
+    const { client, logger } = this.opts;
+    const ctx = {
+      client,
+      writer: this.writer,
+      clock: this.clock,
+      logger,
+      timings: this.timings,
+      leaseDurationSeconds: this.timings.leaseDurationSeconds,
+      version: this.opts.version ?? 'v0.0.0-sim',
+    };
+    this.opts.shapes.forEach((shape, index) => {
+      const node = new SimNode(shape, index, ctx);
+      const agent = createActor(nodeAgentMachine, {
+        clock: this.clock,
+        systemId: `node/${shape.name}`,
+        ...(this.opts.inspect ? { inspect: this.opts.inspect } : {}),
+        input: {
+          name: shape.name,
+          timings: this.timings,
+          ...(this.opts.random ? { random: this.opts.random } : {}),
+          hooks: {
+            register: () => node.register(),
+            renewLease: () => node.renewLease(),
+            reportStatus: (faults: ReadonlySet<NodeFault>) => node.reportStatus(faults),
+            setCrashed: (crashed: boolean) => node.setCrashed(crashed),
+          },
+        },
+      });
+      this.members.set(shape.name, { node, agent, faultKey: '' });
+      agent.start();
+    });
+    const pods = this.opts.informers.informer<Pod>(resources.pods);
+    this.subscriptions.push(pods.events$.subscribe((e) => this.onPodEvent(e)));
+    const nodes = this.opts.informers.informer<Node>(resources.nodes);
+    this.subscriptions.push(nodes.events$.subscribe((e) => this.onNodeEvent(e)));
+    logger.info({ nodes: this.members.size }, 'simulated nodes started');
+  }
+
+  /** Names of the fleet's nodes (in registration order). */
+  nodeNames(): string[] {
+    return [...this.members.keys()];
+  }
+
+  /** The agent of one node (for tests and /debug). */
+  agent(name: string): NodeAgentActor | undefined {
+    return this.members.get(name)?.agent;
+  }
+
+  /** Pods the fleet is running (not finished, not removed). */
+  podCount(): number {
+    let n = 0;
+    for (const m of this.members.values()) n += m.node.podCount;
+    return n;
+  }
+
+  /** Stops every agent, timer and watch; waits (up to `graceMs`) for writes in flight. */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const s of this.subscriptions) s.unsubscribe();
+    for (const m of this.members.values()) {
+      m.agent.send({ type: 'STOP' });
+      m.node.stop();
+    }
+    await Promise.race([this.writer.idle(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    this.writer.stop();
+  }
+
+  private onPodEvent(e: InformerEvent<Pod>): void {
+    if (e.type === 'SYNCED' || this.stopped) return;
+    const member = this.members.get(e.object.spec?.nodeName ?? '');
+    if (!member) return;
+    if (e.type === 'DELETED') member.node.onPodDeleted(e.object);
+    else member.node.onPod(e.object);
+  }
+
+  private onNodeEvent(e: InformerEvent<Node>): void {
+    if (e.type === 'SYNCED' || this.stopped) return;
+    const member = this.members.get(e.object.metadata.name ?? '');
+    if (!member) return;
+    if (e.type === 'DELETED') {
+      // A deleted Node stops its agent; its pods are left to the pod garbage collector.
+      this.opts.logger.info({ node: member.node.name }, 'simulated node deleted; its agent stops');
+      member.agent.send({ type: 'STOP' });
+      member.node.stop();
+      this.members.delete(member.node.name);
+      return;
+    }
+    const { faults, unknown } = nodeFaults(e.object.metadata.annotations);
+    const key = [...faults].sort().join(',');
+    if (unknown.length) this.opts.logger.warn({ node: member.node.name, unknown }, 'unknown simulated faults ignored');
+    if (key === member.faultKey) return;
+    member.faultKey = key;
+    this.opts.logger.info({ node: member.node.name, faults: key || 'none' }, 'simulated node faults changed');
+    member.agent.send({ type: 'FAULTS', faults });
+  }
+}

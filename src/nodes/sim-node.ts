@@ -1,0 +1,277 @@
+/**
+ * One simulated node's state outside its agent machine: its Node object as registered and
+ * reported, its Lease, and the pods bound to it with their simulated lives (SimPod), their IPs
+ * and their timers. Every write goes through the fleet's shared StatusWriter; every timer runs on
+ * the fleet's clock. A crashed node freezes its pods (no timers, no writes) until it recovers.
+ */
+import type { Logger } from 'pino';
+import type { Condition, Lease, Node, Pod } from '../api/generated/kinds.js';
+import { rfc3339, rfc3339Micro } from '../api/time.js';
+import type { Clock } from '../client/clock.js';
+import { ApiError, type ApiClient } from '../client/types.js';
+import { resources } from '../client/typed.js';
+import type { NodeShape } from './node-shape.js';
+import type { NodeFault } from './sim-annotations.js';
+import { SimPod, type SimTimings } from './sim-pod.js';
+import type { StatusWriter } from './status-writer.js';
+
+export const NODE_LEASE_NAMESPACE = 'svc-node-lease';
+
+export interface SimNodeContext {
+  client: ApiClient;
+  writer: StatusWriter;
+  clock: Clock;
+  logger: Logger;
+  timings: SimTimings;
+  leaseDurationSeconds: number;
+  /** What `nodeInfo.kubeletVersion` says. */
+  version: string;
+}
+
+interface TrackedPod {
+  sim: SimPod;
+  namespace: string;
+  name: string;
+  timer: unknown;
+  lastStatus: string;
+  /** Set once its removal (after the grace period) is queued or scheduled. */
+  removal?: unknown;
+}
+
+/** The conditions a node reports, each with the fault that flips it. */
+const CONDITIONS: { type: string; fault: NodeFault | undefined; healthy: [string, string, string]; faulty: [string, string, string] }[] = [
+  { type: 'MemoryPressure', fault: 'memory-pressure', healthy: ['False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'], faulty: ['True', 'KubeletHasInsufficientMemory', 'kubelet has insufficient memory available'] },
+  { type: 'DiskPressure', fault: 'disk-pressure', healthy: ['False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'], faulty: ['True', 'KubeletHasDiskPressure', 'kubelet has disk pressure'] },
+  { type: 'PIDPressure', fault: 'pid-pressure', healthy: ['False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'], faulty: ['True', 'KubeletHasInsufficientPID', 'kubelet has insufficient PID available'] },
+  { type: 'NetworkUnavailable', fault: 'network-unavailable', healthy: ['False', 'RouteCreated', 'simulated network is up'], faulty: ['True', 'NoRouteCreated', 'simulated network is down'] },
+  { type: 'Ready', fault: 'not-ready', healthy: ['True', 'KubeletReady', 'kubelet is posting ready status'], faulty: ['False', 'KubeletNotReady', 'simulated node made not ready'] },
+];
+
+export class SimNode {
+  readonly name: string;
+  readonly hostIP: string;
+  private uid = '';
+  private podCidrBase: string;
+  private readonly freeIPs: number[] = [];
+  private nextIP = 2;
+  private readonly pods = new Map<string, TrackedPod>();
+  /** Pods that finished here (until they are deleted): an older event of theirs must not start them again. */
+  private readonly finished = new Set<string>();
+  private crashed = false;
+  /** Condition type -> [status, lastTransitionTime]. */
+  private readonly transitions = new Map<string, [string, string]>();
+
+  constructor(
+    readonly shape: NodeShape,
+    readonly index: number,
+    private readonly ctx: SimNodeContext,
+  ) {
+    this.name = shape.name;
+    const n = index + 1;
+    this.hostIP = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
+    this.podCidrBase = `10.${244 + ((index >> 8) & 7)}.${index & 255}.`;
+  }
+
+  /** Number of pods this node is running (tracked, not finished). */
+  get podCount(): number {
+    return this.pods.size;
+  }
+
+  // ---- the node and its lease (called by the agent machine's hooks) ----
+
+  /** Creates the Node, or adopts the one already there (a restarted fleet). */
+  async register(): Promise<void> {
+    const { client } = this.ctx;
+    let node: Node;
+    try {
+      node = await client.get<Node>(resources.nodes, '', this.name);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== 404) throw e;
+      node = await client.create<Node>(resources.nodes, '', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: this.name, labels: { ...this.shape.labels } },
+        spec: this.shape.taints.length ? { taints: this.shape.taints.map((t) => ({ ...t })) } : {},
+      });
+    }
+    this.uid = node.metadata.uid ?? '';
+    const cidr = node.spec?.podCIDR;
+    const m = cidr ? /^(\d+\.\d+\.\d+\.)0\/24$/.exec(cidr) : null;
+    if (m) this.podCidrBase = m[1]!;
+  }
+
+  renewLease(): void {
+    const { client, clock, leaseDurationSeconds } = this.ctx;
+    this.ctx.writer.enqueue(`lease/${this.name}`, async () => {
+      const spec = { holderIdentity: this.name, leaseDurationSeconds, renewTime: rfc3339Micro(clock.now()) };
+      try {
+        await client.patch(resources.leases, NODE_LEASE_NAMESPACE, this.name, 'merge', { spec });
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.code !== 404) throw e;
+        const owner = this.uid ? [{ apiVersion: 'v1', kind: 'Node', name: this.name, uid: this.uid }] : undefined;
+        const lease: Lease = { apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: NODE_LEASE_NAMESPACE, ...(owner ? { ownerReferences: owner } : {}) }, spec };
+        await client.create(resources.leases, NODE_LEASE_NAMESPACE, lease);
+      }
+    });
+  }
+
+  reportStatus(faults: ReadonlySet<NodeFault>): void {
+    const now = this.ctx.clock.now();
+    const heartbeat = rfc3339(now);
+    const conditions: Condition[] = CONDITIONS.map((c) => {
+      const [status, reason, message] = c.fault && faults.has(c.fault) ? c.faulty : c.healthy;
+      const prev = this.transitions.get(c.type);
+      const since = prev && prev[0] === status ? prev[1] : heartbeat;
+      this.transitions.set(c.type, [status, since]);
+      return { type: c.type, status, reason, message, lastHeartbeatTime: heartbeat, lastTransitionTime: since } as Condition;
+    });
+    const status = {
+      capacity: { ...this.shape.capacity },
+      allocatable: { ...this.shape.capacity },
+      conditions,
+      addresses: [
+        { type: 'InternalIP', address: this.hostIP },
+        { type: 'Hostname', address: this.name },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: this.uid.replace(/-/g, ''),
+        systemUUID: this.uid,
+        bootID: this.uid,
+        kernelVersion: 'sim',
+        osImage: 'svc simulated node',
+        containerRuntimeVersion: 'sim://1.0.0',
+        kubeletVersion: this.ctx.version,
+        kubeProxyVersion: this.ctx.version,
+        operatingSystem: this.shape.labels['svc.io/os'] ?? 'linux',
+        architecture: this.shape.labels['svc.io/arch'] ?? 'amd64',
+      },
+    };
+    this.ctx.writer.enqueue(`node/${this.name}`, async () => {
+      await this.ctx.client.patch(resources.nodes, '', this.name, 'merge', { status }, { subresource: 'status' });
+    });
+  }
+
+  /** Crashing freezes every pod (timers off); recovering lets them catch up to now. */
+  setCrashed(crashed: boolean): void {
+    if (this.crashed === crashed) return;
+    this.crashed = crashed;
+    for (const [uid, p] of this.pods) {
+      if (crashed) {
+        this.ctx.clock.clearTimeout(p.timer);
+        p.timer = undefined;
+      } else this.tick(uid);
+    }
+  }
+
+  // ---- pods (called by the fleet's pod informer) ----
+
+  /** A pod bound to this node appeared or changed. */
+  onPod(pod: Pod): void {
+    const uid = pod.metadata.uid ?? '';
+    let tracked = this.pods.get(uid);
+    if (!tracked) {
+      const phase = pod.status?.phase;
+      if (phase === 'Succeeded' || phase === 'Failed' || this.finished.has(uid)) {
+        // Its containers are gone already: a deletion needs no grace period.
+        if (pod.metadata.deletionTimestamp) this.removeNow(uid, pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+        return;
+      }
+      const podIP = pod.spec?.hostNetwork ? this.hostIP : this.allocateIP();
+      const sim = new SimPod(pod, this.ctx.timings, this.ctx.clock.now(), podIP, this.hostIP);
+      tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: '' };
+      this.pods.set(uid, tracked);
+      if (!this.crashed) this.tick(uid);
+    }
+    if (pod.metadata.deletionTimestamp && tracked.removal === undefined) this.scheduleRemoval(uid, tracked, pod);
+  }
+
+  /** The pod is gone from the API: forget it and give its IP back. */
+  onPodDeleted(pod: Pod): void {
+    const uid = pod.metadata.uid ?? '';
+    this.finished.delete(uid);
+    const tracked = this.pods.get(uid);
+    if (!tracked) return;
+    this.ctx.clock.clearTimeout(tracked.timer);
+    if (tracked.removal !== undefined) this.ctx.clock.clearTimeout(tracked.removal);
+    this.pods.delete(uid);
+    this.releaseIP(tracked.sim.podIP);
+  }
+
+  /** Stops every timer (the node was deleted, or the fleet stops). */
+  stop(): void {
+    for (const p of this.pods.values()) {
+      this.ctx.clock.clearTimeout(p.timer);
+      if (p.removal !== undefined) this.ctx.clock.clearTimeout(p.removal);
+    }
+    this.pods.clear();
+    this.finished.clear();
+  }
+
+  private tick(uid: string): void {
+    const p = this.pods.get(uid);
+    if (!p || this.crashed) return;
+    const now = this.ctx.clock.now();
+    p.sim.advance(now);
+    const status = p.sim.status(now);
+    const text = JSON.stringify(status);
+    if (text !== p.lastStatus) {
+      p.lastStatus = text;
+      const { namespace, name } = p;
+      this.ctx.writer.enqueue(`pod/${uid}`, async () => {
+        await this.ctx.client.patch(resources.pods, namespace, name, 'merge', { status }, { subresource: 'status' });
+      });
+    }
+    if (p.sim.finished && p.removal === undefined) {
+      // Finished: nothing more happens to it here; its IP goes back to the pool.
+      this.pods.delete(uid);
+      this.finished.add(uid);
+      this.releaseIP(p.sim.podIP);
+      return;
+    }
+    const next = p.sim.nextAt(now);
+    p.timer = next === undefined ? undefined : this.ctx.clock.setTimeout(() => this.tick(uid), Math.max(0, next - now));
+  }
+
+  private removeNow(uid: string, namespace: string, name: string): void {
+    this.ctx.writer.enqueue(`pod/${uid}`, async () => {
+      await this.ctx.client.delete(resources.pods, namespace, name, { gracePeriodSeconds: 0, preconditions: { uid } });
+    });
+  }
+
+  /**
+   * Removes the pod once its grace period is over, counted from when this node saw the deletion
+   * (the containers get the whole period to stop, as the established node agent gives them; the
+   * deletionTimestamp has whole seconds only), then deletes it with grace period 0 and a
+   * precondition on its uid.
+   */
+  private scheduleRemoval(uid: string, tracked: TrackedPod, pod: Pod): void {
+    const grace = pod.metadata.deletionGracePeriodSeconds;
+    const delay = typeof grace === 'number' && grace > 0 ? grace * 1000 : 0;
+    const remove = () => {
+      if (this.crashed) {
+        tracked.removal = this.ctx.clock.setTimeout(remove, 1000);
+        return;
+      }
+      this.ctx.clock.clearTimeout(tracked.timer);
+      tracked.timer = undefined;
+      this.removeNow(uid, tracked.namespace, tracked.name);
+    };
+    tracked.removal = this.ctx.clock.setTimeout(remove, delay);
+  }
+
+  private allocateIP(): string {
+    const host = this.freeIPs.pop() ?? (this.nextIP <= 254 ? this.nextIP++ : undefined);
+    if (host === undefined) {
+      this.ctx.logger.warn({ node: this.name }, 'simulated node ran out of pod IPs in its /24; reusing .254');
+      return `${this.podCidrBase}254`;
+    }
+    return `${this.podCidrBase}${host}`;
+  }
+
+  private releaseIP(ip: string): void {
+    if (ip === this.hostIP || !ip.startsWith(this.podCidrBase)) return;
+    const host = Number(ip.slice(this.podCidrBase.length));
+    if (host >= 2 && host <= 254 && !this.freeIPs.includes(host)) this.freeIPs.push(host);
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * One pod on a simulated node: its containers' simulated life and the status that life shows.
+ * Pure over the times it is given (no clock, no I/O): the node's pod runner asks `nextAt(now)` when
+ * to look again, calls `advance(now)`, and writes `status(now)` when it differs from the last one
+ * written (every time in it is an event's time, never `now`, so an unchanged pod gives equal text).
+ *
+ *   creating --image pull + start delay--> running --run-seconds--> exited
+ *   exited: restartPolicy Never -> done (Succeeded if exit code 0, else Failed)
+ *           OnFailure -> done (Succeeded) on 0, else back-off;  Always -> back-off
+ *   back-off (10 s doubling to 300 s, per restart) --> running again, restartCount + 1
+ *
+ * A container is ready once it runs and its readiness probe's initialDelaySeconds have passed
+ * (no probe: at once); the pod is Ready when every container is. Every container of a pod runs
+ * the same simulated program (the pod's `sim.svc.io/*` annotations).
+ */
+import type { Condition, Pod, PodStatus } from '../api/generated/kinds.js';
+import { rfc3339 } from '../api/time.js';
+import { podBehaviour, type PodBehaviour } from './sim-annotations.js';
+
+export interface SimTimings {
+  /** Simulated image pull, from the pod's first sight to its containers starting (default 500 ms). */
+  imagePullMs: number;
+  /** Simulated container start after the pull (default 200 ms). */
+  containerStartMs: number;
+  /** First restart back-off; doubles per restart (established: 10 s). */
+  backoffBaseMs: number;
+  /** Longest restart back-off (established: 300 s). */
+  backoffMaxMs: number;
+}
+
+export const DEFAULT_SIM_TIMINGS: Readonly<SimTimings> = Object.freeze({ imagePullMs: 500, containerStartMs: 200, backoffBaseMs: 10_000, backoffMaxMs: 300_000 });
+
+/** A container status as the established node agent writes it (the schema keeps these free-form). */
+export interface ContainerStatus {
+  name: string;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  ready: boolean;
+  started: boolean;
+  restartCount: number;
+  state: Record<string, Record<string, unknown>>;
+  lastState: Record<string, Record<string, unknown>>;
+}
+
+interface Exit {
+  exitCode: number;
+  startedAt: number;
+  finishedAt: number;
+}
+
+type Stage = { kind: 'creating'; startAt: number } | { kind: 'running'; since: number } | { kind: 'backoff'; until: number } | { kind: 'done'; exit: Exit };
+
+interface ContainerInfo {
+  name: string;
+  image: string;
+  readyDelayMs: number;
+}
+
+export class SimPod {
+  readonly uid: string;
+  private readonly containers: ContainerInfo[];
+  private readonly behaviour: PodBehaviour;
+  private readonly restartPolicy: string;
+  private stage: Stage;
+  private restarts = 0;
+  private last: Exit | undefined;
+  private readonly firstSeen: number;
+
+  constructor(
+    private readonly pod: Pod,
+    private readonly timings: SimTimings,
+    now: number,
+    readonly podIP: string,
+    readonly hostIP: string,
+  ) {
+    this.uid = pod.metadata.uid ?? '';
+    this.firstSeen = now;
+    this.behaviour = podBehaviour(pod.metadata.annotations);
+    this.restartPolicy = pod.spec?.restartPolicy ?? 'Always';
+    this.containers = (pod.spec?.containers ?? []).map((c) => ({
+      name: c.name ?? '',
+      image: c.image ?? '',
+      readyDelayMs: Math.max(0, Number((c.readinessProbe as { initialDelaySeconds?: number } | undefined)?.initialDelaySeconds ?? 0)) * 1000,
+    }));
+    this.stage = { kind: 'creating', startAt: now + timings.imagePullMs + timings.containerStartMs };
+  }
+
+  /** True once the pod reached Succeeded or Failed: nothing more happens to it. */
+  get finished(): boolean {
+    return this.stage.kind === 'done';
+  }
+
+  /** When something next changes after `now` (a start, a container getting ready, an exit, a restart), if ever. */
+  nextAt(now: number): number | undefined {
+    const s = this.stage;
+    switch (s.kind) {
+      case 'creating':
+        return s.startAt;
+      case 'backoff':
+        return s.until;
+      case 'done':
+        return undefined;
+      case 'running': {
+        let next = this.behaviour.runMs !== undefined ? s.since + this.behaviour.runMs : Infinity;
+        for (const c of this.containers) {
+          const readyAt = s.since + c.readyDelayMs;
+          if (readyAt > now && readyAt < next) next = readyAt;
+        }
+        return next === Infinity ? undefined : next;
+      }
+    }
+  }
+
+  /** Moves through every step due by `now` (several, if the pod was not looked at for a while). */
+  advance(now: number): void {
+    for (let guard = 0; guard < 1000; guard++) {
+      const s = this.stage;
+      if (s.kind === 'creating' && now >= s.startAt) {
+        this.stage = { kind: 'running', since: s.startAt };
+      } else if (s.kind === 'running' && this.behaviour.runMs !== undefined && now >= s.since + this.behaviour.runMs) {
+        this.exited({ exitCode: this.behaviour.exitCode, startedAt: s.since, finishedAt: s.since + this.behaviour.runMs });
+      } else if (s.kind === 'backoff' && now >= s.until) {
+        this.restarts++;
+        this.stage = { kind: 'running', since: s.until };
+      } else break;
+    }
+  }
+
+  private exited(exit: Exit): void {
+    this.last = exit;
+    const restart = this.restartPolicy === 'Always' || (this.restartPolicy === 'OnFailure' && exit.exitCode !== 0);
+    if (!restart) {
+      this.stage = { kind: 'done', exit };
+      return;
+    }
+    const backoff = Math.min(this.timings.backoffBaseMs * 2 ** this.restarts, this.timings.backoffMaxMs);
+    this.stage = { kind: 'backoff', until: exit.finishedAt + backoff };
+  }
+
+  /** The pod's phase now. */
+  phase(): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+    const s = this.stage;
+    if (s.kind === 'creating') return 'Pending';
+    if (s.kind === 'done') return s.exit.exitCode === 0 ? 'Succeeded' : 'Failed';
+    return 'Running';
+  }
+
+  /** The status to write at `now` (merged over the stored one: PodScheduled and qosClass stay). */
+  status(now: number): PodStatus {
+    const phase = this.phase();
+    const containerStatuses = this.containers.map((c) => this.containerStatus(c, now));
+    const allReady = containerStatuses.length > 0 && containerStatuses.every((c) => c.ready);
+    const done = phase === 'Succeeded' || phase === 'Failed';
+    const scheduled = (this.pod.status?.conditions ?? []).find((c) => c.type === 'PodScheduled');
+    const changedAt = this.readinessChangedAt(now);
+    const notReady = done ? 'PodCompleted' : allReady ? undefined : 'ContainersNotReady';
+    const conditions: Condition[] = [
+      condition('Initialized', true, this.firstSeen, done ? 'PodCompleted' : undefined),
+      condition('Ready', allReady, changedAt, notReady),
+      condition('ContainersReady', allReady, changedAt, notReady),
+      scheduled ? { ...scheduled } : condition('PodScheduled', true, this.firstSeen),
+    ];
+    return {
+      phase,
+      conditions,
+      hostIP: this.hostIP,
+      ...(phase === 'Pending' ? {} : { podIP: this.podIP, podIPs: [{ ip: this.podIP }] }),
+      startTime: rfc3339(this.firstSeen),
+      containerStatuses: containerStatuses as unknown as Array<Record<string, unknown>>,
+    };
+  }
+
+  /** When the pod's readiness last changed, as of `now`. */
+  private readinessChangedAt(now: number): number {
+    const s = this.stage;
+    switch (s.kind) {
+      case 'creating':
+        return this.firstSeen;
+      case 'backoff':
+        return this.last?.finishedAt ?? this.firstSeen;
+      case 'done':
+        return s.exit.finishedAt;
+      case 'running': {
+        const readyAt = s.since + Math.max(0, ...this.containers.map((c) => c.readyDelayMs));
+        return now >= readyAt ? readyAt : s.since;
+      }
+    }
+  }
+
+  private containerStatus(c: ContainerInfo, now: number): ContainerStatus {
+    const s = this.stage;
+    const base = { name: c.name, image: c.image, imageID: imageID(c.image), restartCount: this.restarts };
+    const id = `sim://${this.uid.slice(0, 8)}-${c.name}-${this.restarts}`;
+    const lastState: Record<string, Record<string, unknown>> =
+      this.last && s.kind !== 'done' ? { terminated: this.terminated(this.last, `sim://${this.uid.slice(0, 8)}-${c.name}-${Math.max(0, this.restarts - (s.kind === 'backoff' ? 0 : 1))}`) } : {};
+    switch (s.kind) {
+      case 'creating':
+        return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} };
+      case 'running':
+        return { ...base, containerID: id, ready: now >= s.since + c.readyDelayMs, started: true, state: { running: { startedAt: rfc3339(s.since) } }, lastState };
+      case 'backoff': {
+        const seconds = Math.round((s.until - (this.last?.finishedAt ?? s.until)) / 1000);
+        const message = `back-off ${seconds}s restarting failed container=${c.name} pod=${this.pod.metadata.name ?? ''}_${this.pod.metadata.namespace ?? ''}(${this.uid})`;
+        return { ...base, ready: false, started: false, state: { waiting: { reason: 'CrashLoopBackOff', message } }, lastState };
+      }
+      case 'done':
+        return { ...base, containerID: id, ready: false, started: false, state: { terminated: this.terminated(s.exit, id) }, lastState: {} };
+    }
+  }
+
+  private terminated(exit: Exit, containerID: string): Record<string, unknown> {
+    return {
+      exitCode: exit.exitCode,
+      reason: exit.exitCode === 0 ? 'Completed' : 'Error',
+      startedAt: rfc3339(exit.startedAt),
+      finishedAt: rfc3339(exit.finishedAt),
+      containerID,
+    };
+  }
+}
+
+function condition(type: string, status: boolean, at: number, reason?: string): Condition {
+  return { type, status: status ? 'True' : 'False', lastTransitionTime: rfc3339(at), ...(reason ? { reason } : {}) } as Condition;
+}
+
+/** A stable, image-derived digest-like ID (no registry here to ask). */
+function imageID(image: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < image.length; i++) h = Math.imul(h ^ image.charCodeAt(i), 0x01000193) >>> 0;
+  return `sim://${image}@sha256:${h.toString(16).padStart(8, '0').repeat(8)}`;
+}

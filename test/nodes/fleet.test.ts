@@ -1,0 +1,164 @@
+// Simulated nodes against the real API server (in process, real time with short timings): nodes
+// register Ready and renew leases; bound pods run, finish, crash-loop and are removed after their
+// grace period; faults given as Node annotations show in the node's conditions and heartbeats.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { pino } from 'pino';
+import type { Lease, Node, Pod } from '../../src/api/generated/kinds.js';
+import { connectInProcess } from '../../src/cli/in-process-client.js';
+import { createInformerFactory, resources, type ApiClient } from '../../src/client/index.js';
+import { groupFromFlags, NodeFleet, nodeShapes, NODE_LEASE_NAMESPACE } from '../../src/nodes/index.js';
+import type { ContainerStatus } from '../../src/nodes/index.js';
+import { eventually } from '../helpers/client.js';
+import { startInProcessApiServer, type InProcessApiServer } from '../helpers/in-process-apiserver.js';
+import { pod } from '../helpers/objects.js';
+
+let api: InProcessApiServer;
+let client: ApiClient;
+let fleet: NodeFleet;
+let closeAll: () => Promise<void>;
+
+test.before(async () => {
+  api = await startInProcessApiServer();
+  const conn = connectInProcess(api.server);
+  client = conn.client;
+  const informers = createInformerFactory(client);
+  fleet = new NodeFleet({
+    client,
+    informers,
+    shapes: nodeShapes([groupFromFlags({ count: 3, namePrefix: 'sim' })]),
+    logger: pino({ level: process.env['SVC_TEST_LOG'] ?? 'silent' }),
+    timings: { imagePullMs: 60, containerStartMs: 20, backoffBaseMs: 150, backoffMaxMs: 1_000, leaseRenewMs: 150, statusReportMs: 400 },
+  });
+  fleet.start();
+  closeAll = async () => {
+    await fleet.stop();
+    informers.stop();
+    await conn.close();
+    await api.stop();
+  };
+});
+
+test.after(async () => {
+  await closeAll();
+});
+
+const getPod = (name: string) => client.get<Pod>(resources.pods, 'default', name);
+const getNode = (name: string) => client.get<Node>(resources.nodes, '', name);
+const condition = (o: { status?: { conditions?: { type?: string; status?: string }[] } }, type: string) => o.status?.conditions?.find((c) => c.type === type)?.status;
+const containers = (p: Pod) => (p.status?.containerStatuses ?? []) as unknown as ContainerStatus[];
+
+async function podWhen(name: string, check: (p: Pod) => boolean, what: string, timeoutMs = 5_000): Promise<Pod> {
+  let last: Pod | undefined;
+  await eventually(async () => check((last = await getPod(name))), timeoutMs, `${name}: ${what}`);
+  return last!;
+}
+
+test('nodes register with capacity, labels, addresses and the five conditions, Ready', async () => {
+  for (const name of ['sim-0', 'sim-1', 'sim-2']) {
+    await eventually(async () => condition(await getNode(name).catch(() => ({})), 'Ready') === 'True', 5_000, `${name} Ready`);
+    const n = await getNode(name);
+    assert.is(n.status?.capacity?.['cpu'], '4');
+    assert.is(n.status?.allocatable?.['pods'], '110');
+    assert.is(n.metadata.labels?.['svc.io/hostname'], name);
+    assert.ok(n.metadata.labels?.['topology.svc.io/zone']);
+    assert.equal(n.status?.conditions?.map((c) => c.type).sort(), ['DiskPressure', 'MemoryPressure', 'NetworkUnavailable', 'PIDPressure', 'Ready']);
+    assert.equal(n.status?.addresses?.map((a) => a.type), ['InternalIP', 'Hostname']);
+  }
+});
+
+test('each node renews its Lease in svc-node-lease', async () => {
+  const first = await client.get<Lease>(resources.leases, NODE_LEASE_NAMESPACE, 'sim-0');
+  assert.is(first.spec?.holderIdentity, 'sim-0');
+  assert.is(first.spec?.leaseDurationSeconds, 40);
+  assert.is(first.metadata.ownerReferences?.[0]?.kind, 'Node');
+  await eventually(async () => (await client.get<Lease>(resources.leases, NODE_LEASE_NAMESPACE, 'sim-0')).spec?.renewTime !== first.spec?.renewTime, 3_000, 'a renewal');
+});
+
+test('a bound pod goes Pending then Running with conditions, IPs and container statuses', async () => {
+  await client.create(resources.pods, 'default', pod('web', { nodeName: 'sim-1' }));
+  const running = await podWhen('web', (p) => p.status?.phase === 'Running' && condition(p, 'Ready') === 'True', 'Running and Ready');
+  const s = running.status!;
+  assert.match(s.podIP ?? '', /^10\.244\.1\.\d+$/, 'from the node\'s own range');
+  assert.is(s.hostIP, '172.16.0.2');
+  for (const t of ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']) assert.is(condition(running, t), 'True', t);
+  const [c] = containers(running);
+  assert.is(c!.ready, true);
+  assert.is(c!.started, true);
+  assert.is(c!.restartCount, 0);
+  assert.ok(c!.state['running']?.['startedAt']);
+  assert.match(c!.imageID, /^sim:\/\/registry\.example\/app:1@sha256:/);
+});
+
+test('run-seconds and exit-code end a pod: Never gives Succeeded on 0 and Failed otherwise', async () => {
+  const short = { annotations: { 'sim.svc.io/run-seconds': '0.3' } };
+  await client.create(resources.pods, 'default', pod('ok', { nodeName: 'sim-0' }, { metadata: { name: 'ok', ...short }, spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'Never' } }));
+  await client.create(resources.pods, 'default', pod('bad', { nodeName: 'sim-2' }, { metadata: { name: 'bad', annotations: { ...short.annotations, 'sim.svc.io/exit-code': '1' } }, spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'Never' } }));
+  const ok = await podWhen('ok', (p) => p.status?.phase === 'Succeeded', 'Succeeded');
+  assert.is(containers(ok)[0]!.state['terminated']?.['reason'], 'Completed');
+  assert.is(condition(ok, 'Ready'), 'False');
+  const bad = await podWhen('bad', (p) => p.status?.phase === 'Failed', 'Failed');
+  assert.is(containers(bad)[0]!.state['terminated']?.['exitCode'], 1);
+  assert.is(containers(bad)[0]!.state['terminated']?.['reason'], 'Error');
+});
+
+test('a container that keeps exiting under restartPolicy Always crash-loops with a growing restartCount', async () => {
+  await client.create(resources.pods, 'default', pod('loop', { nodeName: 'sim-0' }, { metadata: { name: 'loop', annotations: { 'sim.svc.io/run-seconds': '0.1', 'sim.svc.io/exit-code': '2' } } }));
+  let sawBackoff = false;
+  const p = await podWhen('loop', (x) => {
+    if (containers(x)[0]?.state['waiting']?.['reason'] === 'CrashLoopBackOff') sawBackoff = true;
+    return (containers(x)[0]?.restartCount ?? 0) >= 2;
+  }, 'restartCount >= 2', 8_000);
+  assert.is(p.status?.phase, 'Running');
+  assert.ok(sawBackoff || containers(p)[0]?.lastState['terminated'], 'the back-off or the last exit is shown');
+  assert.is(containers(p)[0]!.lastState['terminated']?.['exitCode'], 2);
+});
+
+test('a readiness probe delays Ready by its initialDelaySeconds', async () => {
+  await client.create(resources.pods, 'default', pod('slow', { nodeName: 'sim-2' }, { spec: { containers: [{ name: 'c', image: 'app', readinessProbe: { initialDelaySeconds: 1, httpGet: { path: '/', port: 80 } } }] } }));
+  const running = await podWhen('slow', (p) => p.status?.phase === 'Running', 'Running');
+  assert.is(condition(running, 'Ready'), 'False', 'running but not yet ready');
+  await podWhen('slow', (p) => condition(p, 'Ready') === 'True', 'Ready after the delay');
+});
+
+test('a deleted pod is removed once its grace period has passed, not before', async () => {
+  await client.create(resources.pods, 'default', pod('going', { nodeName: 'sim-1' }));
+  await podWhen('going', (p) => p.status?.phase === 'Running', 'Running');
+  const t = Date.now();
+  await client.delete(resources.pods, 'default', 'going', { gracePeriodSeconds: 1 });
+  assert.ok(await getPod('going'), 'still there during its grace period');
+  await eventually(async () => (await getPod('going').then(() => false, () => true)), 5_000, 'the pod gone');
+  assert.ok(Date.now() - t >= 900, `removed after ${Date.now() - t} ms`);
+});
+
+test('faults as Node annotations: not-ready and pressure show in conditions; stop-heartbeats stops the lease; clearing recovers', async () => {
+  await client.patch(resources.nodes, '', 'sim-2', 'merge', { metadata: { annotations: { 'sim.svc.io/faults': 'not-ready,memory-pressure' } } });
+  await eventually(async () => condition(await getNode('sim-2'), 'Ready') === 'False', 3_000, 'NotReady');
+  assert.is(condition(await getNode('sim-2'), 'MemoryPressure'), 'True');
+  await client.patch(resources.nodes, '', 'sim-2', 'merge', { metadata: { annotations: { 'sim.svc.io/faults': 'stop-heartbeats' } } });
+  await new Promise((r) => setTimeout(r, 300));
+  const frozen = (await client.get<Lease>(resources.leases, NODE_LEASE_NAMESPACE, 'sim-2')).spec?.renewTime;
+  await new Promise((r) => setTimeout(r, 600));
+  assert.is((await client.get<Lease>(resources.leases, NODE_LEASE_NAMESPACE, 'sim-2')).spec?.renewTime, frozen, 'no renewal while heartbeats are stopped');
+  assert.ok(fleet.agent('sim-2')!.getSnapshot().matches('silent'));
+  await client.patch(resources.nodes, '', 'sim-2', 'merge', { metadata: { annotations: { 'sim.svc.io/faults': null } } });
+  await eventually(async () => (await client.get<Lease>(resources.leases, NODE_LEASE_NAMESPACE, 'sim-2')).spec?.renewTime !== frozen, 3_000, 'renewals again');
+  await eventually(async () => condition(await getNode('sim-2'), 'Ready') === 'True' && condition(await getNode('sim-2'), 'MemoryPressure') === 'False', 3_000, 'healthy again');
+});
+
+test('a crashed node freezes its pods; a deleted node stops its agent', async () => {
+  await client.patch(resources.nodes, '', 'sim-1', 'merge', { metadata: { annotations: { 'sim.svc.io/faults': 'crash' } } });
+  await eventually(() => fleet.agent('sim-1')!.getSnapshot().matches('crashed'), 3_000, 'crashed');
+  await client.create(resources.pods, 'default', pod('frozen', { nodeName: 'sim-1' }));
+  await new Promise((r) => setTimeout(r, 400));
+  const frozen = await getPod('frozen');
+  assert.is(frozen.status?.phase, 'Pending', 'a crashed node starts nothing');
+  assert.is(frozen.status?.containerStatuses, undefined, 'nor reports anything');
+  await client.patch(resources.nodes, '', 'sim-1', 'merge', { metadata: { annotations: { 'sim.svc.io/faults': null } } });
+  await podWhen('frozen', (p) => p.status?.phase === 'Running', 'Running after recovery');
+  const agent = fleet.agent('sim-0')!;
+  await client.delete(resources.nodes, '', 'sim-0');
+  await eventually(() => agent.getSnapshot().status === 'done', 3_000, 'the agent stopped');
+});
+
+test.run();
