@@ -12,3 +12,4 @@ export {
   schedulerMachine,
   type BindingWork, type CycleResult, type Scheduler, type SchedulerActor, type SchedulerEvent, type SchedulerMachineInput,
 } from './scheduler.js';
+export { nodeAgentMachine, type NodeAgentActor, type NodeAgentEvent, type NodeAgentHooks, type NodeAgentInput, type NodeAgentTimings } from './node-agent.js';

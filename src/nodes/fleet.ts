@@ -17,7 +17,7 @@ import { systemClock, type Clock } from '../client/clock.js';
 import type { InformerEvent, InformerFactory } from '../client/informer-types.js';
 import { resources } from '../client/typed.js';
 import type { ApiClient } from '../client/types.js';
-import { nodeAgentMachine, type NodeAgentActor, type NodeAgentTimings } from '../../machines/node-agent.js';
+import { nodeAgentMachine, type NodeAgentActor, type NodeAgentTimings } from '../../machines/index.js';
 import type { NodeShape } from './node-shape.js';
 import { nodeFaults, type NodeFault } from './sim-annotations.js';
 import { SimNode } from './sim-node.js';

@@ -78,10 +78,10 @@ test('a definition exported twice (named and default) is one chart', () => {
 test('errors: several machines without --out, unknown machine, unknown format, unloadable or machine-less module', () => {
   const several = run([]);
   assert.is(several.status, 1);
-  assert.match(several.stderr, /4 machines to export \(leader-election, controller, worker, scheduler\); choose one with --machine NAME or write them all with --out DIR/);
+  assert.match(several.stderr, /5 machines to export \(leader-election, controller, worker, scheduler, node-agent\); choose one with --machine NAME or write them all with --out DIR/);
   const unknown = run(['--machine', 'nope']);
   assert.is(unknown.status, 1);
-  assert.match(unknown.stderr, /--machine: unknown machine "nope"; known: leader-election, controller, worker, scheduler/);
+  assert.match(unknown.stderr, /--machine: unknown machine "nope"; known: leader-election, controller, worker, scheduler, node-agent/);
   const format = run(['--format', 'png', '--machine', 'worker']);
   assert.is(format.status, 1);
   assert.match(format.stderr, /'--format <format>' argument 'png' is invalid\. Allowed choices are mermaid, svg, dot, json/);

@@ -4,7 +4,7 @@
  * `defineController` definitions, which carry the machine they run as `.machine`).
  */
 import type { AnyStateMachine } from 'xstate';
-import { controllerMachine, leaderElectionMachine, schedulerMachine, workerMachine } from '../../../machines/index.js';
+import { controllerMachine, leaderElectionMachine, nodeAgentMachine, schedulerMachine, workerMachine } from '../../../machines/index.js';
 import { isStateMachine } from './chart-model.js';
 
 export interface NamedMachine {
@@ -21,6 +21,7 @@ export function projectMachines(): NamedMachine[] {
     { name: 'controller', machine: controllerMachine, description: 'a controller: waiting for leadership, syncing caches, running with resync, stopping' },
     { name: 'worker', machine: workerMachine, description: 'one worker of a controller: takes a key, reconciles it, settles the outcome' },
     { name: 'scheduler', machine: schedulerMachine, description: 'the scheduler: waiting for leadership, syncing caches, scheduling (cycles, bindings, back-off and leftover flushes), stopping' },
+    { name: 'node-agent', machine: nodeAgentMachine, description: 'a simulated node: registering, up (ready/notReady, lease and status heartbeats), silent, crashed, stopped' },
   ];
 }
 
