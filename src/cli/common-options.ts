@@ -183,12 +183,8 @@ export function readFlagFile(flag: string, path: string): string {
   }
 }
 
-/**
- * Turns commander's values (after addCommonOptions + parse) into typed common options, checking
- * what single-value parsers cannot: ranges per component, --tls-cert-file/--tls-private-key-file
- * pairing, cipher names and feature gates.
- */
-export function resolveCommonOptions(opts: Record<string, unknown>, component: Component): CommonOptions {
+/** The logging flags (loggingFlags) as typed options; for commands that take only those. */
+export function resolveLoggingOptions(opts: Record<string, unknown>): LoggingOptions {
   const f = new FlagValues(opts);
   const trace = f.string('--log-backtrace-at');
   const logging: LoggingOptions = {
@@ -212,6 +208,17 @@ export function resolveCommonOptions(opts: Record<string, unknown>, component: C
   if (logging.flushFrequencyMs <= 0) {
     throw new OptionsError(`invalid value for --log-flush-frequency: must be greater than 0, e.g. --log-flush-frequency=5s`);
   }
+  return logging;
+}
+
+/**
+ * Turns commander's values (after addCommonOptions + parse) into typed common options, checking
+ * what single-value parsers cannot: ranges per component, --tls-cert-file/--tls-private-key-file
+ * pairing, cipher names and feature gates.
+ */
+export function resolveCommonOptions(opts: Record<string, unknown>, component: Component): CommonOptions {
+  const f = new FlagValues(opts);
+  const logging = resolveLoggingOptions(opts);
 
   const securePort = f.number('--secure-port');
   if (securePort < 0 || securePort > 65535) {

@@ -11,6 +11,10 @@
  * `--config` file), in-process as `system:svc-scheduler`, behind its own lock `svc-system/svc-scheduler`,
  * with `/debug/scheduler/...` on the API server port.
  *
+ * Simulated nodes run here too (`--nodes N`, default 3, or `--node-profile FILE`; `--nodes=0` runs
+ * none), in-process as `system:svc-nodes`, so pods created here get bound and really run
+ * (simulated); see docs/simulated-nodes.md and `svc nodes`.
+ *
  * Losing a lease exits 1 at once (as `svc run`); SIGTERM stops the scheduler and the controllers
  * (draining their work, releasing the locks), then the API server, and exits 0.
  */
@@ -24,6 +28,7 @@ import { OptionsError, readFlagFile } from './common-options.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
 import { defaultConfiguration, parseConfigurationFile, SchedulerConfigError, type SchedulerConfiguration } from '../scheduler/config/index.js';
 import { createLogger } from './logging.js';
+import { nodeFleetFlags, resolveNodeFleetFlags } from './svc-nodes.js';
 import { addFlags, explicitlySetFlags, FlagValues } from './option-table.js';
 import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
 
@@ -32,6 +37,7 @@ export const SVC_UP_LOCK_NAME = 'svc-controller-manager';
 /** Who the in-process controllers are to the API server's authorization. */
 const CONTROLLER_USER = { username: 'system:svc-controller-manager', groups: ['system:authenticated'] };
 const SCHEDULER_USER = { username: 'system:svc-scheduler', groups: ['system:authenticated'] };
+const NODES_USER = { username: 'system:svc-nodes', groups: ['system:nodes', 'system:authenticated'] };
 
 export function upCommand(): Command {
   const cmd = createApiServerProgram({
@@ -50,6 +56,8 @@ export function upCommand(): Command {
     },
     { flags: '--scheduler', type: 'bool', default: true, help: 'Run the scheduler in this process as well. This project\'s addition.' },
     { flags: '--scheduler-config', type: 'string', help: 'The scheduler\'s configuration file (as the scheduler\'s --config). This project\'s addition.' },
+    ...nodeFleetFlags(3, '--nodes'),
+    { flags: '--node-profile', type: 'string', help: 'A YAML file of simulated node groups (see docs/simulated-nodes.md); wins over --nodes and the node shape flags.' },
   ]);
   return cmd.action(async (_opts: unknown, self: Command) => {
     await superviseDaemon({ program: self, start: startUp });
@@ -68,6 +76,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   warnUnhonouredFlags(program, logger);
   const definitions = await loadControllerModules(modules);
   const schedulerConfigPath = flags.optionalString('--scheduler-config');
+  const nodeFleet = await resolveNodeFleetFlags(opts, '--nodes', '--node-profile');
   // The scheduler here takes the same feature gates as the API server (one --feature-gates).
   const schedulerGates = schedulerFeatures(options.common.featureGates);
   let schedulerConfig: SchedulerConfiguration | undefined;
@@ -146,8 +155,27 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
       onLost: () => ctx.fail(1, 'leader election lost: could not renew the scheduler lock within the renew deadline'),
     });
   }
+  let nodesConnection: ReturnType<typeof connectInProcess> | undefined;
+  let nodesInformers: ReturnType<typeof createInformerFactory> | undefined;
+  let fleet: import('../nodes/index.js').NodeFleet | undefined;
+  if (nodeFleet.shapes.length > 0) {
+    const { NodeFleet } = await import('../nodes/index.js');
+    nodesConnection = connectInProcess(api, { user: NODES_USER });
+    nodesInformers = createInformerFactory(nodesConnection.client, { logger: logger.child({ module: 'nodes-informer' }) });
+    fleet = new NodeFleet({
+      client: nodesConnection.client,
+      informers: nodesInformers,
+      shapes: nodeFleet.shapes,
+      timings: nodeFleet.timings,
+      writeConcurrency: nodeFleet.writeConcurrency,
+      logger: logger.child({ module: 'nodes' }),
+      inspect: inspector.inspect,
+    });
+    fleet.start();
+  }
   logger.info(
     {
+      nodes: nodeFleet.shapes.length,
       scheduler: schedulerConfig ? schedulerConfig.profiles.map((p) => p.schedulerName) : false,
       controllers: definitions.map((d) => d.name),
       leaderElection: leaderElection.enabled
@@ -159,6 +187,9 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
 
   return {
     async shutdown() {
+      await fleet?.stop();
+      nodesInformers?.stop();
+      await nodesConnection?.close();
       await scheduler?.stop();
       schedulerInformers?.stop();
       await schedulerConnection?.close();

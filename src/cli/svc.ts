@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
  * The all-purpose `svc` executable: `svc up` (the whole control plane in one process),
- * `svc run` (host controller modules against an API server), `svc charts` (export state charts).
+ * `svc run` (host controller modules against an API server), `svc charts` (export state charts),
+ * `svc nodes` (simulated nodes against an API server).
  * Each subcommand lives in its own file (svc-<name>.ts) and owns its flags.
  */
 import { Command, CommanderError } from 'commander';
 import { chartsCommand } from './svc-charts.js';
+import { nodesCommand } from './svc-nodes.js';
 import { runCommand } from './svc-run.js';
 import { upCommand } from './svc-up.js';
 import { versionLine } from './version.js';
@@ -15,8 +17,10 @@ const program = new Command('svc')
   .version(versionLine(), '--version', 'Print version and quit.')
   .helpOption('-h, --help', 'Print help.')
   .showHelpAfterError('(run "svc --help" to list the commands)')
-  .exitOverride();
-for (const sub of [upCommand(), runCommand(), chartsCommand()]) program.addCommand(sub.exitOverride());
+  .exitOverride()
+  // Flags after a subcommand belong to it (`svc nodes fault NODE F --svcconfig X`).
+  .enablePositionalOptions();
+for (const sub of [upCommand(), runCommand(), chartsCommand(), nodesCommand()]) program.addCommand(sub.exitOverride());
 
 try {
   await program.parseAsync(process.argv);

@@ -85,7 +85,7 @@ const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 const GROUP_FIELDS = new Set(['count', 'namePrefix', 'zones', 'region', 'instanceType', 'arch', 'os', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'extended', 'labels', 'taints']);
 const NAME_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-/** Node shapes of the groups, named `<prefix>-<i>` (numbered per prefix, from 0). */
+/** Node shapes of the groups, named `<prefix>-<i>` (numbered per prefix across groups, from 0, so names never clash). */
 export function nodeShapes(groups: readonly NodeGroup[]): NodeShape[] {
   const out: NodeShape[] = [];
   const next = new Map<string, number>();
@@ -110,11 +110,6 @@ export function nodeShapes(groups: readonly NodeGroup[]): NodeShape[] {
         taints: g.taints.map((t) => ({ ...t })),
       });
     }
-  }
-  const names = new Set<string>();
-  for (const s of out) {
-    if (names.has(s.name)) throw new NodeProfileError(`two nodes would be named ${s.name}: give the groups different namePrefix values`);
-    names.add(s.name);
   }
   return out;
 }

@@ -68,7 +68,8 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tim
 }
 
 test('svc up serves the API, hosts a --controller-module controller over the in-process client, and stops cleanly on SIGTERM', async () => {
-  const up = await startUp([`--controller-module=${ECHO_MODULE}`]);
+  // No simulated nodes here: the pod must wait, then bind to the node the test adds.
+  const up = await startUp([`--controller-module=${ECHO_MODULE}`, '--nodes=0']);
   try {
     assert.is((await up.get('/readyz')).text, 'ok');
     const ns = await up.get('/api/v1/namespaces');
@@ -127,6 +128,42 @@ test('svc up serves the API, hosts a --controller-module controller over the in-
   }
 });
 
+test('svc up runs simulated nodes: Ready nodes with leases, pods that run, finish and go away', async () => {
+  const up = await startUp(['--node-lease-renew-interval=300ms', '--image-pull-delay=50ms', '--container-start-delay=20ms']);
+  try {
+    type Obj = { metadata: { name: string }; spec?: { nodeName?: string; renewTime?: string }; status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } };
+    const nodes = await eventually('3 Ready nodes', async () => {
+      const list = JSON.parse((await up.get('/api/v1/nodes')).text) as { items: Obj[] };
+      const ready = list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return ready.length === 3 ? ready.map((n) => n.metadata.name).sort() : undefined;
+    });
+    assert.equal(nodes, ['sim-node-0', 'sim-node-1', 'sim-node-2']);
+    const lease = () => up.get('/apis/coordination.svc.io/v1/namespaces/svc-node-lease/leases/sim-node-0').then((r) => (JSON.parse(r.text) as Obj).spec?.renewTime);
+    const first = await lease();
+    assert.ok(first, 'the node has a lease');
+    await eventually('a lease renewal', async () => ((await lease()) !== first ? true : undefined));
+
+    assert.is((await up.post('/api/v1/namespaces/default/pods', { metadata: { name: 'web' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } })).status, 201);
+    const web = await eventually('web Running', async () => {
+      const p = JSON.parse((await up.get('/api/v1/namespaces/default/pods/web')).text) as Obj;
+      return p.status?.phase === 'Running' && p.status.podIP ? p : undefined;
+    });
+    assert.ok(nodes.includes(web.spec!.nodeName!), 'scheduled onto a simulated node');
+    assert.match(web.status!.podIP!, /^10\.244\./);
+    const job = { metadata: { name: 'once', annotations: { 'sim.svc.io/run-seconds': '0.2' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } };
+    assert.is((await up.post('/api/v1/namespaces/default/pods', job)).status, 201);
+    await eventually('once Succeeded', async () => ((JSON.parse((await up.get('/api/v1/namespaces/default/pods/once')).text) as Obj).status?.phase === 'Succeeded' ? true : undefined));
+
+    const machines = JSON.parse((await up.get('/debug/machines')).text) as { actors: Array<{ machineId?: string; activePaths: string[] }> };
+    assert.is(machines.actors.filter((a) => a.machineId === 'nodeAgent').length, 3, 'each node agent is a live machine');
+    assert.is(await up.svc.stop('SIGTERM'), 0, up.svc.output());
+  } finally {
+    await up.svc.stop('SIGKILL');
+    await up.agent.close();
+    up.cleanup();
+  }
+});
+
 test('svc up: flag errors name the flag and exit 1', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['up', '--no-such-flag'], /unknown option '--no-such-flag'/],
@@ -134,6 +171,9 @@ test('svc up: flag errors name the flag and exit 1', async () => {
     [['up', '--leader-elect-retry-period=soon'], /invalid value "soon" for --leader-elect-retry-period: expected a duration/],
     [['up', '--min-resync-period=-1s'], /--min-resync-period: must not be negative/],
     [['up', '--controller-module=/no/such/module.js'], /controller module \/no\/such\/module\.js: cannot read it/],
+    [['up', '--node-cpu=lots'], /invalid node shape: --node-cpu: "lots" is not a quantity/],
+    [['up', '--node-profile=/no/such/profile.yaml'], /--node-profile/],
+    [['up', '--node-lease-renew-interval=0s'], /--node-lease-renew-interval: must be greater than 0/],
   ];
   await Promise.all(
     cases.map(async ([args, message]) => {

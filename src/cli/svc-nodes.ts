@@ -1,0 +1,199 @@
+/**
+ * `svc nodes`: simulated nodes against any API server (docs/simulated-nodes.md).
+ *
+ *   svc nodes --count N [--profile FILE] [node shape and timing flags] (--master URL | --svcconfig FILE)
+ *       runs N simulated nodes (or the profile's) until SIGTERM/SIGINT;
+ *   svc nodes fault NODE FAULT... (--master | --svcconfig)
+ *       adds faults to a node (its `sim.svc.io/faults` annotation), which its agent then shows;
+ *   svc nodes recover NODE [FAULT...] (--master | --svcconfig)
+ *       removes the named faults, or all of them.
+ *
+ * The flags that shape nodes (`--count`, `--cpu` ...) make one group; `--profile` (YAML, see
+ * src/nodes/node-shape.ts) gives several and wins over them. `svc up --nodes N` runs the same fleet
+ * in process.
+ */
+import { Command } from 'commander';
+import { apiClientFlags, resolveApiClientOptions } from './controller-host-options.js';
+import { loggingFlags, OptionsError, readFlagFile, resolveLoggingOptions } from './common-options.js';
+import { createLogger } from './logging.js';
+import { addFlags, explicitlySetFlags, FlagValues, type FlagSpec } from './option-table.js';
+import { superviseDaemon, type DaemonStartContext, type RunningDaemon } from './program.js';
+import { versionLine } from './version.js';
+
+/** The flags that shape nodes and time their agents, shared with `svc up`. */
+export function nodeFleetFlags(countDefault: number, countFlag = '--count'): FlagSpec[] {
+  return [
+    { flags: countFlag, type: 'int', default: countDefault, help: 'How many simulated nodes to run (with the shape flags below; --node-profile/--profile wins).' },
+    { flags: '--node-name-prefix', type: 'string', default: 'sim-node', help: 'Simulated nodes are named <prefix>-0, <prefix>-1, ...' },
+    { flags: '--node-cpu', type: 'string', default: '4', help: 'CPU capacity of each simulated node (a quantity).' },
+    { flags: '--node-memory', type: 'string', default: '32Gi', help: 'Memory capacity of each simulated node (a quantity).' },
+    { flags: '--node-pods', type: 'string', default: '110', help: 'Pod capacity of each simulated node.' },
+    { flags: '--node-ephemeral-storage', type: 'string', default: '100Gi', help: 'Ephemeral-storage capacity of each simulated node (a quantity).' },
+    { flags: '--node-zones', type: 'stringSlice', default: ['zone-a', 'zone-b', 'zone-c'], help: 'Zones the simulated nodes are spread over, round-robin (label topology.svc.io/zone).' },
+    { flags: '--image-pull-delay', type: 'duration', default: 500, help: 'Simulated image pull before a pod\'s containers start.' },
+    { flags: '--container-start-delay', type: 'duration', default: 200, help: 'Simulated container start after the pull.' },
+    { flags: '--crash-loop-back-off', type: 'duration', default: 10_000, help: 'First back-off before restarting an exited container; doubles per restart up to --crash-loop-max-back-off.' },
+    { flags: '--crash-loop-max-back-off', type: 'duration', default: 300_000, help: 'Longest back-off before restarting an exited container.' },
+    { flags: '--node-lease-renew-interval', type: 'duration', default: 10_000, help: 'How often each node renews its Lease in svc-node-lease (±10% jitter).' },
+    { flags: '--node-status-update-frequency', type: 'duration', default: 60_000, help: 'How often each node writes its status when nothing changed (±10% jitter).' },
+    { flags: '--node-write-concurrency', type: 'int', default: 32, help: 'Status, lease and pod writes of the whole fleet in flight at most.' },
+  ];
+}
+
+/** The fleet's shapes and timings from the flags above (and the profile file flag, when given). */
+export async function resolveNodeFleetFlags(opts: Record<string, unknown>, countFlag: string, profileFlag: string) {
+  const { groupFromFlags, nodeShapes, parseNodeProfile, NodeProfileError } = await import('../nodes/index.js');
+  const f = new FlagValues(opts);
+  const profile = f.optionalString(profileFlag);
+  let shapes;
+  try {
+    const groups = profile
+      ? parseNodeProfile(readFlagFile(profileFlag, profile), profile)
+      : [
+          groupFromFlags({
+            count: f.number(countFlag),
+            namePrefix: f.string('--node-name-prefix'),
+            cpu: f.string('--node-cpu'),
+            memory: f.string('--node-memory'),
+            pods: f.string('--node-pods'),
+            ephemeralStorage: f.string('--node-ephemeral-storage'),
+            zones: f.list('--node-zones'),
+          }),
+        ];
+    shapes = nodeShapes(groups);
+  } catch (e) {
+    if (e instanceof NodeProfileError) throw new OptionsError(profile ? `${profileFlag}: ${e.message}` : `invalid node shape: ${e.message.replace(/^flags\./, '--node-')}`);
+    throw e;
+  }
+  const positive = (flag: string) => {
+    const v = f.number(flag);
+    if (v <= 0) throw new OptionsError(`invalid value for ${flag}: must be greater than 0`);
+    return v;
+  };
+  const timings = {
+    imagePullMs: f.number('--image-pull-delay'),
+    containerStartMs: f.number('--container-start-delay'),
+    backoffBaseMs: positive('--crash-loop-back-off'),
+    backoffMaxMs: positive('--crash-loop-max-back-off'),
+    leaseRenewMs: positive('--node-lease-renew-interval'),
+    statusReportMs: positive('--node-status-update-frequency'),
+  };
+  const writeConcurrency = f.number('--node-write-concurrency');
+  if (writeConcurrency < 1) throw new OptionsError('invalid value for --node-write-concurrency: must be at least 1');
+  return { shapes, timings, writeConcurrency };
+}
+
+function newCommand(name: string, description: string): Command {
+  return new Command(name)
+    .description(description)
+    .helpOption('-h, --help', 'Print help.')
+    .allowExcessArguments(false)
+    .configureHelp({ sortOptions: true, optionDescription: (opt) => (opt.defaultValueDescription ? `${opt.description} (default: ${opt.defaultValueDescription})` : opt.description) })
+    .exitOverride();
+}
+
+export function nodesCommand(): Command {
+  const cmd = newCommand('nodes', 'Runs simulated nodes (node agents whose pods really run, simulated) against an API server; "fault" and "recover" change a running node\'s faults.')
+    .version(versionLine(), '--version', 'Print version and quit.')
+    .showHelpAfterError('(run "svc nodes --help" to list the flags)')
+    // `svc nodes fault NODE ... --svcconfig F`: flags after a subcommand are the subcommand's.
+    .enablePositionalOptions();
+  addFlags(cmd, [
+    ...nodeFleetFlags(3),
+    { flags: '--profile', type: 'string', help: 'A YAML file of node groups (see docs/simulated-nodes.md); wins over --count and the shape flags.' },
+    // The fleet's writes are bounded by --node-write-concurrency; a QPS limit would only slow heartbeats down.
+    { flags: '--svc-api-qps', type: 'float32', default: 0, help: 'Queries per second to the API server (0: no limit; the fleet bounds its writes with --node-write-concurrency).' },
+    { flags: '--svc-api-burst', type: 'int32', default: 100, help: 'Burst to the API server (with --svc-api-qps above 0).' },
+    ...apiClientFlags(),
+    ...loggingFlags(),
+  ]);
+  cmd.action(async (_opts: unknown, self: Command) => {
+    await superviseDaemon({ program: self, start: startNodes });
+  });
+  cmd.addCommand(faultCommand('fault', 'Adds faults to a simulated node: FAULT is one of stop-heartbeats, not-ready, memory-pressure, disk-pressure, pid-pressure, network-unavailable, crash.'));
+  cmd.addCommand(faultCommand('recover', 'Removes the named faults from a simulated node (all of them when none is named).'));
+  return cmd;
+}
+
+async function startNodes(program: Command, ctx: DaemonStartContext): Promise<RunningDaemon> {
+  const opts = program.opts();
+  const logging = resolveLoggingOptions(opts);
+  const clientOptions = resolveApiClientOptions(opts);
+  const { shapes, timings, writeConcurrency } = await resolveNodeFleetFlags(opts, '--count', '--profile');
+  if (explicitlySetFlags(program).has('--profile') && explicitlySetFlags(program).has('--count')) {
+    throw new OptionsError('--count and --profile both set: the profile says how many nodes; leave --count out');
+  }
+  const logger = createLogger('svc-nodes', logging);
+  ctx.setLogger(logger);
+  const { connect, createInformerFactory } = await import('../client/index.js');
+  const { NodeFleet } = await import('../nodes/index.js');
+  let connection: ReturnType<typeof connect>;
+  try {
+    connection = connect({
+      ...(clientOptions.master ? { master: clientOptions.master } : {}),
+      ...(clientOptions.svcconfig ? { svcconfig: clientOptions.svcconfig } : {}),
+      qps: clientOptions.qps,
+      burst: clientOptions.burst,
+      contentType: clientOptions.contentType,
+      userAgent: 'svc-nodes',
+    });
+  } catch (e) {
+    throw new OptionsError((e as Error).message);
+  }
+  const informers = createInformerFactory(connection.client, { logger: logger.child({ module: 'informer' }) });
+  const fleet = new NodeFleet({ client: connection.client, informers, shapes, logger, timings, writeConcurrency, version: versionLine().split(' ')[1] ?? 'v0.0.0' });
+  fleet.start();
+  // Timers are unref'd: hold the process open until shutdown.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  return {
+    async shutdown() {
+      clearInterval(keepAlive);
+      await fleet.stop();
+      informers.stop();
+      await connection.close();
+    },
+  };
+}
+
+const FAULT_TIMEOUT_MS = 30_000;
+
+function faultCommand(name: 'fault' | 'recover', description: string): Command {
+  const cmd = newCommand(name, description)
+    .usage(`[flags] NODE ${name === 'fault' ? 'FAULT...' : '[FAULT...]'}`)
+    .argument('<node>', 'the simulated node')
+    .argument(name === 'fault' ? '<faults...>' : '[faults...]', 'faults');
+  addFlags(cmd, apiClientFlags());
+  return cmd.action(async (node: string, faults: string[], _opts: unknown, self: Command) => {
+    const { checkFaultNames, nodeFaults, ANNOTATION_FAULTS } = await import('../nodes/index.js');
+    const { connect, resources } = await import('../client/index.js');
+    try {
+      const named = checkFaultNames(faults);
+      const o = resolveApiClientOptions(self.opts());
+      const { client, close } = connect({ ...(o.master ? { master: o.master } : {}), ...(o.svcconfig ? { svcconfig: o.svcconfig } : {}), contentType: o.contentType, userAgent: 'svc-nodes' });
+      // The client's retry timers do not hold the process open; this does, and bounds the wait.
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from the API server within ${FAULT_TIMEOUT_MS / 1000} s`)), FAULT_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([change(), deadline]);
+      } finally {
+        clearTimeout(timer);
+        await close();
+      }
+      async function change(): Promise<void> {
+        const current = await client.get(resources.nodes, '', node);
+        const set = nodeFaults(current.metadata.annotations).faults;
+        if (name === 'fault') for (const f of named) set.add(f);
+        else if (named.length === 0) set.clear();
+        else for (const f of named) set.delete(f);
+        const value = set.size ? [...set].sort().join(',') : null;
+        await client.patch(resources.nodes, '', node, 'merge', { metadata: { annotations: { [ANNOTATION_FAULTS]: value } } });
+        process.stdout.write(`${node}: faults ${value ?? 'none'}\n`);
+      }
+    } catch (e) {
+      process.stderr.write(`svc nodes ${name}: error: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    }
+  });
+}
