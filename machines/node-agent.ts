@@ -16,7 +16,12 @@
  * fleet's pod runner's business.
  */
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
-import type { NodeFault } from '../src/nodes/sim-annotations.js';
+
+/**
+ * A fault's name (src/nodes/sim-annotations.ts lists them all); the machine reacts to three of
+ * them itself (`crash`, `stop-heartbeats`, `not-ready`) and hands every one to `reportStatus`.
+ */
+export type NodeFault = string;
 
 export interface NodeAgentHooks {
   /** Creates or updates the Node object; rejects to retry. */
