@@ -9,10 +9,12 @@ import { test } from 'uvu';
 import { Agent, request } from 'undici';
 import { freePort } from '../helpers/apiserver.js';
 import { ECHO_MODULE, startSvc, type SvcProcess } from '../helpers/svc-process.js';
+import { kubeconfigFor, kubectl } from '../helpers/kubectl.js';
 
 interface Up {
   svc: SvcProcess;
   url: string;
+  caFile: string;
   agent: Agent;
   get(path: string): Promise<{ status: number; text: string }>;
   post(path: string, body: unknown): Promise<{ status: number; text: string }>;
@@ -48,6 +50,7 @@ async function startUp(extra: string[] = []): Promise<Up> {
   return {
     svc,
     url,
+    caFile: join(certDir, 'apiserver.crt'),
     agent,
     get: (p) => call('GET', p),
     post: (p, b) => call('POST', p, b),
@@ -156,6 +159,23 @@ test('svc up runs simulated nodes: Ready nodes with leases, pods that run, finis
 
     const machines = JSON.parse((await up.get('/debug/machines')).text) as { actors: Array<{ machineId?: string; activePaths: string[] }> };
     assert.is(machines.actors.filter((a) => a.machineId === 'nodeAgent').length, 3, 'each node agent is a live machine');
+
+    // A real kubectl: the nodes are Ready, a pod it runs is Running with an IP, a delete waits for the grace period.
+    const kc = kubeconfigFor(up);
+    const k = async (...args: string[]) => {
+      const r = await kubectl(kc, args);
+      assert.is(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    assert.is(await k('get', 'nodes', '-o', 'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}'), 'True True True ');
+    await k('run', 'kweb', '--image=nginx', '--restart=Never');
+    await k('wait', '--for=condition=Ready', 'pod/kweb', '--timeout=20s');
+    assert.match(await k('get', 'pod', 'kweb', '-o', 'jsonpath={.status.phase} {.status.podIP}'), /^Running 10\.244\.\d+\.\d+$/);
+    const t = Date.now();
+    await k('delete', 'pod', 'kweb', '--grace-period=1');
+    assert.ok(Date.now() - t >= 900, `kubectl delete returned after ${Date.now() - t} ms, before the grace period`);
+    const gone = await kubectl(kc, ['get', 'pod', 'kweb']);
+    assert.match(gone.stderr, /NotFound|not found/);
     assert.is(await up.svc.stop('SIGTERM'), 0, up.svc.output());
   } finally {
     await up.svc.stop('SIGKILL');

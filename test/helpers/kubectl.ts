@@ -17,7 +17,7 @@ export interface KubectlResult {
   stderr: string;
 }
 
-export function kubeconfigFor(server: ApiServerProcess): string {
+export function kubeconfigFor(server: Pick<ApiServerProcess, 'url' | 'caFile'>): string {
   if (!existsSync(KUBECTL)) throw new Error(`kubectl not found at ${KUBECTL}: run \`node scripts/install-kubectl.mjs\` (npm ci does)`);
   const dir = mkdtempSync(join(tmpdir(), 'svc-kubeconfig-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
