@@ -30,6 +30,13 @@ export function loggingFlags(): FlagSpec[] {
     { flags: '--log-file', type: 'string', help: 'If non-empty, use this log file.' },
     { flags: '--log-file-max-size', type: 'uint', default: 1800, help: 'Maximum log file size in megabytes. 0 means unlimited.' },
     { flags: '--log-flush-frequency', type: 'duration', default: 5000, help: 'Maximum interval between log flushes.' },
+    {
+      flags: '--logging-format',
+      type: 'string',
+      default: 'auto',
+      choices: ['auto', 'text', 'json'],
+      help: 'Format of the log lines on standard error: text (short human lines), json (pino JSON lines), or auto (text on a terminal, else json). Log files are always JSON. This project\'s addition.',
+    },
     { flags: '--logtostderr', type: 'bool', default: true, help: 'Log to standard error instead of files.' },
     { flags: '--skip-headers', type: 'bool', help: 'Omit header prefixes in log messages.' },
     { flags: '--skip-log-headers', type: 'bool', help: 'Omit headers when opening log files.' },
@@ -198,6 +205,7 @@ export function resolveLoggingOptions(opts: Record<string, unknown>): LoggingOpt
     skipLogHeaders: f.bool('--skip-log-headers'),
     addDirHeader: f.bool('--add-dir-header'),
     stderrThreshold: (f.string('--stderrthreshold') || 'ERROR') as Severity,
+    format: (f.string('--logging-format') || 'auto') as 'auto' | 'text' | 'json',
   };
   const logFile = f.optionalString('--log-file');
   const logDir = f.optionalString('--log-dir');

@@ -29,6 +29,7 @@ import { closeSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import pino from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { Level, Logger, StreamEntry } from 'pino';
 import type { ModuleVerbosity, Severity, TraceLocation } from './flag-types.js';
 
@@ -63,6 +64,33 @@ export interface LoggingOptions {
   backtraceAt?: TraceLocation;
   /** Where standard-error output goes; default fd 2. Tests pass a collector. */
   stderr?: { write(chunk: string): unknown };
+  /**
+   * --logging-format: `text` short human lines, `json` pino JSON lines, `auto` (default) text when
+   * standard error is a terminal, else JSON. Log files are JSON whatever this says.
+   */
+  format?: 'auto' | 'text' | 'json';
+}
+
+/** Whether standard-error lines are for a person (text) rather than a program (JSON). */
+export function humanLogs(o: Pick<LoggingOptions, 'format' | 'stderr'>, isTTY = process.stderr.isTTY === true): boolean {
+  if (o.stderr) return o.format === 'text';
+  return o.format === 'text' || ((o.format ?? 'auto') === 'auto' && isTTY);
+}
+
+/**
+ * Standard error as short human lines: time, level, component (and module), message, then the
+ * record's other fields on the same line. pino-pretty, written synchronously like the JSON sink.
+ */
+function humanStderr(colorize: boolean): { write(chunk: string): unknown } {
+  return pinoPretty({
+    destination: 2,
+    sync: true,
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,component,module',
+    messageFormat: '{component}{if module}/{module}{end}: {msg}',
+  });
 }
 
 export function defaultLoggingOptions(): LoggingOptions {
@@ -188,6 +216,8 @@ export function createLogger(component: string, o: LoggingOptions): Logger {
   let stderr: { write(chunk: string): unknown };
   if (o.stderr) {
     stderr = o.stderr;
+  } else if (humanLogs(o)) {
+    stderr = humanStderr(process.stderr.isTTY === true);
   } else {
     const boom = pino.destination({ fd: 2, sync: true });
     sinks.stderr = boom;

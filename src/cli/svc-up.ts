@@ -18,7 +18,10 @@
  * Losing a lease exits 1 at once (as `svc run`); SIGTERM stops the scheduler and the controllers
  * (draining their work, releasing the locks), then the API server, and exits 0.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
+import { localServerUrl, writeAdminConfig } from './admin-config.js';
 import { Registry } from 'prom-client';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { leaderElectionFlags, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags } from './controller-host-options.js';
@@ -56,6 +59,7 @@ export function upCommand(): Command {
     },
     { flags: '--scheduler', type: 'bool', default: true, help: 'Run the scheduler in this process as well. This project\'s addition.' },
     { flags: '--scheduler-config', type: 'string', help: 'The scheduler\'s configuration file (as the scheduler\'s --config). This project\'s addition.' },
+    { flags: '--reset', type: 'bool', help: 'Start clean: delete the stored objects in --data-dir first (certificates are kept). Embedded store only. This project\'s addition.' },
     ...nodeFleetFlags(3, '--nodes'),
     { flags: '--node-profile', type: 'string', help: 'A YAML file of simulated node groups (see docs/simulated-nodes.md); wins over --nodes and the node shape flags.' },
   ]);
@@ -90,6 +94,11 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     }
   }
 
+  if (flags.bool('--reset')) {
+    if (options.storage.servers.length > 0) throw new OptionsError('--reset clears the embedded store only; with --kvstore-servers, clear etcd yourself (etcdctl del --prefix)');
+    for (const f of ['svc.db', 'svc.db-wal', 'svc.db-shm']) rmSync(join(options.dataDir, f), { force: true });
+    logger.info({ dataDir: options.dataDir }, 'reset: stored objects deleted');
+  }
   const config = await buildApiServerConfig(options, logger);
   const registry = new Registry();
   config.extraMetrics = registry;
@@ -184,6 +193,23 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     },
     'hosting controllers',
   );
+
+  const serverUrl = localServerUrl(api.url);
+  const adminConfig = writeAdminConfig(options.dataDir, serverUrl, config.tls.cert);
+  const registered = fleet ? await fleet.registered(10_000) : 0;
+  // For the person at the terminal: what to copy, once everything is up (logs go to stderr).
+  process.stdout.write(
+    [
+      '',
+      `svc is up: the API server, ${schedulerConfig ? 'the scheduler, ' : ''}${registered} simulated node${registered === 1 ? '' : 's'}, ${definitions.length} controller module${definitions.length === 1 ? '' : 's'}`,
+      `  API        ${serverUrl}`,
+      `  kubectl    export KUBECONFIG=${adminConfig}`,
+      `  machines   ${serverUrl}/debug/machines/ui`,
+      'ready',
+      '',
+    ].join('\n'),
+  );
+  logger.info({ url: serverUrl, adminConfig, nodes: registered }, 'ready');
 
   return {
     async shutdown() {

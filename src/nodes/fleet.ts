@@ -124,6 +124,17 @@ export class NodeFleet {
     return this.members.get(name)?.agent;
   }
 
+  /**
+   * Resolves once every agent has registered its node (or is crashed or silent by request), or
+   * after `timeoutMs`; gives how many have.
+   */
+  async registered(timeoutMs: number): Promise<number> {
+    const done = () => [...this.members.values()].filter((m) => !m.agent.getSnapshot().matches('registering') && !m.agent.getSnapshot().matches('waiting')).length;
+    const deadline = Date.now() + timeoutMs;
+    while (done() < this.members.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return done();
+  }
+
   /** Pods the fleet is running (not finished, not removed). */
   podCount(): number {
     let n = 0;
