@@ -227,6 +227,8 @@ and 12,000 pods.
   it replaces in this file (the rest is left as it was).
 - \`BENCH_ONLY=storms npm run bench\` (or \`npm run bench -- --only=storms\`): only the memory-under-storms section
   (its own fresh apiserver), which it replaces in this file.
+- \`BENCH_ONLY=nodes npm run bench\`: only the simulated-nodes section (pod startup latency, a scale run), which it
+  replaces in this file.
 - \`BENCH_ONLY=large-objects npm run bench\`: only the large-objects section (writes of one ConfigMap stored at 3.1 MB
   against its own fresh apiserver, with how long each held up \`/healthz\`), which it replaces in this file.
 - \`BENCH_PROFILE=1 npm run bench\` (or \`npm run bench -- --cpu-prof\`): starts the apiserver under

@@ -14,6 +14,8 @@
  *                                          1,000 nodes); replaces its section of docs/benchmarks.md
  *   --only=large-objects | BENCH_ONLY=large-objects  only the large-object part (how long writes of a ConfigMap
  *                                          stored at 3.1 MB hold up /healthz) against a fresh apiserver; replaces its section
+ *   --only=nodes | BENCH_ONLY=nodes  only the simulated-nodes part (pod startup latency on 500 nodes at 100 pods/s,
+ *                                    a scale run); replaces its section of docs/benchmarks.md
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,6 +42,8 @@ import { renderSchedulerSection, SCHEDULER_HEADING } from './report-scheduler.js
 import { SCHEDULER_NOTES } from './scheduler-notes.js';
 import { startInProcessServer } from './in-process-server.js';
 import { type LargeObjectFigures, measureLargeObjects } from './measure-large-objects.js';
+import { measureScale, measureStartup, type NodesBenchSettings } from './measure-nodes.js';
+import { NODES_HEADING, renderNodesSection } from './report-nodes.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
@@ -49,8 +53,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler" and "large-objects"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects" and "nodes"`);
   process.exit(2);
 }
 
@@ -216,6 +220,20 @@ async function mainLargeObjectsOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), LARGE_OBJECTS_HEADING, section));
   log('wrote the large-objects section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `--only=nodes`: simulated nodes in process (startup latency, scale), spliced into docs/benchmarks.md. */
+async function mainNodesOnly(): Promise<void> {
+  const nodeSettings: NodesBenchSettings = { startupNodes: 500, startupRatePerSecond: 100, startupSeconds: 60, scaleNodes: 5_000, scalePods: 30_000, scaleConcurrency: 64 };
+  const startup = await measureStartup(parent, nodeSettings, log);
+  log(`nodes: startup p50 ${startup.p50Ms} ms, p99 ${startup.p99Ms} ms`);
+  const scale = await measureScale(parent, nodeSettings, log);
+  log(`nodes: scale ${JSON.stringify(scale)}`);
+  const section = renderNodesSection({ settings: nodeSettings, startup, scale }, { command: 'BENCH_ONLY=nodes npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), NODES_HEADING, section));
+  log('wrote the simulated-nodes section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -395,7 +413,9 @@ async function main(): Promise<void> {
         ? mainSchedulerOnly()
         : only === 'large-objects'
           ? mainLargeObjectsOnly()
-          : main()
+          : only === 'nodes'
+            ? mainNodesOnly()
+            : main()
 ).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });

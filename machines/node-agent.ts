@@ -6,8 +6,9 @@
  *   registering --registered--> up          registering --failed--> waiting --retry--> registering
  *   up (parallel):
  *     condition:  ready <-> notReady            (the `not-ready` fault)
- *     lease:      every leaseRenewMs ±10%: renew the Lease (at once on entry)
- *     status:     every statusReportMs ±10%: report status (also on entry and on every fault change)
+ *     lease:      renew the Lease at once, then after a random part of leaseRenewMs (so a fleet
+ *                 started together spreads out), then every leaseRenewMs ±10%
+ *     status:     the same with statusReportMs (and a report on every fault change)
  *   up --stop-heartbeats--> silent (no lease, no status) --faults cleared--> up
  *   up | silent --crash--> crashed (no heartbeats, pods frozen) --crash cleared--> registering
  *   any --STOP--> stopped (final)
@@ -63,6 +64,8 @@ export const nodeAgentMachine = setup({
   delays: {
     leaseRenew: ({ context }) => jittered(context.timings.leaseRenewMs, context.random),
     statusReport: ({ context }) => jittered(context.timings.statusReportMs, context.random),
+    leaseSpread: ({ context }) => Math.round(context.timings.leaseRenewMs * (context.random ?? Math.random)()),
+    statusSpread: ({ context }) => Math.round(context.timings.statusReportMs * (context.random ?? Math.random)()),
     registerRetry: ({ context }) => context.timings.registerRetryMs,
   },
   guards: {
@@ -120,8 +123,9 @@ export const nodeAgentMachine = setup({
           },
         },
         lease: {
-          initial: 'renewing',
+          initial: 'spreading',
           states: {
+            spreading: { entry: 'renewLease', after: { leaseSpread: 'renewing' } },
             renewing: {
               entry: 'renewLease',
               after: { leaseRenew: { target: 'renewing', reenter: true } },
@@ -129,8 +133,9 @@ export const nodeAgentMachine = setup({
           },
         },
         status: {
-          initial: 'reporting',
+          initial: 'spreading',
           states: {
+            spreading: { entry: 'reportStatus', after: { statusSpread: 'reporting' } },
             reporting: {
               entry: 'reportStatus',
               after: { statusReport: { target: 'reporting', reenter: true } },
