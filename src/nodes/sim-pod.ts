@@ -9,6 +9,8 @@
  *           OnFailure -> done (Succeeded) on 0, else back-off;  Always -> back-off
  *   back-off (10 s doubling to 300 s, per restart) --> running again, restartCount + 1
  *
+ * Init containers run first, one after the other, each pulled, started and exiting with 0 within
+ * one pull + start delay; the app containers start once the last has completed (`Initialized`).
  * A container is ready once it runs and its readiness probe's initialDelaySeconds have passed
  * (no probe: at once); the pod is Ready when every container is. Every container of a pod runs
  * the same simulated program (the pod's `sim.svc.io/*` annotations).
@@ -60,6 +62,9 @@ interface ContainerInfo {
 export class SimPod {
   readonly uid: string;
   private readonly containers: ContainerInfo[];
+  private readonly inits: ContainerInfo[];
+  /** One init container's (and the app containers') pull + start. */
+  private readonly stepMs: number;
   private readonly behaviour: PodBehaviour;
   private readonly restartPolicy: string;
   private stage: Stage;
@@ -83,7 +88,9 @@ export class SimPod {
       image: c.image ?? '',
       readyDelayMs: Math.max(0, Number((c.readinessProbe as { initialDelaySeconds?: number } | undefined)?.initialDelaySeconds ?? 0)) * 1000,
     }));
-    this.stage = { kind: 'creating', startAt: now + timings.imagePullMs + timings.containerStartMs };
+    this.inits = (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '', readyDelayMs: 0 }));
+    this.stepMs = timings.imagePullMs + timings.containerStartMs;
+    this.stage = { kind: 'creating', startAt: now + (this.inits.length + 1) * this.stepMs };
   }
 
   /** True once the pod reached Succeeded or Failed: nothing more happens to it. */
@@ -95,8 +102,15 @@ export class SimPod {
   nextAt(now: number): number | undefined {
     const s = this.stage;
     switch (s.kind) {
-      case 'creating':
+      case 'creating': {
+        // Each init container starting and completing is a status change of its own.
+        for (let i = 0; i < this.inits.length; i++) {
+          const { startedAt, finishedAt } = this.initTimes(i);
+          if (startedAt > now && startedAt < s.startAt) return startedAt;
+          if (finishedAt > now && finishedAt < s.startAt) return finishedAt;
+        }
         return s.startAt;
+      }
       case 'backoff':
         return s.until;
       case 'done':
@@ -155,8 +169,9 @@ export class SimPod {
     const scheduled = (this.pod.status?.conditions ?? []).find((c) => c.type === 'PodScheduled');
     const changedAt = this.readinessChangedAt(now);
     const notReady = done ? 'PodCompleted' : allReady ? undefined : 'ContainersNotReady';
+    const initialized = now >= this.initializedAt();
     const conditions: Condition[] = [
-      condition('Initialized', true, this.firstSeen, done ? 'PodCompleted' : undefined),
+      initialized ? condition('Initialized', true, this.initializedAt(), done ? 'PodCompleted' : undefined) : condition('Initialized', false, this.firstSeen, 'ContainersNotInitialized'),
       condition('Ready', allReady, changedAt, notReady),
       condition('ContainersReady', allReady, changedAt, notReady),
       scheduled ? { ...scheduled } : condition('PodScheduled', true, this.firstSeen),
@@ -167,8 +182,30 @@ export class SimPod {
       hostIP: this.hostIP,
       ...(phase === 'Pending' ? {} : { podIP: this.podIP, podIPs: [{ ip: this.podIP }] }),
       startTime: rfc3339(this.firstSeen),
+      ...(this.inits.length ? { initContainerStatuses: this.inits.map((c, i) => this.initContainerStatus(c, i, now)) as unknown as Array<Record<string, unknown>> } : {}),
       containerStatuses: containerStatuses as unknown as Array<Record<string, unknown>>,
     };
+  }
+
+  /** When init container `i` starts and completes. */
+  private initTimes(i: number): { startedAt: number; finishedAt: number } {
+    return { startedAt: this.firstSeen + i * this.stepMs + this.timings.imagePullMs, finishedAt: this.firstSeen + (i + 1) * this.stepMs };
+  }
+
+  /** When the last init container completed (the pod's first sight when it has none). */
+  private initializedAt(): number {
+    return this.firstSeen + this.inits.length * this.stepMs;
+  }
+
+  private initContainerStatus(c: ContainerInfo, i: number, now: number): ContainerStatus {
+    const { startedAt, finishedAt } = this.initTimes(i);
+    const base = { name: c.name, image: c.image, restartCount: 0, lastState: {} };
+    const id = `sim://${this.uid.slice(0, 8)}-${c.name}-0`;
+    if (now >= finishedAt) {
+      return { ...base, imageID: imageID(c.image), containerID: id, ready: false, started: false, state: { terminated: this.terminated({ exitCode: 0, startedAt, finishedAt }, id) } };
+    }
+    if (now >= startedAt) return { ...base, imageID: imageID(c.image), containerID: id, ready: false, started: true, state: { running: { startedAt: rfc3339(startedAt) } } };
+    return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason: 'PodInitializing' } } };
   }
 
   /** When the pod's readiness last changed, as of `now`. */
@@ -195,8 +232,10 @@ export class SimPod {
     const lastState: Record<string, Record<string, unknown>> =
       this.last && s.kind !== 'done' ? { terminated: this.terminated(this.last, `sim://${this.uid.slice(0, 8)}-${c.name}-${Math.max(0, this.restarts - (s.kind === 'backoff' ? 0 : 1))}`) } : {};
     switch (s.kind) {
-      case 'creating':
-        return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} };
+      case 'creating': {
+        const reason = now >= this.initializedAt() ? 'ContainerCreating' : 'PodInitializing';
+        return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason } }, lastState: {} };
+      }
       case 'running':
         return { ...base, containerID: id, ready: now >= s.since + c.readyDelayMs, started: true, state: { running: { startedAt: rfc3339(s.since) } }, lastState };
       case 'backoff': {

@@ -73,6 +73,34 @@ test('run-seconds and exit-code under each restart policy', () => {
   }
 });
 
+test('init containers run one after the other before the app containers; Initialized once the last completes', () => {
+  const s = sim({}, { initContainers: [{ name: 'i1', image: 'init' }, { name: 'i2', image: 'init' }] });
+  const inits = (st: ReturnType<SimPod['status']>) => (st.initContainerStatuses as unknown as ContainerStatus[]).map((c) => Object.keys(c.state)[0]);
+  const first = at(s, 0);
+  assert.is(first.phase, 'Pending');
+  assert.is(cond(first, 'Initialized'), 'False');
+  assert.equal(inits(first), ['waiting', 'waiting']);
+  assert.is(container(first).state['waiting']?.['reason'], 'PodInitializing');
+  const times: number[] = [];
+  for (let t = T0, i = 0; i < 10; i++) {
+    const next = s.nextAt(t);
+    if (next === undefined) break;
+    times.push(next - T0);
+    t = next;
+    s.advance(t);
+  }
+  assert.equal(times, [100, 150, 250, 300, 450], 'each init container starting and completing, then the app starting');
+  const s2 = sim({}, { initContainers: [{ name: 'i1', image: 'init' }, { name: 'i2', image: 'init' }] });
+  assert.equal(inits(at(s2, 120)), ['running', 'waiting']);
+  const initialized = at(s2, 300);
+  assert.is(cond(initialized, 'Initialized'), 'True');
+  assert.equal(inits(initialized), ['terminated', 'terminated']);
+  assert.is(container(initialized).state['waiting']?.['reason'], 'ContainerCreating');
+  const running = at(s2, 450);
+  assert.is(running.phase, 'Running');
+  assert.is((running.initContainerStatuses as unknown as ContainerStatus[])[1]!.state['terminated']?.['reason'], 'Completed');
+});
+
 test('crash loop: back-off doubles to its cap, restartCount grows, the last exit is kept', () => {
   const s = sim({ 'sim.svc.io/run-seconds': '1', 'sim.svc.io/exit-code': '2' });
   // start 150, exit 1150, back-off 1000 -> restart 2150, exit 3150, back-off 2000 -> 5150, exit 6150, back-off 4000 -> 10150, exit 11150, back-off 4000 (cap)
