@@ -184,6 +184,7 @@ export async function measureScale(parent: string, s: NodesBenchSettings, log: (
     probing = false;
     await prober;
     sub.unsubscribe();
+    if (process.env['BENCH_NODES_MEMORY']) { (globalThis as { gc?: () => void }).gc?.(); log(`memory with every pod running: ${JSON.stringify(process.memoryUsage())}`); }
     // Heartbeats once nothing else happens: writes the fleet makes in 20 s.
     const before = c.fleet.writer.counts.written;
     await new Promise((r) => setTimeout(r, 20_000));

@@ -14,7 +14,7 @@ import {
   horizontalPodAutoscalerDefinition, jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, nodeDefinition,
   persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, priorityClassDefinition, replicaSetDefinition,
   replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition, secretDefinition,
-  serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
+  serviceAccountDefinition, serviceDefinition, statefulSetDefinition, podMetricsDefinition, nodeMetricsDefinition,
 } from './kinds/index.js';
 
 const BUILTIN: readonly ResourceDefinition[] = [
@@ -27,7 +27,17 @@ const BUILTIN: readonly ResourceDefinition[] = [
   roleDefinition, roleBindingDefinition, clusterRoleDefinition, clusterRoleBindingDefinition,
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,
+  podMetricsDefinition, nodeMetricsDefinition,
 ];
+
+/**
+ * The name a built-in resource goes by in `resources` and `BuiltinKinds`: its plural, or
+ * `<plural>.<group>` when an earlier built-in kind has that plural (`pods.metrics.svc.io`).
+ */
+export function builtinResourceKey(def: ResourceDefinition): string {
+  const first = BUILTIN.find((d) => d.plural === def.plural);
+  return first === undefined || first === def ? def.plural : `${def.plural}.${def.group}`;
+}
 
 /** Every built-in kind's definition (a new array each call; the definitions are shared). */
 export function builtinResources(): ResourceDefinition[] {
@@ -60,7 +70,7 @@ export function compareVersions(a: string, b: string): number {
 const GROUP_ORDER = [
   '', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
   'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
-  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io',
+  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'metrics.svc.io',
 ];
 
 export interface GroupVersionRef {

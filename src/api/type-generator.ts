@@ -7,6 +7,7 @@
  * signature; a spec/status shape shared by several kinds (a pod template's spec) is named once.
  */
 import { canonicalJson } from './json-walk.js';
+import { builtinResourceKey } from './registry.js';
 import { affinitySchema, containerSchema, podAffinity, podTemplateSchema, probe } from './kinds/core/pod-spec.js';
 import { condition, labelSelector, nodeSelector, nodeSelectorRequirement, nodeSelectorTerm, objectMeta, objectReference } from './kinds/schema-dsl.js';
 import type { ResourceDefinition, SchemaNode } from './types.js';
@@ -148,8 +149,8 @@ export function generateKindTypes(defs: readonly ResourceDefinition[]): string {
     const body = e.members(def.schema, '  ', false, OBJECT_FIELDS);
     e.push(`/** ${def.kind} (${gv(def)}, ${def.namespaced ? 'namespaced' : 'cluster-scoped'}). */\nexport interface ${def.kind} extends SvcObject {\n${body}}\n`);
   }
-  const map = defs.map((d) => `  ${key(d.plural)}: ${d.kind};\n`).join('');
-  e.push(`/** The object type of every built-in resource, by plural. */\nexport interface BuiltinKinds {\n${map}}\n`);
+  const map = defs.map((d) => `  ${key(builtinResourceKey(d))}: ${d.kind};\n`).join('');
+  e.push(`/** The object type of every built-in resource, by its key in \`resources\`. */\nexport interface BuiltinKinds {\n${map}}\n`);
   return e.text();
 }
 

@@ -11,6 +11,7 @@
  * event becomes one carrying the server's Status, e.g. 410 Gone); `BOOKMARK` events are passed on
  * (their object carries only `metadata.resourceVersion`); unsubscribing closes the watch at once.
  */
+import { deepFreeze } from '../api/json-walk.js';
 import { Observable } from 'rxjs';
 import type { Status } from '../api/status.js';
 import type { SvcList, SvcObject } from '../api/types.js';
@@ -128,7 +129,8 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
               const status = ev.object as Status;
               return sub.error(new ApiError(status.code ?? 500, status, status.details?.retryAfterSeconds));
             }
-            if (WATCH_EVENT_TYPES.has(ev.type)) sub.next({ type: ev.type as ClientWatchEvent['type'], object: ev.object as T });
+            // Frozen on every transport (in process it is the server's own shared object).
+            if (WATCH_EVENT_TYPES.has(ev.type)) sub.next({ type: ev.type as ClientWatchEvent['type'], object: deepFreeze(ev.object as T) });
           }
           sub.complete();
         })().catch((err: unknown) => {

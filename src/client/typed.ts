@@ -5,7 +5,7 @@
  * `ResourceRef` of their own — nothing here is specific to built-in kinds.
  */
 import type { Observable } from 'rxjs';
-import { builtinResources } from '../api/registry.js';
+import { builtinResourceKey, builtinResources } from '../api/registry.js';
 import type { ResourceDefinition, SvcList, SvcObject } from '../api/types.js';
 import type {
   ApiClient, ClientWatchEvent, DeleteOptions, ListOptions, PatchOptions, PatchType, ResourceRef, WatchOptions, WriteOptions,
@@ -17,19 +17,20 @@ export type BuiltinResourceName =
   | 'replicationcontrollers' | 'persistentvolumes' | 'persistentvolumeclaims' | 'resourcequotas' | 'limitranges'
   | 'deployments' | 'replicasets' | 'statefulsets' | 'daemonsets' | 'controllerrevisions' | 'jobs' | 'cronjobs'
   | 'leases' | 'endpointslices' | 'poddisruptionbudgets' | 'horizontalpodautoscalers' | 'priorityclasses'
-  | 'roles' | 'rolebindings' | 'clusterroles' | 'clusterrolebindings' | 'certificatesigningrequests' | 'customresourcedefinitions';
+  | 'roles' | 'rolebindings' | 'clusterroles' | 'clusterrolebindings' | 'certificatesigningrequests' | 'customresourcedefinitions'
+  | 'pods.metrics.svc.io' | 'nodes.metrics.svc.io';
 
 /** The `ResourceRef` of a resource definition (built-in or custom). */
 export function refOf(def: Pick<ResourceDefinition, 'group' | 'version' | 'plural' | 'kind' | 'namespaced'>): ResourceRef {
   return Object.freeze({ group: def.group, version: def.version, resource: def.plural, kind: def.kind, namespaced: def.namespaced });
 }
 
-/** Every built-in resource's ref, by plural. */
+/** Every built-in resource's ref, by its key (`builtinResourceKey`). */
 export function builtinResourceRefs(): Record<string, ResourceRef> {
-  return Object.fromEntries(builtinResources().map((d) => [d.plural, refOf(d)]));
+  return Object.fromEntries(builtinResources().map((d) => [builtinResourceKey(d), refOf(d)]));
 }
 
-/** `resources.configmaps`, `resources.deployments`, ...: refs of the built-in kinds (frozen). */
+/** `resources.configmaps`, `resources.deployments`, `resources['pods.metrics.svc.io']` ...: refs of the built-in kinds (frozen). */
 export const resources: Readonly<Record<BuiltinResourceName, ResourceRef>> = Object.freeze(
   builtinResourceRefs() as Record<BuiltinResourceName, ResourceRef>,
 );

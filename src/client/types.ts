@@ -88,7 +88,10 @@ export class ApiError extends Error {
 export interface ApiClient {
   get<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, name: string): Promise<T>;
   list<T extends SvcObject = SvcObject>(ref: ResourceRef, opts?: ListOptions): Promise<SvcList<T>>;
-  /** Server-side watch; unsubscribe closes the connection. */
+  /**
+   * Server-side watch; unsubscribe closes the connection. Event objects are deep-frozen (in
+   * process they are the server's own, shared by every watcher): clone one before changing it.
+   */
   watch<T extends SvcObject = SvcObject>(ref: ResourceRef, opts?: WatchOptions): Observable<ClientWatchEvent<T>>;
   create<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
   update<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;

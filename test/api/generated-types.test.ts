@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtinResources, generateKindTypes, type Pod } from '../../src/api/index.js';
+import { builtinResourceKey, builtinResources, generateKindTypes, type Pod } from '../../src/api/index.js';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -15,7 +15,8 @@ test('every built-in kind has a generated type and an entry in BuiltinKinds', ()
   const text = generateKindTypes(builtinResources());
   for (const d of builtinResources()) {
     assert.ok(text.includes(`export interface ${d.kind} extends SvcObject {`), d.kind);
-    assert.ok(text.includes(`  ${d.plural}: ${d.kind};`), d.plural);
+    const k = builtinResourceKey(d);
+    assert.ok(text.includes(/^[a-z]+$/.test(k) ? `  ${k}: ${d.kind};` : `  "${k}": ${d.kind};`), k);
   }
 });
 

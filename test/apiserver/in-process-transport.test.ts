@@ -164,7 +164,7 @@ test('server-side apply creates and updates with the field manager recorded; a c
   await client.delete(resources.configmaps, 'inproc', 'applied');
 });
 
-test('objects are never shared: the caller may change what it sent and what it got, the server is unaffected', async () => {
+test('the caller owns what it sent and what get/list return; watch objects are frozen; the server is unaffected', async () => {
   const sent = cm('owned', { v: 'original' });
   const created = await client.create(resources.configmaps, 'inproc', sent);
   assert.not.ok(Object.isFrozen(sent), 'the server did not freeze the caller object');
@@ -186,10 +186,11 @@ test('objects are never shared: the caller may change what it sent and what it g
   assert.equal(item['data'], { v: 'original' }, 'a list is not affected by a mutated get result');
   (item['data'] as Record<string, string>)['v'] = 'mutated list item';
 
-  // Watch events carry copies too: mutating one does not reach the cache other watchers read.
+  // Watch events share the server's stored object, deep-frozen: nobody can change it.
   const first = await firstValueFrom(client.watch(resources.configmaps, { namespace: 'inproc', fieldSelector: 'metadata.name=owned', timeoutSeconds: 5 }));
   assert.is(first.type, 'ADDED');
-  (first.object['data'] as Record<string, string>)['v'] = 'mutated event';
+  assert.ok(Object.isFrozen(first.object) && Object.isFrozen(first.object['data']), 'watch objects are frozen');
+  assert.throws(() => ((first.object['data'] as Record<string, string>)['v'] = 'mutated event'), /read only/);
   const second = await firstValueFrom(client.watch(resources.configmaps, { namespace: 'inproc', fieldSelector: 'metadata.name=owned', timeoutSeconds: 5 }));
   assert.equal(second.object['data'], { v: 'original' });
   assert.equal((await client.get(resources.configmaps, 'inproc', 'owned'))['data'], { v: 'original' });

@@ -27,8 +27,10 @@ test.after(async () => {
 });
 
 test('resources has a ref for every built-in kind of the registry', () => {
-  const plurals = builtinResources().map((d) => d.plural).sort();
-  assert.equal(Object.keys(resources).sort(), plurals);
+  const keys = builtinResources().map((d) => (d.group === 'metrics.svc.io' ? `${d.plural}.${d.group}` : d.plural)).sort();
+  assert.equal(Object.keys(resources).sort(), keys);
+  assert.is(resources['pods.metrics.svc.io'].kind, 'PodMetrics');
+  assert.is(resources.pods.kind, 'Pod');
   assert.equal(resources.deployments, { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
   assert.is(resources.nodes.namespaced, false);
 });

@@ -1066,7 +1066,24 @@ export interface CustomResourceDefinition extends SvcObject {
   status?: CustomResourceDefinitionStatus;
 }
 
-/** The object type of every built-in resource, by plural. */
+/** PodMetrics (metrics.svc.io/v1beta1, namespaced). */
+export interface PodMetrics extends SvcObject {
+  timestamp?: string;
+  window?: string;
+  containers?: {
+    name?: string;
+    usage?: Record<string, number | string>;
+  }[];
+}
+
+/** NodeMetrics (metrics.svc.io/v1beta1, cluster-scoped). */
+export interface NodeMetrics extends SvcObject {
+  timestamp?: string;
+  window?: string;
+  usage?: Record<string, number | string>;
+}
+
+/** The object type of every built-in resource, by its key in `resources`. */
 export interface BuiltinKinds {
   namespaces: Namespace;
   pods: Pod;
@@ -1100,4 +1117,6 @@ export interface BuiltinKinds {
   clusterrolebindings: ClusterRoleBinding;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
+  "pods.metrics.svc.io": PodMetrics;
+  "nodes.metrics.svc.io": NodeMetrics;
 }

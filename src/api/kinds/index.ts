@@ -15,6 +15,7 @@ export * from './autoscaling/horizontalpodautoscaler.js';
 export * from './rbac/roles.js';
 export * from './certificates/certificatesigningrequest.js';
 export * from './apiextensions/customresourcedefinition.js';
+export * from './metrics/usage-metrics.js';
 export * from './columns/core.js';
 export * from './columns/workloads.js';
 export { column, CREATED_DESCRIPTION, humanDuration, NAME_DESCRIPTION } from './columns/cells.js';

@@ -109,7 +109,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   };
   const send = (type: EventType, item: { object: SvcObject; json: Buffer }) => {
     if (sink) {
-      if (!closed) sink.sendEventJson(type, item.json);
+      if (!closed) sink.sendEventObject(type, item.object);
     } else write(encode(type, item));
   };
   // A Table watch sends each object as a one-row Table; only the first carries the column definitions.
