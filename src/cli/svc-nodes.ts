@@ -30,6 +30,7 @@ export function nodeFleetFlags(countDefault: number, countFlag = '--count'): Fla
     { flags: '--node-pods', type: 'string', default: '110', help: 'Pod capacity of each simulated node.' },
     { flags: '--node-ephemeral-storage', type: 'string', default: '100Gi', help: 'Ephemeral-storage capacity of each simulated node (a quantity).' },
     { flags: '--node-zones', type: 'stringSlice', default: ['zone-a', 'zone-b', 'zone-c'], help: 'Zones the simulated nodes are spread over, round-robin (label topology.svc.io/zone).' },
+    { flags: '--pod-usage', type: 'float', default: 0, help: 'Fraction of its requests a running pod uses when it has no sim.svc.io/cpu-usage or memory-usage annotation, reported as PodMetrics and NodeMetrics (metrics.svc.io); 0: only annotated pods report usage.' },
     { flags: '--image-pull-delay', type: 'duration', default: 500, help: 'Simulated image pull before a pod\'s containers start.' },
     { flags: '--container-start-delay', type: 'duration', default: 200, help: 'Simulated container start after the pull.' },
     { flags: '--crash-loop-back-off', type: 'duration', default: 10_000, help: 'First back-off before restarting an exited container; doubles per restart up to --crash-loop-max-back-off.' },
@@ -58,11 +59,12 @@ export async function resolveNodeFleetFlags(opts: Record<string, unknown>, count
             pods: f.string('--node-pods'),
             ephemeralStorage: f.string('--node-ephemeral-storage'),
             zones: f.list('--node-zones'),
+            podUsage: f.number('--pod-usage'),
           }),
         ];
     shapes = nodeShapes(groups);
   } catch (e) {
-    if (e instanceof NodeProfileError) throw new OptionsError(profile ? `${profileFlag}: ${e.message}` : `invalid node shape: ${e.message.replace(/^flags\./, '--node-')}`);
+    if (e instanceof NodeProfileError) throw new OptionsError(profile ? `${profileFlag}: ${e.message}` : `invalid node shape: ${e.message.replace(/^flags\.podUsage/, '--pod-usage').replace(/^flags\./, '--node-')}`);
     throw e;
   }
   const positive = (flag: string) => {

@@ -16,6 +16,7 @@
  *       extended: { example.com/gpu: 2 }
  *       labels: { tier: gpu }
  *       taints: [{ key: gpu, value: "true", effect: NoSchedule }]
+ *       podUsage: 0.5        # pods use half their requests (reported as PodMetrics/NodeMetrics)
  *
  * A bad profile is an error naming the field; every quantity is parsed as the API parses it.
  */
@@ -36,6 +37,8 @@ export interface NodeShape {
   capacity: Record<string, string>;
   labels: Record<string, string>;
   taints: NodeTaint[];
+  /** Fraction of its requests a pod without usage annotations uses (0: such pods report no usage). */
+  podUsage: number;
 }
 
 /** A group of nodes of one size, as a profile or the flags give it. */
@@ -54,6 +57,7 @@ export interface NodeGroup {
   extended: Record<string, string>;
   labels: Record<string, string>;
   taints: NodeTaint[];
+  podUsage: number;
 }
 
 export class NodeProfileError extends Error {
@@ -79,10 +83,11 @@ export const DEFAULT_NODE_GROUP: Readonly<NodeGroup> = Object.freeze({
   extended: {},
   labels: {},
   taints: [],
+  podUsage: 0,
 });
 
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
-const GROUP_FIELDS = new Set(['count', 'namePrefix', 'zones', 'region', 'instanceType', 'arch', 'os', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'extended', 'labels', 'taints']);
+const GROUP_FIELDS = new Set(['count', 'namePrefix', 'zones', 'region', 'instanceType', 'arch', 'os', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'extended', 'labels', 'taints', 'podUsage']);
 const NAME_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Node shapes of the groups, named `<prefix>-<i>` (numbered per prefix across groups, from 0, so names never clash). */
@@ -108,6 +113,7 @@ export function nodeShapes(groups: readonly NodeGroup[]): NodeShape[] {
           ...g.labels,
         },
         taints: g.taints.map((t) => ({ ...t })),
+        podUsage: g.podUsage,
       });
     }
   }
@@ -164,6 +170,11 @@ function checkGroup(raw: unknown, where: string): NodeGroup {
       ext[name] = quantity(q, `${where}.extended[${name}]`);
     }
     g.extended = ext;
+  }
+  const usage = raw['podUsage'];
+  if (usage !== undefined) {
+    if (typeof usage !== 'number' || !Number.isFinite(usage) || usage < 0 || usage > 100) throw new NodeProfileError(`${where}.podUsage: must be a number from 0 to 100 (a fraction of each container's requests), not ${JSON.stringify(usage)}`);
+    g.podUsage = usage;
   }
   if (raw['labels'] !== undefined) g.labels = stringMap(raw['labels'], `${where}.labels`, false);
   if (raw['taints'] !== undefined) {

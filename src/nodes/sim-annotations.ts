@@ -5,6 +5,8 @@
  * Pod (docs/simulated-nodes.md):
  *   sim.svc.io/run-seconds   containers exit after this many seconds of running (absent: they run until deleted)
  *   sim.svc.io/exit-code     their exit code when they exit (default 0)
+ *   sim.svc.io/cpu-usage     cpu the running pod uses (a quantity, e.g. 250m), reported as PodMetrics
+ *   sim.svc.io/memory-usage  memory the running pod uses (e.g. 300Mi), reported as PodMetrics
  * Node:
  *   sim.svc.io/faults        comma-separated: stop-heartbeats, not-ready, memory-pressure,
  *                            disk-pressure, pid-pressure, network-unavailable, crash
@@ -12,6 +14,8 @@
 export const ANNOTATION_RUN_SECONDS = 'sim.svc.io/run-seconds';
 export const ANNOTATION_EXIT_CODE = 'sim.svc.io/exit-code';
 export const ANNOTATION_FAULTS = 'sim.svc.io/faults';
+export const ANNOTATION_CPU_USAGE = 'sim.svc.io/cpu-usage';
+export const ANNOTATION_MEMORY_USAGE = 'sim.svc.io/memory-usage';
 
 /** Faults a node can be given; each is independent of the others. */
 export const NODE_FAULTS = ['stop-heartbeats', 'not-ready', 'memory-pressure', 'disk-pressure', 'pid-pressure', 'network-unavailable', 'crash'] as const;

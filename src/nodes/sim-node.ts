@@ -13,6 +13,7 @@ import { resources } from '../client/typed.js';
 import type { NodeShape } from './node-shape.js';
 import type { NodeFault } from './sim-annotations.js';
 import { SimPod, type SimTimings } from './sim-pod.js';
+import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
 
 export const NODE_LEASE_NAMESPACE = 'svc-node-lease';
@@ -34,6 +35,12 @@ interface TrackedPod {
   name: string;
   timer: unknown;
   lastStatus: string;
+  /** The pod as last seen (its labels and usage annotations may change). */
+  pod: Pod;
+  /** Its containers' usage, when it reports any (sim-usage.ts). */
+  usage: ContainerUsage[] | undefined;
+  /** What its PodMetrics says now ('' when it has none). */
+  usageText: string;
   /** Set once its removal (after the grace period) is queued or scheduled. */
   removal?: unknown;
 }
@@ -58,6 +65,8 @@ export class SimNode {
   /** Pods that finished here (until they are deleted): an older event of theirs must not start them again. */
   private readonly finished = new Set<string>();
   private crashed = false;
+  /** What this node's NodeMetrics says now ('' while it has none). */
+  private nodeUsageText = '';
   /** Condition type -> [status, lastTransitionTime]. */
   private readonly transitions = new Map<string, [string, string]>();
 
@@ -179,9 +188,15 @@ export class SimNode {
       }
       const podIP = pod.spec?.hostNetwork ? this.hostIP : this.allocateIP();
       const sim = new SimPod(pod, this.ctx.timings, this.ctx.clock.now(), podIP, this.hostIP);
-      tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: '' };
+      const usage = podUsage(pod, this.shape.podUsage);
+      tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: '', pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
       if (!this.crashed) this.tick(uid);
+    } else if (tracked.pod !== pod) {
+      // Labels or usage annotations may have changed: the metrics follow.
+      tracked.pod = pod;
+      tracked.usage = podUsage(pod, this.shape.podUsage);
+      if (!this.crashed) this.reportUsage(uid, tracked);
     }
     if (pod.metadata.deletionTimestamp && tracked.removal === undefined) this.scheduleRemoval(uid, tracked, pod);
   }
@@ -196,6 +211,8 @@ export class SimNode {
     if (tracked.removal !== undefined) this.ctx.clock.clearTimeout(tracked.removal);
     this.pods.delete(uid);
     this.releaseIP(tracked.sim.podIP);
+    tracked.usage = undefined;
+    this.reportUsage(uid, tracked);
   }
 
   /** Stops every timer (the node was deleted, or the fleet stops). */
@@ -222,6 +239,7 @@ export class SimNode {
         await this.ctx.client.patch(resources.pods, namespace, name, 'merge', { status }, { subresource: 'status' });
       });
     }
+    this.reportUsage(uid, p);
     if (p.sim.finished && p.removal === undefined) {
       // Finished: nothing more happens to it here; its IP goes back to the pool.
       this.pods.delete(uid);
@@ -231,6 +249,56 @@ export class SimNode {
     }
     const next = p.sim.nextAt(now);
     p.timer = next === undefined ? undefined : this.ctx.clock.setTimeout(() => this.tick(uid), Math.max(0, next - now));
+  }
+
+  /**
+   * Keeps the pod's PodMetrics (while it runs and reports usage) and the node's NodeMetrics (the
+   * sum over its pods) in step with what they should say; each is one keyed, coalesced write.
+   */
+  private reportUsage(uid: string, p: TrackedPod): void {
+    const { client, clock, writer } = this.ctx;
+    const usage = p.usage && this.pods.get(uid) === p && p.sim.phase() === 'Running' ? p.usage : undefined;
+    const text = usage ? JSON.stringify([usage, p.pod.metadata.labels ?? {}]) : '';
+    if (text === p.usageText) return;
+    const had = p.usageText !== '';
+    p.usageText = text;
+    const { namespace, name, pod } = p;
+    const ref = resources['pods.metrics.svc.io'];
+    if (usage) {
+      writer.enqueue(`podmetrics/${uid}`, async () => {
+        const obj = podMetricsObject(pod, usage, clock.now());
+        try {
+          await client.update(ref, namespace, obj);
+        } catch (e) {
+          if (!(e instanceof ApiError) || e.code !== 404) throw e;
+          await client.create(ref, namespace, obj);
+        }
+      });
+    } else if (had) {
+      writer.enqueue(`podmetrics/${uid}`, async () => {
+        await client.delete(ref, namespace, name);
+      });
+    }
+    this.reportNodeUsage();
+  }
+
+  private reportNodeUsage(): void {
+    const { client, clock, writer } = this.ctx;
+    const reporting = [...this.pods.values()].filter((q) => q.usageText !== '').map((q) => q.usage!);
+    if (!reporting.length && this.nodeUsageText === '') return;
+    const text = JSON.stringify(nodeMetricsObject(this.name, reporting, 0).usage);
+    if (text === this.nodeUsageText) return;
+    this.nodeUsageText = text;
+    const ref = resources['nodes.metrics.svc.io'];
+    writer.enqueue(`nodemetrics/${this.name}`, async () => {
+      const obj = nodeMetricsObject(this.name, reporting, clock.now());
+      try {
+        await client.update(ref, '', obj);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.code !== 404) throw e;
+        await client.create(ref, '', obj);
+      }
+    });
   }
 
   private removeNow(uid: string, namespace: string, name: string): void {

@@ -5,7 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Node } from '../../src/api/generated/kinds.js';
+import type { Node, Pod, PodMetrics } from '../../src/api/generated/kinds.js';
+import { kubeconfigFor, kubectl } from '../helpers/kubectl.js';
+import { pod } from '../helpers/objects.js';
 import { resources } from '../../src/client/index.js';
 import { nodeShapes, parseNodeProfile } from '../../src/nodes/index.js';
 import { ROOT } from '../helpers/apiserver.js';
@@ -25,6 +27,7 @@ test('the profile on the page gives the groups it describes', () => {
   assert.is(shapes[0]!.capacity['cpu'], '16');
   assert.is(shapes[7]!.capacity['example.com/gpu'], '4');
   assert.equal(shapes[7]!.taints, [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }]);
+  assert.is(shapes[7]!.podUsage, 0.5);
 });
 
 test('the fault and recover lines on the page run and do what it says', async () => {
@@ -47,6 +50,23 @@ test('the fault and recover lines on the page run and do what it says', async ()
       if (i === 0) await eventually(async () => (await ready()) === 'False', 5_000, 'NotReady after the first line');
     }
     await eventually(async () => (await ready()) === 'True', 5_000, 'Ready again after recover');
+
+    // "Resource usage": the kubectl lines, against a running pod named web.
+    await api.client.create(resources.pods, 'default', pod('web', { nodeName: 'sim-node-0', requests: { cpu: '500m', memory: '256Mi' } }));
+    await eventually(async () => (await api.client.get<Pod>(resources.pods, 'default', 'web')).status?.phase === 'Running', 10_000, 'web Running');
+    const usage = /## Resource usage[\s\S]*?```sh\n([\s\S]*?)```/.exec(PAGE)?.[1] ?? '';
+    const kubeLines = usage.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kubectl '));
+    assert.is(kubeLines.length, 2, 'the usage block shows two kubectl lines');
+    const config = kubeconfigFor({ url: ws.server.url, caFile: ws.server.caFile });
+    assert.is((await kubectl(config, kubeLines[0]!.split(/\s+/).slice(1))).code, 0, kubeLines[0]);
+    let raw = '';
+    await eventually(async () => {
+      const r = await kubectl(config, kubeLines[1]!.split(/\s+/).slice(1));
+      raw = r.stdout;
+      return r.code === 0;
+    }, 10_000, 'PodMetrics of web');
+    const metrics = JSON.parse(raw) as PodMetrics;
+    assert.equal(metrics.containers, [{ name: 'c', usage: { cpu: '750m', memory: '307200Ki' } }]);
     assert.is(await fleet.stop('SIGTERM'), 0, fleet.output());
   } finally {
     await fleet.stop('SIGKILL');

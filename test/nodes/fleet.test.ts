@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pino } from 'pino';
-import type { Lease, Node, Pod } from '../../src/api/generated/kinds.js';
+import type { Lease, Node, NodeMetrics, Pod, PodMetrics } from '../../src/api/generated/kinds.js';
 import { connectInProcess } from '../../src/cli/in-process-client.js';
 import { createInformerFactory, resources, type ApiClient } from '../../src/client/index.js';
 import { groupFromFlags, NodeFleet, nodeShapes, NODE_LEASE_NAMESPACE } from '../../src/nodes/index.js';
@@ -144,6 +144,39 @@ test('faults as Node annotations: not-ready and pressure show in conditions; sto
   await client.patch(resources.nodes, '', 'sim-2', 'merge', { metadata: { annotations: { 'sim.svc.io/faults': null } } });
   await eventually(async () => (await client.get<Lease>(resources.leases, NODE_LEASE_NAMESPACE, 'sim-2')).spec?.renewTime !== frozen, 3_000, 'renewals again');
   await eventually(async () => condition(await getNode('sim-2'), 'Ready') === 'True' && condition(await getNode('sim-2'), 'MemoryPressure') === 'False', 3_000, 'healthy again');
+});
+
+test('usage annotations are reported as PodMetrics (per container, with the pod labels) and summed in NodeMetrics; they follow changes and go with the pod', async () => {
+  const usagePod = pod('busy', { nodeName: 'sim-2', labels: { app: 'busy' } }, {
+    metadata: { name: 'busy', namespace: 'default', annotations: { 'sim.svc.io/cpu-usage': '300m', 'sim.svc.io/memory-usage': '300Mi' } },
+    spec: {
+      containers: [
+        { name: 'a', image: 'x', resources: { requests: { cpu: '100m', memory: '100Mi' } } },
+        { name: 'b', image: 'x', resources: { requests: { cpu: '200m', memory: '200Mi' } } },
+      ],
+    },
+  });
+  await client.create(resources.pods, 'default', usagePod);
+  const podMetrics = () => client.get<PodMetrics>(resources['pods.metrics.svc.io'], 'default', 'busy');
+  const nodeMetrics = () => client.get<NodeMetrics>(resources['nodes.metrics.svc.io'], '', 'sim-2');
+  await eventually(async () => (await podMetrics().catch(() => undefined)) !== undefined, 5_000, 'PodMetrics of busy');
+  const m = await podMetrics();
+  assert.equal(m.containers, [{ name: 'a', usage: { cpu: '100m', memory: '102400Ki' } }, { name: 'b', usage: { cpu: '200m', memory: '204800Ki' } }]);
+  assert.equal(m.metadata.labels, { app: 'busy' });
+  assert.is(m.window, '30s');
+  assert.is(m.metadata.ownerReferences?.[0]?.kind, 'Pod');
+  await eventually(async () => (await nodeMetrics().catch(() => undefined))?.usage?.['cpu'] === '300m', 5_000, 'NodeMetrics of sim-2');
+  // A listed pod's metrics are found by its labels, as an autoscaler selects them.
+  const listed = await client.list<PodMetrics>(resources['pods.metrics.svc.io'], { namespace: 'default', labelSelector: 'app=busy' });
+  assert.equal(listed.items.map((i) => i.metadata.name), ['busy']);
+
+  await client.patch(resources.pods, 'default', 'busy', 'merge', { metadata: { annotations: { 'sim.svc.io/cpu-usage': '1500m' } } });
+  await eventually(async () => (await podMetrics()).containers?.[1]?.usage?.['cpu'] === '1000m', 5_000, 'new usage');
+  await eventually(async () => (await nodeMetrics()).usage?.['cpu'] === '1500m', 5_000, 'node sum follows');
+
+  await client.delete(resources.pods, 'default', 'busy', { gracePeriodSeconds: 0 });
+  await eventually(async () => (await podMetrics().catch((e: { code?: number }) => e.code)) === 404, 5_000, 'PodMetrics removed');
+  await eventually(async () => (await nodeMetrics()).usage?.['cpu'] === '0m', 5_000, 'node usage back to 0');
 });
 
 test('a crashed node freezes its pods; a deleted node stops its agent', async () => {
