@@ -7,7 +7,7 @@ import { createActor, enqueueActions, fromCallback, fromPromise, setup, stopChil
 import { workerMachine, type ReconcileFunction } from '../../machines/index.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { objectKey, resources, type ApiClient, type IndexedCache, type InformerFactory, type SharedInformer } from '../../src/client/index.js';
-import { EventRecorder, splitKey, WorkQueue } from '../../src/runtime/index.js';
+import { EventRecorder, splitKey, systemClock, WorkQueue } from '../../src/runtime/index.js';
 import { mirrorController } from './mirror-controller.js';
 
 /** An informer and the keys a change of one of its objects queues. */
@@ -88,6 +88,7 @@ export function startMirrorMachine(host: { client: ApiClient; informers: Informe
       client: host.client,
       recorder,
       logger: host.logger.child({ key }),
+      clock: systemClock,
     });
   const sources: Source[] = [
     { informer: configmaps, keysFor: (o) => [objectKey(o), ...copyChanged!.keysFor(o, configmaps.cache)] },

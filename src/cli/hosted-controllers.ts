@@ -14,6 +14,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { toPromise, type InspectionEvent } from 'xstate';
 import type { HealthCheck } from '../apiserver/health.js';
 import type { ApiClient, InformerFactory } from '../client/index.js';
+import type { Clock } from '../client/clock.js';
 import type { ControllerDefinition, RunningController } from '../runtime/define-controller.js';
 import { startLeaderElection, type LeaderElection } from '../runtime/leader-election/start.js';
 import type { LeaderElectionOptions } from './controller-host-options.js';
@@ -30,6 +31,10 @@ export interface HostedControllersOptions {
   onLost(): void;
   /** xstate's inspection callback for every controller and the election (a MachineInspector's `inspect`). */
   inspect?: (event: InspectionEvent) => void;
+  /** The controllers' clock (default the system clock; tests may pass a simulated one). */
+  clock?: Clock;
+  /** `--controller-start-interval`: controller i starts i x this after leading begins (default 0). */
+  startIntervalMs?: number;
 }
 
 export interface HostedControllers {
@@ -50,17 +55,36 @@ const RELEASE_TIMEOUT_MS = 5_000;
 
 export function startHostedControllers(o: HostedControllersOptions): HostedControllers {
   const le = o.leaderElection;
+  const interval = o.startIntervalMs ?? 0;
   const controllers = o.definitions.map((d) =>
     d.start({
       client: o.client,
       informers: o.informers,
       logger: o.logger,
       registry: o.registry,
-      leaderElection: le.enabled,
+      // With a start interval the controllers wait to be told, one after the other.
+      leaderElection: le.enabled || interval > 0,
       minResyncPeriodMs: o.minResyncPeriodMs,
       ...(o.inspect ? { inspect: o.inspect } : {}),
+      ...(o.clock ? { clock: o.clock } : {}),
     }),
   );
+  const startTimers = new Set<ReturnType<typeof setTimeout>>();
+  const startAll = () => {
+    controllers.forEach((c, i) => {
+      if (interval <= 0 || i === 0) return c.leaderElected();
+      const t = setTimeout(() => {
+        startTimers.delete(t);
+        c.leaderElected();
+      }, i * interval);
+      startTimers.add(t);
+    });
+  };
+  const cancelStarts = () => {
+    for (const t of startTimers) clearTimeout(t);
+    startTimers.clear();
+  };
+  if (!le.enabled && interval > 0) startAll();
 
   let election: LeaderElection | undefined;
   let stopping = false;
@@ -88,11 +112,12 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
       onStartedLeading: () => {
         status.set({ name: le.resourceName }, 1);
         o.logger.info({ identity: election?.config.identity, lock: le.resourceName }, 'started leading');
-        for (const c of controllers) c.leaderElected();
+        startAll();
       },
       onStoppedLeading: (reason) => {
         status.set({ name: le.resourceName }, 0);
         o.logger.info({ identity: election?.config.identity, lock: le.resourceName, reason }, 'stopped leading');
+        cancelStarts();
         for (const c of controllers) c.leaderLost();
         if (reason === 'lost' && !stopping) o.onLost();
       },
@@ -118,6 +143,7 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
     shutdown() {
       done ??= (async () => {
         stopping = true;
+        cancelStarts();
         await Promise.all(controllers.map((c) => c.stop()));
         if (election && election.actor.getSnapshot().status === 'active') {
           const ended = toPromise(election.actor).then(() => undefined, () => undefined);

@@ -7,6 +7,11 @@ import { InProcessTransport, type InProcessTransportOptions, type PipelineSource
 import { type ClientOptions, createClient } from '../client/client.js';
 import type { ApiClient } from '../client/types.js';
 
+/** Who each in-process component is to the server (svc up and the test cluster). */
+export const CONTROLLER_USER = { username: 'system:svc-controller-manager', groups: ['system:authenticated'] };
+export const SCHEDULER_USER = { username: 'system:svc-scheduler', groups: ['system:authenticated'] };
+export const NODES_USER = { username: 'system:svc-nodes', groups: ['system:nodes', 'system:authenticated'] };
+
 export interface InProcessClientOptions extends InProcessTransportOptions, ClientOptions {}
 
 export interface InProcessConnection {

@@ -1,6 +1,7 @@
 /**
  * `svc up [flags]`: the all-in-one mode. One process runs the API server (every `apiserver` flag,
- * `--data-dir` included) and a controller host whose controllers reach that server in-process,
+ * `--data-dir` included) and the controller manager (its built-in controllers, `--controllers`
+ * and their flags as the `controller-manager` daemon takes them) reaching that server in-process,
  * with leader election on by default (lock `svc-system/svc-controller-manager`, so a second
  * `svc up` sharing one etcd waits as a follower). `--controller-module` (repeatable, this project's
  * addition) adds user controller modules, the same files `svc run` takes. The API server's port
@@ -26,21 +27,18 @@ import { Registry } from 'prom-client';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { leaderElectionFlags, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags } from './controller-host-options.js';
 import { loadControllerModules } from './controller-modules.js';
-import { startHostedControllers } from './hosted-controllers.js';
+import { startBuiltinControllers } from './builtin-controllers.js';
+import { controllerSettingFlags, DEFAULT_CONTROLLER_MANAGER_LOCK, resolveControllerSettings } from './controller-manager-options.js';
 import { OptionsError, readFlagFile } from './common-options.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
 import { defaultConfiguration, parseConfigurationFile, SchedulerConfigError, type SchedulerConfiguration } from '../scheduler/config/index.js';
 import { createLogger } from './logging.js';
 import { nodeFleetFlags, resolveNodeFleetFlags } from './svc-nodes.js';
-import { addFlags, explicitlySetFlags, FlagValues } from './option-table.js';
+import { addFlags, explicitlySetFlags, FlagValues, longFlag } from './option-table.js';
 import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
-export const SVC_UP_LOCK_NAME = 'svc-controller-manager';
-/** Who the in-process controllers are to the API server's authorization. */
-const CONTROLLER_USER = { username: 'system:svc-controller-manager', groups: ['system:authenticated'] };
-const SCHEDULER_USER = { username: 'system:svc-scheduler', groups: ['system:authenticated'] };
-const NODES_USER = { username: 'system:svc-nodes', groups: ['system:nodes', 'system:authenticated'] };
+export const SVC_UP_LOCK_NAME = DEFAULT_CONTROLLER_MANAGER_LOCK;
 
 export function upCommand(): Command {
   const cmd = createApiServerProgram({
@@ -61,6 +59,8 @@ export function upCommand(): Command {
     { flags: '--scheduler-config', type: 'string', help: 'The scheduler\'s configuration file (as the scheduler\'s --config). This project\'s addition.' },
     { flags: '--reset', type: 'bool', help: 'Start clean: delete the stored objects in --data-dir first (certificates are kept). Embedded store only. This project\'s addition.' },
     ...nodeFleetFlags(3, '--nodes'),
+    // The controller manager's own flags (those the API server has too, e.g. --service-cluster-ip-range, are shared).
+    ...controllerSettingFlags().filter((row) => !cmd.options.some((o) => o.long === longFlag(row))),
     { flags: '--node-profile', type: 'string', help: 'A YAML file of simulated node groups (see docs/simulated-nodes.md); wins over --nodes and the node shape flags.' },
   ]);
   return cmd.action(async (_opts: unknown, self: Command) => {
@@ -79,6 +79,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   ctx.setLogger(logger);
   warnUnhonouredFlags(program, logger);
   const definitions = await loadControllerModules(modules);
+  const controllerSettings = resolveControllerSettings(opts);
   const schedulerConfigPath = flags.optionalString('--scheduler-config');
   const nodeFleet = await resolveNodeFleetFlags(opts, '--nodes', '--node-profile');
   // The scheduler here takes the same feature gates as the API server (one --feature-gates).
@@ -105,7 +106,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   // Loaded only now, so --version, --help and flag errors answer without loading the server.
   const { startApiServer } = await import('../apiserver/index.js');
   const { createInformerFactory } = await import('../client/index.js');
-  const { connectInProcess } = await import('./in-process-client.js');
+  const { connectInProcess, CONTROLLER_USER, NODES_USER, SCHEDULER_USER } = await import('./in-process-client.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const inspector = new MachineInspector();
   const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
@@ -125,8 +126,9 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const connection = connectInProcess(api, { user: CONTROLLER_USER });
   const client = connection.client;
   const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
-  const hosted = startHostedControllers({
-    definitions,
+  const hosted = startBuiltinControllers({
+    settings: controllerSettings,
+    extra: definitions,
     client,
     informers,
     logger,
@@ -186,7 +188,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     {
       nodes: nodeFleet.shapes.length,
       scheduler: schedulerConfig ? schedulerConfig.profiles.map((p) => p.schedulerName) : false,
-      controllers: definitions.map((d) => d.name),
+      controllers: [...hosted.running, ...definitions.map((d) => d.name)],
       leaderElection: leaderElection.enabled
         ? { lock: `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}`, identity: hosted.identity }
         : false,
@@ -201,7 +203,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   process.stdout.write(
     [
       '',
-      `svc is up: the API server, ${schedulerConfig ? 'the scheduler, ' : ''}${registered} simulated node${registered === 1 ? '' : 's'}, ${definitions.length} controller module${definitions.length === 1 ? '' : 's'}`,
+      `svc is up: the API server, ${schedulerConfig ? 'the scheduler, ' : ''}${hosted.running.length} built-in controller${hosted.running.length === 1 ? '' : 's'}, ${registered} simulated node${registered === 1 ? '' : 's'}${definitions.length ? `, ${definitions.length} controller module${definitions.length === 1 ? '' : 's'}` : ''}`,
       `  API        ${serverUrl}`,
       `  kubectl    export KUBECONFIG=${adminConfig}`,
       `  machines   ${serverUrl}/debug/machines/ui`,

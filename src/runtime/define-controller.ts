@@ -36,6 +36,8 @@ export interface ReconcileContext<T extends SvcObject = SvcObject> {
   recorder: EventRecorder;
   /** The controller's logger with `key` bound. */
   logger: Logger;
+  /** The host's clock (simulated in tests): read time from it, never from Date. */
+  clock: Clock;
 }
 
 export interface ControllerSpec<T extends SvcObject = SvcObject> {
@@ -172,6 +174,7 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
           client: host.client,
           recorder,
           logger: logger.child({ key }),
+          clock,
         });
       };
       const actor = createActor(controllerMachine, {

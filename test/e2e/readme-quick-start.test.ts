@@ -58,7 +58,7 @@ test('npm start, then the README kubectl block, as written', async () => {
   let s = npmStart(cwd);
   try {
     const printed = await ready(s);
-    assert.match(printed, /svc is up: the API server, the scheduler, 3 simulated nodes/);
+    assert.match(printed, /svc is up: the API server, the scheduler, \d+ built-in controllers, 3 simulated nodes/);
     assert.match(printed, /^ {2}API {8}https:\/\/127\.0\.0\.1:6443$/m);
     assert.match(printed, new RegExp(`^  kubectl    export KUBECONFIG=${join(cwd, 'data', 'admin.svcconfig').replace(/[.]/g, '\\.')}$`, 'm'));
     assert.match(printed, /^ {2}machines {3}https:\/\/127\.0\.0\.1:6443\/debug\/machines\/ui$/m);

@@ -1,0 +1,45 @@
+/**
+ * The settings the built-in controllers take from the controller manager's flags (spec: "Controller
+ * manager" limits and periods): worker counts (`--concurrent-*-syncs`) and periods, in
+ * milliseconds. The controller manager fills it from its flags; tests and the test cluster start
+ * from the defaults and change what they need.
+ */
+export interface ControllerManagerConfig {
+  concurrentReplicaSetSyncs: number;
+  concurrentRcSyncs: number;
+  concurrentServiceAccountSyncs: number;
+  concurrentGcSyncs: number;
+  concurrentNamespaceSyncs: number;
+  concurrentDeploymentSyncs: number;
+  concurrentStatefulSetSyncs: number;
+  concurrentEndpointSyncs: number;
+  concurrentServiceEndpointSyncs: number;
+  concurrentTtlAfterFinishedSyncs: number;
+  /** `--terminated-pod-gc-threshold`; 0 or less: finished pods are not collected by count. */
+  terminatedPodGcThreshold: number;
+  /** How often podgc looks (the established value is 20 s; not a flag). */
+  podGcPeriodMs: number;
+  namespaceSyncPeriodMs: number;
+  deploymentSyncPeriodMs: number;
+  enableGarbageCollector: boolean;
+  maxEndpointsPerSlice: number;
+}
+
+export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig> = Object.freeze({
+  concurrentReplicaSetSyncs: 5,
+  concurrentRcSyncs: 5,
+  concurrentServiceAccountSyncs: 1,
+  concurrentGcSyncs: 20,
+  concurrentNamespaceSyncs: 10,
+  concurrentDeploymentSyncs: 5,
+  concurrentStatefulSetSyncs: 5,
+  concurrentEndpointSyncs: 5,
+  concurrentServiceEndpointSyncs: 5,
+  concurrentTtlAfterFinishedSyncs: 5,
+  terminatedPodGcThreshold: 12_500,
+  podGcPeriodMs: 20_000,
+  namespaceSyncPeriodMs: 5 * 60_000,
+  deploymentSyncPeriodMs: 30_000,
+  enableGarbageCollector: true,
+  maxEndpointsPerSlice: 100,
+});

@@ -1,0 +1,148 @@
+/**
+ * The one list of the controller manager's controllers (spec: "Controllers (all)"): each name,
+ * whether `*` turns it on, and, once it is built here, how to make its definition from the
+ * manager's settings. `--controllers`, `--help`, the controller manager, `svc up`, the test
+ * cluster and `svc charts` all read this list; there is no second one.
+ *
+ * `--controllers` as established: `*` enables every on-by-default controller, `name` enables one,
+ * `-name` disables one (an explicit name wins over `*`). Here, a controller of the list that is not
+ * built yet is refused when named explicitly; under `*` it is reported as not built and skipped.
+ */
+import type { ControllerDefinition } from '../src/runtime/define-controller.js';
+import type { SvcObject } from '../src/api/types.js';
+import type { ControllerManagerConfig } from './config.js';
+import { replicaSetController } from './replicaset/index.js';
+import { replicationControllerController } from './replicationcontroller/index.js';
+import { serviceAccountController } from './serviceaccount/index.js';
+
+/** A controller that cannot run with the given settings says why (logged; it stays off). */
+export interface ControllerOff {
+  off: string;
+}
+
+export interface BuiltinController {
+  readonly name: string;
+  /** Whether `*` enables it (bootstrapsigner and tokencleaner: no). */
+  readonly defaultOn: boolean;
+  /** One line for --help and docs. */
+  readonly summary: string;
+  /** Absent while the controller is not built yet. */
+  readonly build?: (cfg: ControllerManagerConfig) => ControllerDefinition<SvcObject> | ControllerOff;
+}
+
+const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as ControllerDefinition<SvcObject>;
+
+export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
+  { name: 'attachdetach', defaultOn: true, summary: 'Attaches and detaches volumes to and from nodes.' },
+  { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.' },
+  { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.' },
+  { name: 'clusterrole-aggregation', defaultOn: true, summary: 'Aggregates ClusterRoles by label selector.' },
+  { name: 'cronjob', defaultOn: true, summary: 'Creates Jobs on a schedule.' },
+  { name: 'csrapproving', defaultOn: true, summary: 'Approves node client certificate requests.' },
+  { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },
+  { name: 'csrsigning', defaultOn: true, summary: 'Signs approved certificate requests.' },
+  { name: 'daemonset', defaultOn: true, summary: 'One pod per eligible node.' },
+  { name: 'deployment', defaultOn: true, summary: 'Rolls ReplicaSets out and back.' },
+  { name: 'disruption', defaultOn: true, summary: 'Keeps PodDisruptionBudget status.' },
+  { name: 'endpoint', defaultOn: true, summary: 'Endpoints of Services from their ready pods.' },
+  { name: 'endpointslice', defaultOn: true, summary: 'EndpointSlices of Services.' },
+  { name: 'garbagecollector', defaultOn: true, summary: 'Deletes objects whose owners are gone (background, foreground, orphan).' },
+  { name: 'horizontalpodautoscaling', defaultOn: true, summary: 'Scales workloads by observed usage.' },
+  { name: 'job', defaultOn: true, summary: 'Runs pods to completion.' },
+  { name: 'namespace', defaultOn: true, summary: 'Empties and removes namespaces being deleted.' },
+  { name: 'nodeipam', defaultOn: true, summary: 'Allocates pod CIDRs to nodes.' },
+  { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
+  { name: 'persistentvolume-binder', defaultOn: true, summary: 'Binds claims to volumes.' },
+  { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.' },
+  { name: 'podgc', defaultOn: true, summary: 'Deletes finished pods over a threshold and pods of missing nodes.' },
+  { name: 'pv-protection', defaultOn: true, summary: 'Keeps volumes in use from being deleted.' },
+  { name: 'pvc-protection', defaultOn: true, summary: 'Keeps claims in use from being deleted.' },
+  {
+    name: 'replicaset',
+    defaultOn: true,
+    summary: 'Keeps spec.replicas pods of a ReplicaSet running.',
+    build: (cfg) => def(replicaSetController(cfg.concurrentReplicaSetSyncs)),
+  },
+  {
+    name: 'replicationcontroller',
+    defaultOn: true,
+    summary: 'Keeps spec.replicas pods of a ReplicationController running.',
+    build: (cfg) => def(replicationControllerController(cfg.concurrentRcSyncs)),
+  },
+  { name: 'resourcequota', defaultOn: true, summary: 'Keeps ResourceQuota usage.' },
+  { name: 'root-ca-cert-publisher', defaultOn: true, summary: 'Publishes the root CA in every namespace.' },
+  { name: 'route', defaultOn: true, summary: 'Configures cloud routes for pod CIDRs.' },
+  { name: 'service', defaultOn: true, summary: 'Cloud load balancers for Services.' },
+  {
+    name: 'serviceaccount',
+    defaultOn: true,
+    summary: 'A default ServiceAccount in every active namespace.',
+    build: (cfg) => def(serviceAccountController(cfg.concurrentServiceAccountSyncs)),
+  },
+  { name: 'serviceaccount-token', defaultOn: true, summary: 'Token Secrets for ServiceAccounts (needs --service-account-private-key-file).' },
+  { name: 'statefulset', defaultOn: true, summary: 'Pods with stable names and claims, in order.' },
+  { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.' },
+  { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.' },
+  { name: 'ttl-after-finished', defaultOn: true, summary: 'Deletes finished Jobs after their TTL.' },
+];
+
+export const CONTROLLER_NAMES: readonly string[] = BUILTIN_CONTROLLERS.map((c) => c.name);
+
+export class ControllerSelectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ControllerSelectionError';
+  }
+}
+
+export interface ControllerSelection {
+  /** Built and enabled, in list order. */
+  enabled: BuiltinController[];
+  /** Enabled by `*` but not built yet (reported, skipped). */
+  notBuilt: string[];
+  /** Off (by default or with `-name`). */
+  disabled: string[];
+}
+
+/** Applies `--controllers` values to the list; throws ControllerSelectionError naming the bad value. */
+export function selectControllers(values: readonly string[]): ControllerSelection {
+  const named = new Set<string>();
+  const minus = new Set<string>();
+  let star = false;
+  for (const raw of values) {
+    const v = raw.trim();
+    if (v === '*') {
+      star = true;
+      continue;
+    }
+    const name = v.startsWith('-') ? v.slice(1) : v;
+    if (!CONTROLLER_NAMES.includes(name)) {
+      throw new ControllerSelectionError(`"${v}" is not a known controller; the controllers are: ${CONTROLLER_NAMES.join(', ')}`);
+    }
+    (v.startsWith('-') ? minus : named).add(name);
+  }
+  const out: ControllerSelection = { enabled: [], notBuilt: [], disabled: [] };
+  for (const c of BUILTIN_CONTROLLERS) {
+    const on = named.has(c.name) ? true : minus.has(c.name) ? false : star && c.defaultOn;
+    if (!on) out.disabled.push(c.name);
+    else if (c.build) out.enabled.push(c);
+    else if (named.has(c.name)) {
+      throw new ControllerSelectionError(
+        `controller "${c.name}" is not built yet in this version (built: ${BUILTIN_CONTROLLERS.filter((b) => b.build).map((b) => b.name).join(', ')}); leave it out, or use * to run the built ones`,
+      );
+    } else out.notBuilt.push(c.name);
+  }
+  return out;
+}
+
+/** Definitions of the selected controllers, and the ones whose prerequisites are missing with why. */
+export function buildControllers(selected: readonly BuiltinController[], cfg: ControllerManagerConfig): { definitions: ControllerDefinition<SvcObject>[]; off: { name: string; reason: string }[] } {
+  const definitions: ControllerDefinition<SvcObject>[] = [];
+  const off: { name: string; reason: string }[] = [];
+  for (const c of selected) {
+    const made = c.build!(cfg);
+    if ('off' in made) off.push({ name: c.name, reason: made.off });
+    else definitions.push(made);
+  }
+  return { definitions, off };
+}

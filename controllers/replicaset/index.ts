@@ -1,0 +1,168 @@
+/**
+ * The replicaset controller (and, with its own flavour, replicationcontroller): keep
+ * `spec.replicas` pods of the template running.
+ *
+ * - Watches: ReplicaSets (or ReplicationControllers). Owns: Pods (a pod's change queues its
+ *   controller). Triggers: orphan pods, to the owners whose selector matches them (adoption).
+ * - Writes: pods (created from the template in slow-start batches of 1, 2, 4 ..., at most 500 per
+ *   sync; surplus deleted least useful first), pod ownerReferences (adopt and release by
+ *   selector), the owner's status (replicas, fullyLabeledReplicas, readyReplicas,
+ *   availableReplicas after minReadySeconds, observedGeneration, ReplicaFailure).
+ * - Events: SuccessfulCreate, SuccessfulDelete, FailedCreate, FailedDelete.
+ * - Guarantees: while its own creations or deletions are not yet in its cache (expectations), a
+ *   key's counts are not acted on again, so a slow watch never makes a pod twice; a pod being
+ *   deleted no longer counts; an owner being deleted makes no pods.
+ */
+import type { Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
+import { labelSelectorFromObject, type LabelSelector } from '../../src/api/labels.js';
+import type { SvcObject } from '../../src/api/types.js';
+import { resources } from '../../src/client/typed.js';
+import { ApiError, type ResourceRef } from '../../src/client/types.js';
+import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
+import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
+import { claim, controllerRefOf, controllerRefTo } from '../internal/controller-ref.js';
+import { Expectations } from '../internal/expectations.js';
+import { isPodActive } from '../internal/pod-state.js';
+import { BURST_REPLICAS, podFromTemplate, podsToDelete, replicaStatus, sameStatus, slowStartBatches, type ReplicaOwner } from './sync.js';
+
+export interface Flavour {
+  name: string;
+  ref: ResourceRef;
+  /** The owner's selector as a matcher; undefined when it has none (it then manages nothing). */
+  selectorOf(owner: ReplicaOwner): LabelSelector | undefined;
+}
+
+const REPLICASET: Flavour = {
+  name: 'replicaset',
+  ref: resources.replicasets,
+  selectorOf: (o) => {
+    const s = (o as ReplicaSet).spec?.selector;
+    return s && (s.matchLabels || s.matchExpressions) ? labelSelectorFromObject(s) : undefined;
+  },
+};
+
+export function replicaSetController(concurrency: number): ControllerDefinition<ReplicaSet> {
+  return replicaController(REPLICASET, concurrency) as ControllerDefinition<ReplicaSet>;
+}
+
+/** The controller for one flavour of replica owner (ReplicaSet here; ReplicationController in its own folder). */
+export function replicaController(flavour: Flavour, concurrency: number): ControllerDefinition<ReplicaOwner> {
+  let expectations: Expectations | undefined;
+  return defineController<ReplicaOwner>({
+    name: flavour.name,
+    watches: flavour.ref,
+    owns: [resources.pods],
+    concurrency,
+    triggers: [
+      {
+        resource: resources.pods,
+        // Orphans only (controlled pods reach their owner through `owns`).
+        keysFor: (obj, owners) => {
+          if (controllerRefOf(obj)) return [];
+          const ns = obj.metadata.namespace ?? '';
+          return owners
+            .byIndex('namespace', ns)
+            .filter((o) => flavour.selectorOf(o)?.matches(obj.metadata.labels))
+            .map((o) => `${ns}/${o.metadata.name}`);
+        },
+      },
+    ],
+    async reconcile(key, ctx) {
+      expectations ??= new Expectations(ctx.clock);
+      return sync(flavour, expectations, key, ctx);
+    },
+  });
+}
+
+async function sync(flavour: Flavour, expectations: Expectations, key: string, ctx: ReconcileContext<ReplicaOwner>): Promise<ReconcileOutcome> {
+  const owner = ctx.object;
+  if (!owner) {
+    expectations.forget(key);
+    return done();
+  }
+  const ns = owner.metadata.namespace ?? '';
+  const podCache = ctx.cacheOf<Pod>(resources.pods);
+  const selector = flavour.selectorOf(owner);
+  if (!selector) {
+    ctx.logger.warn('no selector: it manages no pods');
+    return done();
+  }
+  const mine = new Map(podCache.byIndex('owner', owner.metadata.uid ?? '').map((p) => [p.metadata.uid ?? '', p]));
+  const satisfied = expectations.satisfied(key, {
+    state: (uid) => {
+      const p = mine.get(uid);
+      return !p ? 'absent' : p.metadata.deletionTimestamp ? 'deleting' : 'present';
+    },
+  });
+  const active = podCache.byIndex('namespace', ns).filter(isPodActive);
+  const { owned } = await claim<Pod>(ctx.client, resources.pods, owner, flavour.ref, selector, active);
+
+  let failure: { reason: string; message: string } | undefined;
+  if (satisfied && !owner.metadata.deletionTimestamp) failure = await manageReplicas(flavour, expectations, key, owner, owned, ctx);
+
+  const now = ctx.clock.now();
+  const { status, nextAvailableAt } = replicaStatus(owner, owned, now, failure);
+  if (!sameStatus(owner.status, status)) {
+    try {
+      await ctx.client.updateStatus(flavour.ref, ns, { ...owner, status: { ...owner.status, ...status } } as SvcObject);
+    } catch (e) {
+      // The owner changed meanwhile: its new version queues the key again.
+      if (!(e instanceof ApiError && (e.code === 409 || e.code === 404))) throw e;
+    }
+  }
+  if (failure) throw new Error(failure.message);
+  return nextAvailableAt !== undefined ? requeueAfter(Math.max(1, nextAvailableAt - now) + 1) : done();
+}
+
+/** Creates or deletes toward spec.replicas; returns the failure to report, if any. */
+async function manageReplicas(
+  flavour: Flavour,
+  expectations: Expectations,
+  key: string,
+  owner: ReplicaOwner,
+  owned: readonly Pod[],
+  ctx: ReconcileContext<ReplicaOwner>,
+): Promise<{ reason: string; message: string } | undefined> {
+  const ns = owner.metadata.namespace ?? '';
+  const wanted = owner.spec?.replicas ?? 1;
+  const diff = owned.length - wanted;
+  if (diff < 0) {
+    const ref = controllerRefTo(owner, flavour.ref);
+    for (const size of slowStartBatches(Math.min(-diff, BURST_REPLICAS))) {
+      const results = await Promise.allSettled(Array.from({ length: size }, () => ctx.client.create<Pod>(resources.pods, ns, podFromTemplate(owner, ref))));
+      let failed: unknown;
+      for (const r of results) {
+        if (r.status === 'fulfilled') {
+          expectations.created(key, r.value.metadata.uid ?? '');
+          void ctx.recorder.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
+        } else failed ??= r.reason;
+      }
+      if (failed !== undefined) {
+        const message = (failed as Error).message;
+        void ctx.recorder.event(owner, 'Warning', 'FailedCreate', `Error creating: ${message}`);
+        // A namespace being deleted refuses pods: that is no failure of ours.
+        if (failed instanceof ApiError && failed.code === 403 && /being terminated/.test(message)) return undefined;
+        return { reason: 'FailedCreate', message };
+      }
+    }
+  } else if (diff > 0) {
+    const victims = podsToDelete(owned, Math.min(diff, BURST_REPLICAS), ctx.clock.now());
+    const results = await Promise.allSettled(
+      victims.map((p) => ctx.client.delete(resources.pods, ns, p.metadata.name ?? '', { preconditions: { uid: p.metadata.uid ?? '' } })),
+    );
+    let failed: unknown;
+    results.forEach((r, i) => {
+      const p = victims[i]!;
+      if (r.status === 'fulfilled' || (r.reason instanceof ApiError && (r.reason.code === 404 || r.reason.code === 409))) {
+        expectations.deleted(key, p.metadata.uid ?? '');
+        if (r.status === 'fulfilled') void ctx.recorder.event(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+      } else failed ??= r.reason;
+    });
+    if (failed !== undefined) {
+      const message = (failed as Error).message;
+      void ctx.recorder.event(owner, 'Warning', 'FailedDelete', `Error deleting: ${message}`);
+      return { reason: 'FailedDelete', message };
+    }
+  }
+  return undefined;
+}

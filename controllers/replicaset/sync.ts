@@ -1,0 +1,119 @@
+/**
+ * The pure half of the ReplicaSet (and ReplicationController) controller: what pods to make from
+ * the template, which surplus pods to delete first, the slow-start batches, and the status the
+ * owned pods add up to. No I/O here; unit tests drive these directly.
+ */
+import type { Condition, Pod, ReplicaSet, ReplicationController } from '../../src/api/generated/kinds.js';
+import type { OwnerReference } from '../../src/api/types.js';
+import { rfc3339 } from '../../src/api/time.js';
+import { availableAt, compareForDeletion, isPodAvailable, isPodReady } from '../internal/pod-state.js';
+
+/** A ReplicaSet or a ReplicationController: the fields this controller reads. */
+export type ReplicaOwner = ReplicaSet | ReplicationController;
+
+/** At most this many creations or deletions per sync (as established), the rest on the next. */
+export const BURST_REPLICAS = 500;
+
+/** The pod a controller makes from its template: a generated name, the template's metadata, a controller reference. */
+export function podFromTemplate(owner: ReplicaOwner, controllerRef: OwnerReference): Pod {
+  const tpl = owner.spec?.template ?? {};
+  const meta = tpl.metadata ?? {};
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${owner.metadata.name}-`,
+      namespace: owner.metadata.namespace ?? '',
+      ...(meta.labels ? { labels: { ...meta.labels } } : {}),
+      ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
+      ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
+      ownerReferences: [controllerRef],
+    },
+    spec: structuredClone(tpl.spec ?? { containers: [] }) as NonNullable<Pod['spec']>,
+  };
+}
+
+/** Slow start: batches of 1, 2, 4 ... that together make `count`; a failing batch stops the rest. */
+export function slowStartBatches(count: number, initial = 1): number[] {
+  const out: number[] = [];
+  let left = count;
+  for (let size = Math.min(initial, left); left > 0; size = Math.min(size * 2, left)) {
+    out.push(size);
+    left -= size;
+  }
+  return out;
+}
+
+/**
+ * The `count` pods to delete, most deletable first. Pods sharing a node with more of the owner's
+ * pods go before lone ones (spreading survives a scale-down).
+ */
+export function podsToDelete(pods: readonly Pod[], count: number, now: number): Pod[] {
+  const perNode = new Map<string, number>();
+  for (const p of pods) if (p.spec?.nodeName) perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);
+  const related = (p: Pod) => (p.spec?.nodeName ? perNode.get(p.spec.nodeName) ?? 0 : 0);
+  return [...pods].sort((a, b) => compareForDeletion(a, b, now, related)).slice(0, count);
+}
+
+// A type (not an interface) so it fits the kinds' open status types.
+export type ReplicaStatus = {
+  replicas: number;
+  fullyLabeledReplicas: number;
+  readyReplicas: number;
+  availableReplicas: number;
+  observedGeneration: number;
+  conditions?: Condition[];
+};
+
+/**
+ * The status `pods` (the owner's active pods) add up to, and when the next pod becomes available
+ * (ms; undefined when none is waiting out minReadySeconds). `failure` sets the ReplicaFailure
+ * condition (a create or delete failed); undefined clears it.
+ */
+export function replicaStatus(owner: ReplicaOwner, pods: readonly Pod[], now: number, failure: { reason: string; message: string } | undefined): { status: ReplicaStatus; nextAvailableAt: number | undefined } {
+  const minReady = owner.spec?.minReadySeconds ?? 0;
+  const tplLabels = owner.spec?.template?.metadata?.labels ?? {};
+  let fully = 0;
+  let ready = 0;
+  let available = 0;
+  let next: number | undefined;
+  for (const p of pods) {
+    const labels = p.metadata.labels ?? {};
+    if (Object.entries(tplLabels).every(([k, v]) => labels[k] === v)) fully++;
+    if (isPodReady(p)) {
+      ready++;
+      if (isPodAvailable(p, minReady, now)) available++;
+      else {
+        const at = availableAt(p, minReady);
+        if (at !== undefined && (next === undefined || at < next)) next = at;
+      }
+    }
+  }
+  const old = (owner.status?.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
+  const prev = owner.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+  const conditions: Condition[] = failure
+    ? [...old, { type: 'ReplicaFailure', status: 'True', reason: failure.reason, message: failure.message, lastTransitionTime: prev?.status === 'True' ? prev.lastTransitionTime ?? rfc3339(now) : rfc3339(now) } as Condition]
+    : old;
+  const status: ReplicaStatus = {
+    replicas: pods.length,
+    fullyLabeledReplicas: fully,
+    readyReplicas: ready,
+    availableReplicas: available,
+    observedGeneration: owner.metadata.generation ?? 0,
+    ...(conditions.length ? { conditions } : {}),
+  };
+  return { status, nextAvailableAt: next };
+}
+
+/** Whether the stored status already says `next` (no write needed). */
+export function sameStatus(current: ReplicaOwner['status'], next: ReplicaStatus): boolean {
+  const c = current ?? {};
+  return (
+    (c.replicas ?? 0) === next.replicas &&
+    (c.fullyLabeledReplicas ?? 0) === next.fullyLabeledReplicas &&
+    (c.readyReplicas ?? 0) === next.readyReplicas &&
+    (c.availableReplicas ?? 0) === next.availableReplicas &&
+    (c.observedGeneration ?? 0) === next.observedGeneration &&
+    JSON.stringify(c.conditions ?? []) === JSON.stringify(next.conditions ?? [])
+  );
+}

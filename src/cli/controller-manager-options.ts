@@ -1,0 +1,231 @@
+/**
+ * The `controller-manager` daemon's flags (spec: "Controller-manager-specific options", the
+ * controller manager's limits and periods, the shared leader-election, API-client, listener, TLS
+ * and logging tables, and the delegated authentication flags) and how they become the controllers'
+ * settings. A flag that belongs to a controller not built yet is parsed and validated now, marked
+ * so in --help, and takes effect when that controller lands (setting it logs a warning meanwhile).
+ */
+import type { Command } from 'commander';
+import { BUILTIN_CONTROLLERS, ControllerSelectionError, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
+import { DEFAULT_CONTROLLER_MANAGER_CONFIG, type ControllerManagerConfig } from '../../controllers/config.js';
+import { OptionsError, resolveCommonOptions, type CommonOptions } from './common-options.js';
+import {
+  apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
+  type ApiClientOptions, type LeaderElectionOptions,
+} from './controller-host-options.js';
+import { delegatedAuthFlags } from './delegated-auth-flags.js';
+import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
+import { createDaemonProgram } from './program.js';
+
+export const DEFAULT_CONTROLLER_MANAGER_LOCK = 'svc-controller-manager';
+
+const built = new Set(BUILTIN_CONTROLLERS.filter((c) => c.build).map((c) => c.name));
+
+/** Marks a row as a controller's: honoured once that controller is built, and says so in --help. */
+function of(controller: string, row: FlagSpec): FlagSpec {
+  if (built.has(controller)) return { ...row, help: `${row.help} (${controller})` };
+  return { ...row, honoured: false, help: `${row.help} (${controller}: not built yet; accepted and checked, takes effect when it lands)` };
+}
+
+const NOT_YET = { honoured: false } as const;
+
+function managerFlags(): FlagSpec[] {
+  const names = BUILTIN_CONTROLLERS.map((c) => `${c.name}${c.build ? '' : ' (not built yet)'}${c.defaultOn ? '' : ' (off by default)'}`);
+  return [
+    {
+      flags: '--controllers',
+      type: 'stringSlice',
+      default: ['*'],
+      help: `Controllers to enable. '*' enables all on-by-default controllers, 'foo' enables foo, '-foo' disables foo. All controllers: ${names.join(', ')}.`,
+    },
+    { flags: '--controller-start-interval', type: 'duration', default: 0, defaultText: '0s', help: 'Interval between starting controllers once this process leads.' },
+    of('nodeipam', { flags: '--allocate-node-cidrs', type: 'bool', help: 'Allocate pod CIDRs and set them on the cloud provider.' }),
+    of('nodeipam', { flags: '--cidr-allocator-type', type: 'string', default: 'RangeAllocator', choices: ['RangeAllocator', 'CloudAllocator'], help: 'CIDR allocator type.' }),
+    of('nodeipam', { flags: '--cluster-cidr', type: 'string', help: 'Pod CIDR range. Needs --allocate-node-cidrs.' }),
+    of('nodeipam', { flags: '--service-cluster-ip-range', type: 'string', help: 'Service CIDR range. Needs --allocate-node-cidrs.' }),
+    of('nodeipam', { flags: '--node-cidr-mask-size', type: 'int32', defaultText: '24 for IPv4, 64 for IPv6', help: 'Node CIDR mask size.' }),
+    of('nodeipam', { flags: '--node-cidr-mask-size-ipv4', type: 'int32', default: 24, help: 'Dual-stack IPv4 node mask.' }),
+    of('nodeipam', { flags: '--node-cidr-mask-size-ipv6', type: 'int32', default: 64, help: 'Dual-stack IPv6 node mask.' }),
+    { flags: '--cluster-name', type: 'string', default: 'svc', ...NOT_YET, help: 'Instance prefix of the cluster.' },
+    of('route', { flags: '--configure-cloud-routes', type: 'bool', default: true, help: 'Configure allocated CIDRs on the cloud provider.' }),
+    { flags: '--cloud-config', type: 'string', ...NOT_YET, help: 'Cloud provider config file. Empty means none.' },
+    { flags: '--cloud-provider', type: 'string', ...NOT_YET, help: 'Cloud provider. Empty means none.' },
+    { flags: '--external-cloud-volume-plugin', type: 'string', ...NOT_YET, help: 'Only when the provider is external. Lets node and volume controllers work for in-tree providers.' },
+    of('csrsigning', { flags: '--cluster-signing-cert-file', type: 'string', default: '/etc/svc/ca/ca.pem', help: 'PEM CA certificate used to issue cluster-scoped certificates.' }),
+    of('csrsigning', { flags: '--cluster-signing-key-file', type: 'string', default: '/etc/svc/ca/ca.key', help: 'PEM RSA or ECDSA key for signing them.' }),
+    of('csrsigning', { flags: '--experimental-cluster-signing-duration', type: 'duration', default: 8760 * 3_600_000, help: 'Validity of signed certificates.' }),
+    of('serviceaccount-token', { flags: '--root-ca-file', type: 'string', help: 'Root CA (PEM bundle) placed in service account token secrets.' }),
+    of('serviceaccount-token', { flags: '--service-account-private-key-file', type: 'string', help: 'PEM RSA or ECDSA key for signing service account tokens.' }),
+    { flags: '--use-service-account-credentials', type: 'bool', ...NOT_YET, help: 'Use separate service account credentials per controller.' },
+    of('persistentvolume-binder', { flags: '--enable-dynamic-provisioning', type: 'bool', default: true, help: 'Dynamic provisioning where supported.' }),
+    of('garbagecollector', { flags: '--enable-garbage-collector', type: 'bool', default: true, help: 'Generic garbage collector. Must match the API server flag.' }),
+    of('persistentvolume-binder', { flags: '--enable-hostpath-provisioner', type: 'bool', help: 'Host-path volume provisioning without a cloud provider. Testing only, single node.' }),
+    of('nodelifecycle', { flags: '--enable-taint-manager', type: 'bool', default: true, help: 'Beta. Evict non-tolerating pods from nodes with NoExecute taints.' }),
+    of('attachdetach', { flags: '--disable-attach-detach-reconcile-sync', type: 'bool', help: 'Disable the volume attach/detach reconciler sync. Can cause volume mismatch.' }),
+    of('attachdetach', { flags: '--flex-volume-plugin-dir', type: 'string', default: '/usr/libexec/svc/svclet-plugins/volume/exec/', help: 'Directory searched for third-party volume plugins.' }),
+    of('persistentvolume-binder', { flags: '--pv-recycler-pod-template-filepath-nfs', type: 'string', help: 'Pod template for NFS volume recycling.' }),
+    of('persistentvolume-binder', { flags: '--pv-recycler-pod-template-filepath-hostpath', type: 'string', help: 'Pod template for host-path recycling. Testing only.' }),
+  ];
+}
+
+/** `--concurrent-*-syncs` rows: flag, controller, default. */
+const CONCURRENCY: readonly [string, string, number][] = [
+  ['--concurrent-deployment-syncs', 'deployment', 5],
+  ['--concurrent-endpoint-syncs', 'endpoint', 5],
+  ['--concurrent-gc-syncs', 'garbagecollector', 20],
+  ['--concurrent-namespace-syncs', 'namespace', 10],
+  ['--concurrent-replicaset-syncs', 'replicaset', 5],
+  ['--concurrent-resource-quota-syncs', 'resourcequota', 5],
+  ['--concurrent-service-endpoint-syncs', 'endpointslice', 5],
+  ['--concurrent-service-syncs', 'service', 1],
+  ['--concurrent-serviceaccount-token-syncs', 'serviceaccount-token', 5],
+  ['--concurrent-statefulset-syncs', 'statefulset', 5],
+  ['--concurrent-ttl-after-finished-syncs', 'ttl-after-finished', 5],
+  ['--concurrent_rc_syncs', 'replicationcontroller', 5],
+];
+
+function limitFlags(): FlagSpec[] {
+  return [
+    ...CONCURRENCY.map(([flags, controller, d]) => of(controller, { flags, type: 'int32', default: d, help: 'Objects synced at once (workers); more is faster and costs more CPU and API load.' })),
+    of('endpointslice', { flags: '--max-endpoints-per-slice', type: 'int32', default: 100, help: 'Most endpoints in one EndpointSlice.' }),
+    of('podgc', { flags: '--terminated-pod-gc-threshold', type: 'int32', default: 12_500, help: 'Finished pods kept before the oldest are deleted; 0 or less disables that collector.' }),
+    of('nodelifecycle', { flags: '--large-cluster-size-threshold', type: 'int32', default: 50, help: 'Secondary eviction rate forced to 0 at or below this size.' }),
+  ];
+}
+
+const S = 1000;
+const M = 60 * S;
+
+function periodFlags(): FlagSpec[] {
+  const d = (controller: string, flags: string, ms: number | undefined, help: string, type: FlagSpec['type'] = 'duration'): FlagSpec =>
+    of(controller, { flags, type, ...(ms !== undefined ? { default: ms } : {}), help });
+  return [
+    d('attachdetach', '--attach-detach-reconcile-sync-period', M, 'Volume attach/detach reconcile wait. Must exceed one second.'),
+    d('deployment', '--deployment-controller-sync-period', 30 * S, 'Deployment sync.'),
+    d('endpoint', '--endpoint-updates-batch-period', undefined, 'Delay to batch pod changes into endpoint updates.'),
+    d('endpointslice', '--endpointslice-updates-batch-period', undefined, 'Same for slices.'),
+    d('horizontalpodautoscaling', '--horizontal-pod-autoscaler-sync-period', 15 * S, 'Autoscaler pod-count sync.'),
+    d('horizontalpodautoscaling', '--horizontal-pod-autoscaler-downscale-stabilization', 5 * M, 'No scale-down below any recommendation within this window.'),
+    d('horizontalpodautoscaling', '--horizontal-pod-autoscaler-cpu-initialization-period', 5 * M, 'CPU samples may be skipped after pod start.'),
+    d('horizontalpodautoscaling', '--horizontal-pod-autoscaler-initial-readiness-delay', 30 * S, 'Readiness changes count as initial.'),
+    of('horizontalpodautoscaling', { flags: '--horizontal-pod-autoscaler-tolerance', type: 'float', default: 0.1, help: 'Minimum distance of the metric ratio from 1.0 before scaling.' }),
+    d('namespace', '--namespace-sync-period', 5 * M, 'Namespace lifecycle sync.'),
+    d('nodelifecycle', '--node-monitor-grace-period', 40 * S, "Running node may be unresponsive this long; must be N times the node agent's status update interval."),
+    d('nodelifecycle', '--node-monitor-period', 5 * S, 'Node status sync.'),
+    d('nodelifecycle', '--node-startup-grace-period', M, 'Same for a starting node.'),
+    d('nodelifecycle', '--pod-eviction-timeout', 5 * M, 'Grace period for deleting pods on failed nodes.'),
+    of('nodelifecycle', { flags: '--node-eviction-rate', type: 'float32', default: 0.1, help: 'Nodes per second to evict in a healthy zone.' }),
+    of('nodelifecycle', { flags: '--secondary-node-eviction-rate', type: 'float32', default: 0.01, help: 'Nodes per second in an unhealthy zone; forced to 0 for small clusters.' }),
+    of('nodelifecycle', { flags: '--unhealthy-zone-threshold', type: 'float32', default: 0.55, help: 'Fraction of not-ready nodes (minimum 3) that makes a zone unhealthy.' }),
+    d('persistentvolume-binder', '--pvclaimbinder-sync-period', 15 * S, 'Volume and claim sync.'),
+    d('resourcequota', '--resource-quota-sync-period', 5 * M, 'Quota usage sync.'),
+    d('route', '--route-reconciliation-period', 10 * S, 'Cloud route reconcile.'),
+    of('persistentvolume-binder', { flags: '--pv-recycler-minimum-timeout-nfs', type: 'int32', default: 300, help: 'Minimum ActiveDeadlineSeconds of an NFS recycler pod.' }),
+    of('persistentvolume-binder', { flags: '--pv-recycler-increment-timeout-nfs', type: 'int32', default: 30, help: 'Seconds added per Gi, NFS.' }),
+    of('persistentvolume-binder', { flags: '--pv-recycler-minimum-timeout-hostpath', type: 'int32', default: 60, help: 'Host-path recycler minimum. Testing only.' }),
+    of('persistentvolume-binder', { flags: '--pv-recycler-timeout-increment-hostpath', type: 'int32', default: 30, help: 'Seconds added per Gi, host-path. Testing only.' }),
+  ];
+}
+
+/** Every row the built-in controllers' settings come from (shared with `svc up`). */
+export function controllerSettingFlags(): FlagSpec[] {
+  return [...managerFlags(), ...limitFlags(), ...periodFlags()];
+}
+
+export function createControllerManagerProgram(): Command {
+  const cmd = createDaemonProgram({
+    component: 'controller-manager',
+    description:
+      'Runs the control loops that move the cluster toward what its objects ask for (replicas, service accounts, ...), each a machine in controllers/, behind one leader-election lock; /debug/machines shows them.',
+  });
+  return addFlags(cmd, [
+    ...leaderElectionFlags(DEFAULT_CONTROLLER_MANAGER_LOCK),
+    ...apiClientFlags(),
+    ...resyncFlags(),
+    ...controllerSettingFlags(),
+    ...delegatedAuthFlags('controller-manager'),
+  ]);
+}
+
+export interface ControllerSettings {
+  selection: ControllerSelection;
+  config: ControllerManagerConfig;
+  startIntervalMs: number;
+}
+
+export interface ControllerManagerOptions extends ControllerSettings {
+  common: CommonOptions;
+  client: ApiClientOptions;
+  leaderElection: LeaderElectionOptions;
+  minResyncPeriodMs: number;
+}
+
+/** The controller selection and settings from the flags; throws OptionsError naming the flag. */
+export function resolveControllerSettings(opts: Record<string, unknown>): ControllerSettings {
+  const f = new FlagValues(opts);
+  let selection: ControllerSelection;
+  try {
+    selection = selectControllers(f.list('--controllers'));
+  } catch (e) {
+    if (e instanceof ControllerSelectionError) throw new OptionsError(`invalid value for --controllers: ${e.message}`);
+    throw e;
+  }
+  for (const [flag] of CONCURRENCY) {
+    if (f.number(flag) < 1) throw new OptionsError(`invalid value ${f.number(flag)} for ${flag}: must be at least 1`);
+  }
+  if (f.number('--max-endpoints-per-slice') < 1 || f.number('--max-endpoints-per-slice') > 1000) {
+    throw new OptionsError(`invalid value ${f.number('--max-endpoints-per-slice')} for --max-endpoints-per-slice: must be from 1 to 1000`);
+  }
+  if (f.number('--attach-detach-reconcile-sync-period') <= S) throw new OptionsError('invalid value for --attach-detach-reconcile-sync-period: must exceed one second');
+  const tolerance = f.number('--horizontal-pod-autoscaler-tolerance');
+  if (tolerance < 0) throw new OptionsError(`invalid value ${tolerance} for --horizontal-pod-autoscaler-tolerance: must not be negative`);
+  const zone = f.number('--unhealthy-zone-threshold');
+  if (zone <= 0 || zone > 1) throw new OptionsError(`invalid value ${zone} for --unhealthy-zone-threshold: must be above 0 and at most 1`);
+  for (const flag of ['--node-eviction-rate', '--secondary-node-eviction-rate']) {
+    if (f.number(flag) < 0) throw new OptionsError(`invalid value ${f.number(flag)} for ${flag}: must not be negative`);
+  }
+  const v4 = f.number('--node-cidr-mask-size-ipv4');
+  const v6 = f.number('--node-cidr-mask-size-ipv6');
+  if (v4 < 1 || v4 > 32) throw new OptionsError(`invalid value ${v4} for --node-cidr-mask-size-ipv4: must be from 1 to 32`);
+  if (v6 < 1 || v6 > 128) throw new OptionsError(`invalid value ${v6} for --node-cidr-mask-size-ipv6: must be from 1 to 128`);
+  const mask = f.number('--node-cidr-mask-size');
+  if (mask !== 0) {
+    const m = mask;
+    if (m < 1 || m > 128) throw new OptionsError(`invalid value ${m} for --node-cidr-mask-size: must be from 1 to 128`);
+  }
+  if ((f.optionalString('--cluster-cidr') || f.optionalString('--service-cluster-ip-range')) && !f.bool('--allocate-node-cidrs')) {
+    throw new OptionsError('--cluster-cidr and --service-cluster-ip-range need --allocate-node-cidrs=true');
+  }
+  const startIntervalMs = f.number('--controller-start-interval');
+  if (startIntervalMs < 0) throw new OptionsError('invalid value for --controller-start-interval: must not be negative');
+  const config: ControllerManagerConfig = {
+    ...DEFAULT_CONTROLLER_MANAGER_CONFIG,
+    concurrentReplicaSetSyncs: f.number('--concurrent-replicaset-syncs'),
+    concurrentRcSyncs: f.number('--concurrent_rc_syncs'),
+    concurrentGcSyncs: f.number('--concurrent-gc-syncs'),
+    concurrentNamespaceSyncs: f.number('--concurrent-namespace-syncs'),
+    concurrentDeploymentSyncs: f.number('--concurrent-deployment-syncs'),
+    concurrentStatefulSetSyncs: f.number('--concurrent-statefulset-syncs'),
+    concurrentEndpointSyncs: f.number('--concurrent-endpoint-syncs'),
+    concurrentServiceEndpointSyncs: f.number('--concurrent-service-endpoint-syncs'),
+    concurrentTtlAfterFinishedSyncs: f.number('--concurrent-ttl-after-finished-syncs'),
+    terminatedPodGcThreshold: f.number('--terminated-pod-gc-threshold'),
+    namespaceSyncPeriodMs: f.number('--namespace-sync-period'),
+    deploymentSyncPeriodMs: f.number('--deployment-controller-sync-period'),
+    enableGarbageCollector: f.bool('--enable-garbage-collector'),
+    maxEndpointsPerSlice: f.number('--max-endpoints-per-slice'),
+  };
+  return { selection, config, startIntervalMs };
+}
+
+export function resolveControllerManagerOptions(opts: Record<string, unknown>): ControllerManagerOptions {
+  const common = resolveCommonOptions(opts, 'controller-manager');
+  const settings = resolveControllerSettings(opts);
+  return {
+    ...settings,
+    common,
+    client: resolveApiClientOptions(opts),
+    leaderElection: resolveLeaderElectionOptions(opts),
+    minResyncPeriodMs: resolveMinResyncPeriod(opts),
+  };
+}

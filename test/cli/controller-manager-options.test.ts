@@ -1,0 +1,111 @@
+// The controller manager's flags against the spec's tables: every option there is a flag here with
+// its default; the controller list is the spec's; --controllers follows the established rules and
+// refuses unknown names and controllers not built yet; bad values name the flag.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BUILTIN_CONTROLLERS, CONTROLLER_NAMES, selectControllers } from '../../controllers/registry.js';
+import { createControllerManagerProgram, resolveControllerSettings } from '../../src/cli/controller-manager-options.js';
+import { longFlag, registeredFlags } from '../../src/cli/option-table.js';
+import { ROOT } from '../helpers/apiserver.js';
+
+const SPEC = readFileSync(join(ROOT, '..', 'shared', 'spec', 'control-plane-components.md'), 'utf8');
+
+function section(title: string): string {
+  const start = SPEC.indexOf(title);
+  assert.ok(start >= 0, `the spec has ${title}`);
+  const next = SPEC.indexOf('\n#', start + title.length);
+  return SPEC.slice(start, next < 0 ? undefined : next);
+}
+
+/** `| --flag | ...` rows of a section: flag and its default column (the 3rd for typed tables, the 2nd otherwise). */
+function rows(text: string, defaultColumn: number): [string, string][] {
+  const out: [string, string][] = [];
+  for (const line of text.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (/^--[a-z]/.test(cells[1] ?? '')) out.push([cells[1], cells[defaultColumn] ?? '']);
+  }
+  return out;
+}
+
+function parse(args: string[]) {
+  const program = createControllerManagerProgram();
+  program.exitOverride();
+  program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  program.parse(args, { from: 'user' });
+  return program;
+}
+
+test('every controller-manager option of the spec is a flag, with the spec default', () => {
+  const program = parse([]);
+  const flags = new Map(registeredFlags(program).map((s) => [longFlag(s), s]));
+  const specRows = [...rows(section('### Controller-manager-specific options'), 3), ...rows(section('### Controller manager\n'), 3)];
+  const periodRows = rows(section('| Period option |'), 2);
+  assert.ok(specRows.length >= 40 && periodRows.length >= 24, `${specRows.length} + ${periodRows.length} rows read`);
+  for (const [flag] of [...specRows, ...periodRows]) assert.ok(flags.has(flag), `${flag} is a flag`);
+  const opts = program.opts();
+  const value = (flag: string) => opts[program.options.find((o) => o.long === flag)!.attributeName()];
+  // Each plain default of the spec, given as the value, parses to the flag's default.
+  let compared = 0;
+  for (const [flag, d] of [...specRows, ...periodRows]) {
+    const plain = /^(\S+)( \((float|float32|also cloud controller manager)\))?$/.exec(d)?.[1];
+    if (!plain || plain === 'none' || plain.startsWith('[')) continue;
+    const given = parse([`${flag}=${plain}`]).opts()[program.options.find((o) => o.long === flag)!.attributeName()];
+    assert.equal(value(flag), given, `${flag}: default ${JSON.stringify(value(flag))}, spec ${d}`);
+    compared++;
+  }
+  assert.ok(compared >= 35, `${compared} defaults compared`);
+  assert.equal(value('--controllers'), ['*']);
+  assert.is(value('--concurrent-gc-syncs'), 20);
+  assert.is(value('--concurrent_rc_syncs'), 5);
+  assert.is(value('--terminated-pod-gc-threshold'), 12500);
+  assert.is(value('--namespace-sync-period'), 300_000);
+  assert.is(value('--horizontal-pod-autoscaler-tolerance'), 0.1);
+  assert.is(value('--leader-elect-resource-name'), 'svc-controller-manager');
+  assert.is(value('--svc-api-qps'), 20);
+  assert.is(value('--svc-api-burst'), 30);
+  assert.is(value('--secure-port'), 10257);
+});
+
+test("the controller list is the spec's, with bootstrapsigner and tokencleaner off by default", () => {
+  const line = /Controllers \(all\): ([^\n]*?)\. Disabled by default: ([^\n]*)\./.exec(SPEC);
+  assert.ok(line);
+  assert.equal([...CONTROLLER_NAMES].sort(), line![1]!.split(',').map((s) => s.trim()).sort());
+  assert.equal(BUILTIN_CONTROLLERS.filter((c) => !c.defaultOn).map((c) => c.name), line![2]!.split(',').map((s) => s.trim()));
+});
+
+test('--controllers: * is every built default controller; -name removes one; a name adds one; * reports the unbuilt', () => {
+  const all = selectControllers(['*']);
+  assert.ok(all.enabled.some((c) => c.name === 'replicaset'));
+  assert.ok(all.notBuilt.includes('job'));
+  assert.ok(all.disabled.includes('bootstrapsigner'));
+  assert.not.ok(selectControllers(['*', '-replicaset']).enabled.some((c) => c.name === 'replicaset'));
+  assert.equal(selectControllers(['replicaset']).enabled.map((c) => c.name), ['replicaset']);
+  assert.equal(selectControllers([]).enabled, []);
+});
+
+test('--controllers refuses an unknown name and an unbuilt controller named explicitly, with the reason', () => {
+  assert.throws(() => resolveControllerSettings(parse(['--controllers=replicaset,nope']).opts()), /--controllers: "nope" is not a known controller; the controllers are: attachdetach/);
+  assert.throws(() => resolveControllerSettings(parse(['--controllers=*,job']).opts()), /controller "job" is not built yet/);
+  assert.ok(resolveControllerSettings(parse(['--controllers=*,-job']).opts()), 'disabling an unbuilt one is fine');
+});
+
+test('bad values name the flag', () => {
+  const bad = (args: string[], re: RegExp) => assert.throws(() => resolveControllerSettings(parse(args).opts()), re);
+  bad(['--concurrent-replicaset-syncs=0'], /--concurrent-replicaset-syncs: must be at least 1/);
+  bad(['--attach-detach-reconcile-sync-period=1s'], /--attach-detach-reconcile-sync-period: must exceed one second/);
+  bad(['--unhealthy-zone-threshold=1.5'], /--unhealthy-zone-threshold/);
+  bad(['--cluster-cidr=10.0.0.0/8'], /need --allocate-node-cidrs/);
+  bad(['--node-cidr-mask-size-ipv4=40'], /--node-cidr-mask-size-ipv4/);
+  assert.throws(() => parse(['--controller-start-interval=soon']), /controller-start-interval/);
+});
+
+test('settings reach the controllers: worker counts and the start interval', () => {
+  const s = resolveControllerSettings(parse(['--concurrent-replicaset-syncs=9', '--controller-start-interval=2s', '--terminated-pod-gc-threshold=0']).opts());
+  assert.is(s.config.concurrentReplicaSetSyncs, 9);
+  assert.is(s.config.terminatedPodGcThreshold, 0);
+  assert.is(s.startIntervalMs, 2000);
+});
+
+test.run();
