@@ -184,7 +184,12 @@ export async function measureScale(parent: string, s: NodesBenchSettings, log: (
     probing = false;
     await prober;
     sub.unsubscribe();
-    if (process.env['BENCH_NODES_MEMORY']) { (globalThis as { gc?: () => void }).gc?.(); log(`memory with every pod running: ${JSON.stringify(process.memoryUsage())}`); }
+    if (process.env['BENCH_NODES_MEMORY']) {
+      (globalThis as { gc?: () => void }).gc?.();
+      log(`memory with every pod running: ${JSON.stringify(process.memoryUsage())}`);
+      const snapshot = process.env['BENCH_NODES_HEAPSNAPSHOT'];
+      if (snapshot) log(`heap snapshot: ${(await import('node:v8')).writeHeapSnapshot(snapshot)}`);
+    }
     // Heartbeats once nothing else happens: writes the fleet makes in 20 s.
     const before = c.fleet.writer.counts.written;
     await new Promise((r) => setTimeout(r, 20_000));

@@ -105,6 +105,8 @@ function heldWatchClient(inner: ApiClient): { client: ApiClient; watchAsked: Pro
     patch: (...a) => inner.patch(...a),
     delete: (...a) => inner.delete(...a),
     subresource: (...a) => inner.subresource(...a),
+    deleteCollection: (...a) => inner.deleteCollection(...a),
+    discover: () => inner.discover(),
     watch: (ref, opts) => {
       if (!first) return inner.watch(ref, opts);
       first = false;

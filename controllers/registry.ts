@@ -11,6 +11,7 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { namespaceController } from './namespace/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
@@ -49,7 +50,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'garbagecollector', defaultOn: true, summary: 'Deletes objects whose owners are gone (background, foreground, orphan).' },
   { name: 'horizontalpodautoscaling', defaultOn: true, summary: 'Scales workloads by observed usage.' },
   { name: 'job', defaultOn: true, summary: 'Runs pods to completion.' },
-  { name: 'namespace', defaultOn: true, summary: 'Empties and removes namespaces being deleted.' },
+  {
+    name: 'namespace',
+    defaultOn: true,
+    summary: 'Empties and removes namespaces being deleted.',
+    build: (cfg) => def(namespaceController({ concurrency: cfg.concurrentNamespaceSyncs, syncPeriodMs: cfg.namespaceSyncPeriodMs })),
+  },
   { name: 'nodeipam', defaultOn: true, summary: 'Allocates pod CIDRs to nodes.' },
   { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
   { name: 'persistentvolume-binder', defaultOn: true, summary: 'Binds claims to volumes.' },

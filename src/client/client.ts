@@ -17,7 +17,7 @@ import type { Status } from '../api/status.js';
 import type { SvcList, SvcObject } from '../api/types.js';
 import { apiError, toApiError } from './api-errors.js';
 import {
-  ApiError, type ApiClient, type ClientWatchEvent, type DeleteOptions, type ListOptions, type PatchType, type ResourceRef, type Transport,
+  ApiError, type ApiClient, type ClientWatchEvent, type DeleteCollectionOptions, type DeleteOptions, type DiscoveredResource, type ListOptions, type PatchType, type ResourceRef, type Transport,
   type TransportRequest, type TransportStream, type WatchOptions, type WriteOptions,
 } from './types.js';
 
@@ -166,6 +166,51 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
       if (o.preconditions) req.body = { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: o.preconditions };
       const out = await call<SvcObject>(ref, req);
       return out?.kind === 'Status' ? undefined : (out as T);
+    },
+
+    async deleteCollection(ref: ResourceRef, namespace: string, o: DeleteCollectionOptions = {}) {
+      if (ref.namespaced && namespace === undefined) throw badRequest(`${ref.resource}: a namespace ('' for all) is required`);
+      const query = queryOf({
+        dryRun: o.dryRun ? 'All' : undefined,
+        gracePeriodSeconds: o.gracePeriodSeconds,
+        propagationPolicy: o.propagationPolicy,
+        labelSelector: o.labelSelector,
+        fieldSelector: o.fieldSelector,
+      });
+      const req: TransportRequest = { method: 'DELETE', path: resourcePath(ref, namespace), query };
+      if (o.preconditions) req.body = { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: o.preconditions };
+      await call<unknown>(ref, req);
+    },
+
+    async discover() {
+      const get = async <T>(path: string) => (await transport.request({ method: 'GET', path })).body as T;
+      type ResourceList = { resources?: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[] };
+      const out: DiscoveredResource[] = [];
+      const add = (group: string, version: string, list: ResourceList) => {
+        for (const r of list.resources ?? []) {
+          if (r.name.includes('/')) continue;
+          out.push({ group, version, resource: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs ?? [] });
+        }
+      };
+      const core = await get<{ versions?: string[] }>('/api');
+      const coreVersion = core.versions?.includes('v1') ? 'v1' : core.versions?.[0];
+      if (coreVersion) add('', coreVersion, await get<ResourceList>(`/api/${coreVersion}`));
+      const groups = await get<{ groups?: { name: string; preferredVersion?: { version: string }; versions?: { version: string }[] }[] }>('/apis');
+      const lists = await Promise.all(
+        (groups.groups ?? []).map(async (g) => {
+          const version = g.preferredVersion?.version ?? g.versions?.[0]?.version;
+          if (!version) return undefined;
+          try {
+            return { group: g.name, version, list: await get<ResourceList>(`/apis/${g.name}/${version}`) };
+          } catch (e) {
+            // A group that went away between the two reads (a CRD deleted) is simply not there.
+            if (e instanceof ApiError && e.code === 404) return undefined;
+            throw e;
+          }
+        }),
+      );
+      for (const l of lists) if (l) add(l.group, l.version, l.list);
+      return out;
     },
 
     subresource: async (ref, namespace, name, subresource, method, body) =>

@@ -64,6 +64,17 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
+/** Which objects a collection delete removes (and how). */
+export interface DeleteCollectionOptions extends DeleteOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** A resource the server serves, as its discovery documents describe it (preferred versions only). */
+export interface DiscoveredResource extends ResourceRef {
+  verbs: readonly string[];
+}
+
 export interface ClientWatchEvent<T extends SvcObject = SvcObject> {
   type: Exclude<WatchEventType, 'ERROR'>;
   object: T;
@@ -106,6 +117,13 @@ export interface ApiClient {
   ): Promise<T>;
   /** Resolves to the object while it is still being finalized, or undefined once it is gone. */
   delete<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, name: string, opts?: DeleteOptions): Promise<T | undefined>;
+  /** Deletes the objects of a collection (in `namespace`, or of every namespace with ''), each as a delete would. */
+  deleteCollection(ref: ResourceRef, namespace: string, opts?: DeleteCollectionOptions): Promise<void>;
+  /**
+   * The resources the server serves now (built-in and custom), each group at its preferred
+   * version, subresources left out: what the namespace and garbage-collector controllers walk.
+   */
+  discover(): Promise<DiscoveredResource[]>;
   /** Any subresource call (e.g. pods/binding, deployments/scale). */
   subresource<T = unknown>(
     ref: ResourceRef,

@@ -34,7 +34,8 @@ interface TrackedPod {
   namespace: string;
   name: string;
   timer: unknown;
-  lastStatus: string;
+  /** A 53-bit hash of the status last written (the text itself would cost ~1 KB per pod). */
+  lastStatus: number;
   /** The pod as last seen (its labels and usage annotations may change). */
   pod: Pod;
   /** Its containers' usage, when it reports any (sim-usage.ts). */
@@ -189,7 +190,7 @@ export class SimNode {
       const podIP = pod.spec?.hostNetwork ? this.hostIP : this.allocateIP();
       const sim = new SimPod(pod, this.ctx.timings, this.ctx.clock.now(), podIP, this.hostIP);
       const usage = podUsage(pod, this.shape.podUsage);
-      tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: '', pod, usage, usageText: '' };
+      tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: 0, pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
       if (!this.crashed) this.tick(uid);
     } else if (tracked.pod !== pod) {
@@ -231,9 +232,9 @@ export class SimNode {
     const now = this.ctx.clock.now();
     p.sim.advance(now);
     const status = p.sim.status(now);
-    const text = JSON.stringify(status);
-    if (text !== p.lastStatus) {
-      p.lastStatus = text;
+    const hash = hash53(JSON.stringify(status));
+    if (hash !== p.lastStatus) {
+      p.lastStatus = hash;
       const { namespace, name } = p;
       this.ctx.writer.enqueue(`pod/${uid}`, async () => {
         await this.ctx.client.patch(resources.pods, namespace, name, 'merge', { status }, { subresource: 'status' });
@@ -342,4 +343,18 @@ export class SimNode {
     const host = Number(ip.slice(this.podCidrBase.length));
     if (host >= 2 && host <= 254 && !this.freeIPs.includes(host)) this.freeIPs.push(host);
   }
+}
+
+/** cyrb53: a fast 53-bit string hash; a collision would only skip one status write. */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0) || 1;
 }

@@ -117,4 +117,22 @@ test('cluster-scoped resources and subresources go through the same client', asy
   assert.is(status.metadata.name, 'client-ns');
 });
 
+test('discover lists the served resources at their preferred versions, with verbs, no subresources', async () => {
+  const found = await client.discover();
+  const pods = found.find((r) => r.group === '' && r.resource === 'pods');
+  assert.ok(pods && pods.namespaced && pods.kind === 'Pod' && pods.verbs.includes('deletecollection'));
+  assert.ok(found.some((r) => r.group === 'apps' && r.resource === 'deployments' && r.version === 'v1'));
+  assert.ok(found.some((r) => r.group === 'metrics.svc.io' && r.resource === 'pods' && r.kind === 'PodMetrics'));
+  assert.not.ok(found.some((r) => r.resource.includes('/')));
+});
+
+test('deleteCollection deletes the selected objects of a namespace only', async () => {
+  const cms = typed<ConfigMap>(client, resources.configmaps);
+  for (const [name, tier] of [['dc-1', 'a'], ['dc-2', 'a'], ['dc-3', 'b']]) await cms.create('default', { metadata: { name, labels: { dc: tier! } } } as ConfigMap);
+  await client.deleteCollection(resources.configmaps, 'default', { labelSelector: 'dc=a' });
+  const left = (await cms.list({ namespace: 'default', labelSelector: 'dc' })).items.map((c) => c.metadata.name);
+  assert.equal(left, ['dc-3']);
+  await client.deleteCollection(resources.configmaps, 'default', { labelSelector: 'dc' });
+});
+
 test.run();

@@ -7,7 +7,7 @@ import type { Pod, ReplicaSet, ReplicationController } from '../../src/api/gener
 import { resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
-import { pod } from '../helpers/objects.js';
+import { pod, replicaSet } from '../helpers/objects.js';
 
 let cluster: TestCluster;
 
@@ -18,20 +18,6 @@ test.before(async () => {
 test.after(async () => {
   await cluster.stop();
 });
-
-function replicaSet(name: string, replicas: number, extra: { minReadySeconds?: number } = {}): ReplicaSet {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'ReplicaSet',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      replicas,
-      ...extra,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'registry.example/app:1' }] } },
-    },
-  };
-}
 
 const podsOf = async (app: string) => (await cluster.client.list<Pod>(resources.pods, { namespace: 'default', labelSelector: `app=${app}` })).items.filter((p) => !p.metadata.deletionTimestamp);
 const getRs = (name: string) => cluster.client.get<ReplicaSet>(resources.replicasets, 'default', name);

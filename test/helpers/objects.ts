@@ -3,7 +3,7 @@
  * fields a test names and sensible defaults for the rest, so a table-driven plugin test reads
  * as its cases. Every builder returns a fresh object (tests may mutate it).
  */
-import type { Node, Pod } from '../../src/api/generated/kinds.js';
+import type { CustomResourceDefinition, Namespace, Node, Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
 import { LABEL_HOSTNAME } from '../../src/api/well-known-labels.js';
 
 let uidCounter = 0;
@@ -55,4 +55,44 @@ export function node(name: string, opts: NodeOptions = {}, extra: Partial<Node> 
     spec: { ...(opts.taints ? { taints: opts.taints } : {}), ...(opts.unschedulable ? { unschedulable: true } : {}), ...(extra.spec ?? {}) },
     status: { capacity: allocatable, allocatable, conditions: [{ type: 'Ready', status: 'True' }], ...(extra.status ?? {}) },
   };
+}
+
+/** A ReplicaSet selecting `app: <name>`, its template a one-container pod with that label. */
+export function replicaSet(name: string, replicas: number, opts: { namespace?: string; minReadySeconds?: number; terminationGracePeriodSeconds?: number } = {}): ReplicaSet {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name, namespace: opts.namespace ?? 'default' },
+    spec: {
+      replicas,
+      ...(opts.minReadySeconds !== undefined ? { minReadySeconds: opts.minReadySeconds } : {}),
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [{ name: 'c', image: 'registry.example/app:1' }],
+          ...(opts.terminationGracePeriodSeconds !== undefined ? { terminationGracePeriodSeconds: opts.terminationGracePeriodSeconds } : {}),
+        },
+      },
+    },
+  };
+}
+
+export function namespace(name: string): Namespace {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+}
+
+/** A namespaced custom resource `<plural>.<group>` of kind `kind`, version v1, any fields allowed. */
+export function customResourceDefinition(group: string, plural: string, kind: string): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.svc.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural, kind },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-svc-preserve-unknown-fields': true } } }],
+    },
+  } as CustomResourceDefinition;
 }
