@@ -11,6 +11,7 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { garbageCollectorController } from './garbagecollector/index.js';
 import { namespaceController } from './namespace/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -47,7 +48,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'disruption', defaultOn: true, summary: 'Keeps PodDisruptionBudget status.' },
   { name: 'endpoint', defaultOn: true, summary: 'Endpoints of Services from their ready pods.' },
   { name: 'endpointslice', defaultOn: true, summary: 'EndpointSlices of Services.' },
-  { name: 'garbagecollector', defaultOn: true, summary: 'Deletes objects whose owners are gone (background, foreground, orphan).' },
+  {
+    name: 'garbagecollector',
+    defaultOn: true,
+    summary: 'Deletes objects whose owners are gone (background, foreground, orphan).',
+    build: (cfg) => (cfg.enableGarbageCollector ? garbageCollectorController({ concurrency: cfg.concurrentGcSyncs }) : { off: '--enable-garbage-collector=false' }),
+  },
   { name: 'horizontalpodautoscaling', defaultOn: true, summary: 'Scales workloads by observed usage.' },
   { name: 'job', defaultOn: true, summary: 'Runs pods to completion.' },
   {
