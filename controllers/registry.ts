@@ -11,6 +11,7 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { deploymentController } from './deployment/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { namespaceController } from './namespace/index.js';
 import { replicaSetController } from './replicaset/index.js';
@@ -44,7 +45,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },
   { name: 'csrsigning', defaultOn: true, summary: 'Signs approved certificate requests.' },
   { name: 'daemonset', defaultOn: true, summary: 'One pod per eligible node.' },
-  { name: 'deployment', defaultOn: true, summary: 'Rolls ReplicaSets out and back.' },
+  {
+    name: 'deployment',
+    defaultOn: true,
+    summary: 'Rolls ReplicaSets out and back.',
+    build: (cfg) => def(deploymentController({ concurrency: cfg.concurrentDeploymentSyncs, syncPeriodMs: cfg.deploymentSyncPeriodMs })),
+  },
   { name: 'disruption', defaultOn: true, summary: 'Keeps PodDisruptionBudget status.' },
   { name: 'endpoint', defaultOn: true, summary: 'Endpoints of Services from their ready pods.' },
   { name: 'endpointslice', defaultOn: true, summary: 'EndpointSlices of Services.' },

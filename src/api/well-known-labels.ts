@@ -22,3 +22,13 @@ export const TAINT_NODE_NETWORK_UNAVAILABLE = 'node.svc.io/network-unavailable';
 
 /** Node annotation listing pods to avoid (NodePreferAvoidPods score). */
 export const ANNOTATION_PREFER_AVOID_PODS = 'scheduler.alpha.svc.io/preferAvoidPods';
+
+/** The label a Deployment puts on its ReplicaSets and their pods: the hash of the pod template. */
+export const LABEL_POD_TEMPLATE_HASH = 'pod-template-hash';
+/** Deployment and ReplicaSet annotations the deployment controller keeps (and `rollout history|undo` read). */
+export const ANNOTATION_DEPLOYMENT_REVISION = 'deployment.svc.io/revision';
+export const ANNOTATION_DEPLOYMENT_REVISION_HISTORY = 'deployment.svc.io/revision-history';
+export const ANNOTATION_DEPLOYMENT_DESIRED_REPLICAS = 'deployment.svc.io/desired-replicas';
+export const ANNOTATION_DEPLOYMENT_MAX_REPLICAS = 'deployment.svc.io/max-replicas';
+/** Why a change was made, shown by `rollout history`; copied from a Deployment to its ReplicaSets. */
+export const ANNOTATION_CHANGE_CAUSE = 'svc.io/change-cause';
