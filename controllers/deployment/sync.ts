@@ -79,9 +79,14 @@ export function surgeAndUnavailable(d: Deployment): { maxSurge: number; maxUnava
 }
 
 const specReplicas = (rs: ReplicaSet) => rs.spec?.replicas ?? 0;
-const available = (rs: ReplicaSet) => rs.status?.availableReplicas ?? 0;
+/**
+ * Available pods a ReplicaSet will keep: its status, but never more than its (maybe just lowered)
+ * spec, since a status written before a scale-down still counts the pods being deleted.
+ */
+const available = (rs: ReplicaSet) => Math.min(rs.status?.availableReplicas ?? 0, specReplicas(rs));
 export const sumSpec = (sets: readonly ReplicaSet[]) => sets.reduce((s, rs) => s + specReplicas(rs), 0);
 export const sumAvailable = (sets: readonly ReplicaSet[]) => sets.reduce((s, rs) => s + available(rs), 0);
+const reportedAvailable = (sets: readonly ReplicaSet[]) => sets.reduce((s, rs) => s + (rs.status?.availableReplicas ?? 0), 0);
 
 /** Rolling update, scale up: the new ReplicaSet's replicas within replicas + maxSurge pods in all. */
 export function newReplicaSetReplicas(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet): number {
@@ -243,7 +248,7 @@ export function deploymentStatus(i: DeploymentStatusInput): { status: NonNullabl
   const replicas = d.spec?.replicas ?? 1;
   const { maxUnavailable } = surgeAndUnavailable(d);
   const total = all.reduce((s, rs) => s + (rs.status?.replicas ?? 0), 0);
-  const availableCount = sumAvailable(all);
+  const availableCount = reportedAvailable(all);
   const updated = newRS?.status?.replicas ?? 0;
   let conditions = [...(d.status?.conditions ?? [])];
   const set = (type: string, status: string, reason: string, message: string, touch: boolean) => {

@@ -108,4 +108,15 @@ test('settings reach the controllers: worker counts and the start interval', () 
   assert.is(s.startIntervalMs, 2000);
 });
 
+test('docs/controller-manager.md lists every controller, built or not, on with * or not, as the registry says', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'controller-manager.md'), 'utf8');
+  for (const c of BUILTIN_CONTROLLERS) {
+    const row = doc.split('\n').find((l) => l.startsWith(`| ${c.name} |`));
+    assert.ok(row, `${c.name} has a row`);
+    const cells = row!.split('|').map((x) => x.trim());
+    assert.is(cells[2], c.build ? 'yes' : 'not yet', `${c.name} built`);
+    assert.is(cells[3], c.defaultOn ? 'yes' : 'no', `${c.name} on with *`);
+  }
+});
+
 test.run();

@@ -1,6 +1,7 @@
 // docs/writing-controllers.md, step by step against the real apiserver: the page shows every example
 // file verbatim and the chart generated from the machine; `svc run` hosts the mirror and the demo
-// script sees it act; run-mirror.js runs as a process; the hand-written machine pauses and resumes.
+// script sees it act; run-mirror.js runs as a process; the hand-written machine pauses and resumes;
+// the page's test of the mirror on a test cluster passes.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,8 @@ import { capturedLogger } from '../helpers/sim.js';
 import { startSvc, SVC_BIN } from '../helpers/svc-process.js';
 
 const DOC = join(ROOT, 'docs', 'writing-controllers.md');
-const EXAMPLES = ['mirror-controller.ts', 'run-mirror.ts', 'mirror-demo.sh', 'mirror-machine.ts'];
+const EXAMPLES = ['mirror-controller.ts', 'run-mirror.ts', 'mirror-demo.sh', 'mirror-machine.ts', 'mirror-controller.test.ts'];
+const MIRROR_TEST = join(ROOT, 'dist', 'docs', 'examples', 'mirror-controller.test.js');
 const MIRROR_MODULE = join(ROOT, 'dist', 'docs', 'examples', 'mirror-controller.js');
 const RUN_MIRROR = join(ROOT, 'dist', 'docs', 'examples', 'run-mirror.js');
 
@@ -63,6 +65,11 @@ test('the page shows every example file verbatim', () => {
     const src = readFileSync(join(ROOT, 'docs', 'examples', f), 'utf8').trimEnd();
     assert.ok(doc.includes(src), `${f} is out of date in docs/writing-controllers.md`);
   }
+});
+
+test("the page's test of the mirror (a whole cluster in its process) passes as a process of its own", async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [MIRROR_TEST], { cwd: ROOT, timeout: 60_000 });
+  assert.match(stdout, /Passed:\s+2/);
 });
 
 test("the page's chart is what svc charts prints for the module", async () => {
