@@ -11,8 +11,10 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { cronJobController } from './cronjob/index.js';
 import { deploymentController } from './deployment/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
+import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -33,6 +35,9 @@ export interface BuiltinController {
   readonly build?: (cfg: ControllerManagerConfig) => ControllerDefinition<SvcObject> | ControllerOff;
 }
 
+/** The job and cronjob controllers have no worker flag; the established manager runs 5 and 5. */
+const JOB_WORKERS = 5;
+
 const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as ControllerDefinition<SvcObject>;
 
 export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
@@ -40,7 +45,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.' },
   { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.' },
   { name: 'clusterrole-aggregation', defaultOn: true, summary: 'Aggregates ClusterRoles by label selector.' },
-  { name: 'cronjob', defaultOn: true, summary: 'Creates Jobs on a schedule.' },
+  { name: 'cronjob', defaultOn: true, summary: 'Creates Jobs on a schedule.', build: () => def(cronJobController(JOB_WORKERS)) },
   { name: 'csrapproving', defaultOn: true, summary: 'Approves node client certificate requests.' },
   { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },
   { name: 'csrsigning', defaultOn: true, summary: 'Signs approved certificate requests.' },
@@ -61,7 +66,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => (cfg.enableGarbageCollector ? garbageCollectorController({ concurrency: cfg.concurrentGcSyncs }) : { off: '--enable-garbage-collector=false' }),
   },
   { name: 'horizontalpodautoscaling', defaultOn: true, summary: 'Scales workloads by observed usage.' },
-  { name: 'job', defaultOn: true, summary: 'Runs pods to completion.' },
+  { name: 'job', defaultOn: true, summary: 'Runs pods to completion.', build: () => def(jobController(JOB_WORKERS)) },
   {
     name: 'namespace',
     defaultOn: true,

@@ -23,7 +23,8 @@ import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/out
 import { claim, controllerRefOf, controllerRefTo } from '../internal/controller-ref.js';
 import { Expectations } from '../internal/expectations.js';
 import { isPodActive } from '../internal/pod-state.js';
-import { BURST_REPLICAS, podFromTemplate, podsToDelete, replicaStatus, sameStatus, slowStartBatches, type ReplicaOwner } from './sync.js';
+import { BURST_REPLICAS, slowStartBatches } from '../internal/pod-template.js';
+import { podFor, podsToDelete, replicaStatus, sameStatus, type ReplicaOwner } from './sync.js';
 
 export interface Flavour {
   name: string;
@@ -129,7 +130,7 @@ async function manageReplicas(
   if (diff < 0) {
     const ref = controllerRefTo(owner, flavour.ref);
     for (const size of slowStartBatches(Math.min(-diff, BURST_REPLICAS))) {
-      const results = await Promise.allSettled(Array.from({ length: size }, () => ctx.client.create<Pod>(resources.pods, ns, podFromTemplate(owner, ref))));
+      const results = await Promise.allSettled(Array.from({ length: size }, () => ctx.client.create<Pod>(resources.pods, ns, podFor(owner, ref))));
       let failed: unknown;
       for (const r of results) {
         if (r.status === 'fulfilled') {

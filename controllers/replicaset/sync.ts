@@ -1,47 +1,19 @@
 /**
- * The pure half of the ReplicaSet (and ReplicationController) controller: what pods to make from
- * the template, which surplus pods to delete first, the slow-start batches, and the status the
- * owned pods add up to. No I/O here; unit tests drive these directly.
+ * The pure half of the ReplicaSet (and ReplicationController) controller: the pod it makes from
+ * its template, which surplus pods to delete first, and the status the owned pods add up to. No I/O here; unit tests drive these directly.
  */
 import type { Condition, Pod, ReplicaSet, ReplicationController } from '../../src/api/generated/kinds.js';
 import type { OwnerReference } from '../../src/api/types.js';
 import { rfc3339 } from '../../src/api/time.js';
 import { availableAt, compareForDeletion, isPodAvailable, isPodReady } from '../internal/pod-state.js';
+import { podFromTemplate } from '../internal/pod-template.js';
 
 /** A ReplicaSet or a ReplicationController: the fields this controller reads. */
 export type ReplicaOwner = ReplicaSet | ReplicationController;
 
-/** At most this many creations or deletions per sync (as established), the rest on the next. */
-export const BURST_REPLICAS = 500;
-
-/** The pod a controller makes from its template: a generated name, the template's metadata, a controller reference. */
-export function podFromTemplate(owner: ReplicaOwner, controllerRef: OwnerReference): Pod {
-  const tpl = owner.spec?.template ?? {};
-  const meta = tpl.metadata ?? {};
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      generateName: `${owner.metadata.name}-`,
-      namespace: owner.metadata.namespace ?? '',
-      ...(meta.labels ? { labels: { ...meta.labels } } : {}),
-      ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
-      ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
-      ownerReferences: [controllerRef],
-    },
-    spec: structuredClone(tpl.spec ?? { containers: [] }) as NonNullable<Pod['spec']>,
-  };
-}
-
-/** Slow start: batches of 1, 2, 4 ... that together make `count`; a failing batch stops the rest. */
-export function slowStartBatches(count: number, initial = 1): number[] {
-  const out: number[] = [];
-  let left = count;
-  for (let size = Math.min(initial, left); left > 0; size = Math.min(size * 2, left)) {
-    out.push(size);
-    left -= size;
-  }
-  return out;
+/** The pod a ReplicaSet makes from its template. */
+export function podFor(owner: ReplicaOwner, controllerRef: OwnerReference): Pod {
+  return podFromTemplate(owner.spec?.template, { generateName: `${owner.metadata.name}-`, namespace: owner.metadata.namespace ?? '', controllerRef });
 }
 
 /**

@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
 import { Expectations } from '../../controllers/internal/expectations.js';
-import { podFromTemplate, podsToDelete, replicaStatus, sameStatus, slowStartBatches } from '../../controllers/replicaset/sync.js';
+import { slowStartBatches } from '../../controllers/internal/pod-template.js';
+import { podFor, podsToDelete, replicaStatus, sameStatus } from '../../controllers/replicaset/sync.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -72,7 +73,7 @@ test('status: a failure sets ReplicaFailure, success clears it', () => {
 
 test('pods from the template: generated name, template labels, the controller reference; the template is not shared', () => {
   const ref = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-uid', controller: true, blockOwnerDeletion: true };
-  const made = podFromTemplate(rs, ref);
+  const made = podFor(rs, ref);
   assert.equal(made.metadata, { generateName: 'web-', namespace: 'ns', labels: { app: 'a', tier: 'x' }, ownerReferences: [ref] });
   made.spec!.containers![0]!.image = 'changed';
   assert.is(rs.spec?.template?.spec?.containers?.[0]?.image, 'i');
