@@ -10,6 +10,8 @@ import { createControllerManagerProgram, resolveControllerSettings } from '../..
 import { longFlag, registeredFlags } from '../../src/cli/option-table.js';
 import { ROOT } from '../helpers/apiserver.js';
 
+/** A controller of the spec's list not built yet (the list shrinks as they land). */
+const UNBUILT = BUILTIN_CONTROLLERS.find((c) => !c.build && c.defaultOn)!.name;
 const SPEC = readFileSync(join(ROOT, '..', 'shared', 'spec', 'control-plane-components.md'), 'utf8');
 
 function section(title: string): string {
@@ -78,7 +80,7 @@ test("the controller list is the spec's, with bootstrapsigner and tokencleaner o
 test('--controllers: * is every built default controller; -name removes one; a name adds one; * reports the unbuilt', () => {
   const all = selectControllers(['*']);
   assert.ok(all.enabled.some((c) => c.name === 'replicaset'));
-  assert.ok(all.notBuilt.includes('job'));
+  assert.ok(all.notBuilt.includes(UNBUILT));
   assert.ok(all.disabled.includes('bootstrapsigner'));
   assert.not.ok(selectControllers(['*', '-replicaset']).enabled.some((c) => c.name === 'replicaset'));
   assert.equal(selectControllers(['replicaset']).enabled.map((c) => c.name), ['replicaset']);
@@ -87,8 +89,8 @@ test('--controllers: * is every built default controller; -name removes one; a n
 
 test('--controllers refuses an unknown name and an unbuilt controller named explicitly, with the reason', () => {
   assert.throws(() => resolveControllerSettings(parse(['--controllers=replicaset,nope']).opts()), /--controllers: "nope" is not a known controller; the controllers are: attachdetach/);
-  assert.throws(() => resolveControllerSettings(parse(['--controllers=*,job']).opts()), /controller "job" is not built yet/);
-  assert.ok(resolveControllerSettings(parse(['--controllers=*,-job']).opts()), 'disabling an unbuilt one is fine');
+  assert.throws(() => resolveControllerSettings(parse([`--controllers=*,${UNBUILT}`]).opts()), new RegExp(`controller "${UNBUILT}" is not built yet`));
+  assert.ok(resolveControllerSettings(parse([`--controllers=*,-${UNBUILT}`]).opts()), 'disabling an unbuilt one is fine');
 });
 
 test('bad values name the flag', () => {
