@@ -196,19 +196,29 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
       const coreVersion = core.versions?.includes('v1') ? 'v1' : core.versions?.[0];
       if (coreVersion) add('', coreVersion, await get<ResourceList>(`/api/${coreVersion}`));
       const groups = await get<{ groups?: { name: string; preferredVersion?: { version: string }; versions?: { version: string }[] }[] }>('/apis');
+      // Each group's preferred version first, then the others for resources served only there
+      // (batch serves jobs at v1 and cronjobs at v1beta1): each resource once, at its best version.
       const lists = await Promise.all(
-        (groups.groups ?? []).map(async (g) => {
-          const version = g.preferredVersion?.version ?? g.versions?.[0]?.version;
-          if (!version) return undefined;
-          try {
-            return { group: g.name, version, list: await get<ResourceList>(`/apis/${g.name}/${version}`) };
-          } catch (e) {
-            // A group that went away between the two reads (a CRD deleted) is simply not there.
-            if (e instanceof ApiError && e.code === 404) return undefined;
-            throw e;
-          }
+        (groups.groups ?? []).flatMap((g) => {
+          const preferred = g.preferredVersion?.version;
+          const versions = [...new Set([...(preferred ? [preferred] : []), ...(g.versions ?? []).map((v) => v.version)])];
+          return versions.map(async (version) => {
+            try {
+              return { group: g.name, version, list: await get<ResourceList>(`/apis/${g.name}/${version}`) };
+            } catch (e) {
+              // A group that went away between the two reads (a CRD deleted) is simply not there.
+              if (e instanceof ApiError && e.code === 404) return undefined;
+              throw e;
+            }
+          });
         }),
       );
+      const seen = new Set<string>();
+      for (const l of lists) {
+        if (!l) continue;
+        l.list.resources = (l.list.resources ?? []).filter((r) => !seen.has(`${l.group}/${r.name}`));
+        for (const r of l.list.resources) seen.add(`${l.group}/${r.name}`);
+      }
       for (const l of lists) if (l) add(l.group, l.version, l.list);
       return out;
     },

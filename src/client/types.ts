@@ -120,8 +120,9 @@ export interface ApiClient {
   /** Deletes the objects of a collection (in `namespace`, or of every namespace with ''), each as a delete would. */
   deleteCollection(ref: ResourceRef, namespace: string, opts?: DeleteCollectionOptions): Promise<void>;
   /**
-   * The resources the server serves now (built-in and custom), each group at its preferred
-   * version, subresources left out: what the namespace and garbage-collector controllers walk.
+   * The resources the server serves now (built-in and custom), each at its group's preferred
+   * version when served there (else at the first version that serves it), subresources left out:
+   * what the namespace and garbage-collector controllers walk.
    */
   discover(): Promise<DiscoveredResource[]>;
   /** Any subresource call (e.g. pods/binding, deployments/scale). */

@@ -122,6 +122,9 @@ test('discover lists the served resources at their preferred versions, with verb
   const pods = found.find((r) => r.group === '' && r.resource === 'pods');
   assert.ok(pods && pods.namespaced && pods.kind === 'Pod' && pods.verbs.includes('deletecollection'));
   assert.ok(found.some((r) => r.group === 'apps' && r.resource === 'deployments' && r.version === 'v1'));
+  assert.ok(found.some((r) => r.group === 'batch' && r.resource === 'jobs' && r.version === 'v1'));
+  assert.ok(found.some((r) => r.group === 'batch' && r.resource === 'cronjobs' && r.version === 'v1beta1'), 'a resource served only at another version');
+  assert.is(found.filter((r) => r.group === 'batch' && r.resource === 'jobs').length, 1);
   assert.ok(found.some((r) => r.group === 'metrics.svc.io' && r.resource === 'pods' && r.kind === 'PodMetrics'));
   assert.not.ok(found.some((r) => r.resource.includes('/')));
 });
