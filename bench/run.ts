@@ -16,6 +16,8 @@
  *                                          stored at 3.1 MB hold up /healthz) against a fresh apiserver; replaces its section
  *   --only=nodes | BENCH_ONLY=nodes  only the simulated-nodes part (pod startup latency on 500 nodes at 100 pods/s,
  *                                    a scale run); replaces its section of docs/benchmarks.md
+ *   --only=controllers | BENCH_ONLY=controllers  only the controller-manager part (a Deployment of 1,000 on 500 nodes, its
+ *                                    rolling update, 100 x 10 Deployments at once, RSS, CPU by layer); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +46,8 @@ import { startInProcessServer } from './in-process-server.js';
 import { type LargeObjectFigures, measureLargeObjects } from './measure-large-objects.js';
 import { measureScale, measureStartup, type NodesBenchSettings } from './measure-nodes.js';
 import { NODES_HEADING, renderNodesSection } from './report-nodes.js';
+import { measureControllers } from './measure-controllers.js';
+import { CONTROLLERS_HEADING, renderControllersSection } from './report-controllers.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
@@ -53,8 +57,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects" and "nodes"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes" and "controllers"`);
   process.exit(2);
 }
 
@@ -237,6 +241,16 @@ async function mainNodesOnly(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
+async function mainControllersOnly(): Promise<void> {
+  const figures = await measureControllers(work, { nodes: 500, bigReplicas: 1_000, smallDeployments: 100, smallReplicas: 10 }, log);
+  log(`controllers: ${JSON.stringify(figures)}`);
+  const section = renderControllersSection(figures, { command: 'BENCH_ONLY=controllers npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), CONTROLLERS_HEADING, section));
+  log('wrote the controller-manager section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
 async function mainSchedulerOnly(): Promise<void> {
   const results: SchedulerBenchResult[] = [];
   const basic = { variant: 'basic' as const, nodes: 5_000, backgroundPods: 1_000, measuredPods: 10_000, createConcurrency: 64 };
@@ -415,7 +429,9 @@ async function main(): Promise<void> {
           ? mainLargeObjectsOnly()
           : only === 'nodes'
             ? mainNodesOnly()
-            : main()
+            : only === 'controllers'
+              ? mainControllersOnly()
+              : main()
 ).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
