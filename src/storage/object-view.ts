@@ -6,6 +6,7 @@
  */
 import { deepFreeze, stringifyJson } from '../api/json-walk.js';
 import type { SvcObject } from '../api/types.js';
+import { internManagedFields } from './managed-fields-interning.js';
 
 export class ObjectView {
   private text: Buffer | undefined;
@@ -16,6 +17,7 @@ export class ObjectView {
     readonly revision: number,
     readonly stored?: Uint8Array,
   ) {
+    internManagedFields(object);
     deepFreeze(object);
   }
 
