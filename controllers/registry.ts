@@ -16,6 +16,7 @@ import { deploymentController } from './deployment/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
+import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
@@ -77,7 +78,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
   { name: 'persistentvolume-binder', defaultOn: true, summary: 'Binds claims to volumes.' },
   { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.' },
-  { name: 'podgc', defaultOn: true, summary: 'Deletes finished pods over a threshold and pods of missing nodes.' },
+  {
+    name: 'podgc',
+    defaultOn: true,
+    summary: 'Deletes finished pods over a threshold and pods of missing nodes.',
+    build: (cfg) => def(podGcController({ terminatedPodGcThreshold: cfg.terminatedPodGcThreshold, periodMs: cfg.podGcPeriodMs })),
+  },
   { name: 'pv-protection', defaultOn: true, summary: 'Keeps volumes in use from being deleted.' },
   { name: 'pvc-protection', defaultOn: true, summary: 'Keeps claims in use from being deleted.' },
   {
