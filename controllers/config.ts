@@ -23,6 +23,8 @@ export interface ControllerManagerConfig {
   deploymentSyncPeriodMs: number;
   enableGarbageCollector: boolean;
   maxEndpointsPerSlice: number;
+  /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
+  featureGates: Readonly<Record<string, boolean>>;
 }
 
 export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig> = Object.freeze({
@@ -42,4 +44,5 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   deploymentSyncPeriodMs: 30_000,
   enableGarbageCollector: true,
   maxEndpointsPerSlice: 100,
+  featureGates: {},
 });

@@ -20,6 +20,7 @@ import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
+import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
 /** A controller that cannot run with the given settings says why (logged; it stays off). */
 export interface ControllerOff {
@@ -112,7 +113,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'statefulset', defaultOn: true, summary: 'Pods with stable names and claims, in order.' },
   { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.' },
   { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.' },
-  { name: 'ttl-after-finished', defaultOn: true, summary: 'Deletes finished Jobs after their TTL.' },
+  {
+    name: 'ttl-after-finished',
+    defaultOn: true,
+    summary: 'Deletes finished Jobs after their TTL (feature gate TTLAfterFinished).',
+    build: (cfg) => (cfg.featureGates['TTLAfterFinished'] ? def(ttlAfterFinishedController(cfg.concurrentTtlAfterFinishedSyncs)) : { off: 'the feature gate TTLAfterFinished is off (alpha; --feature-gates=TTLAfterFinished=true)' }),
+  },
 ];
 
 export const CONTROLLER_NAMES: readonly string[] = BUILTIN_CONTROLLERS.map((c) => c.name);

@@ -14,6 +14,7 @@ import {
   type ApiClientOptions, type LeaderElectionOptions,
 } from './controller-host-options.js';
 import { delegatedAuthFlags } from './delegated-auth-flags.js';
+import { parseFeatureGates } from './feature-gates.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
 import { createDaemonProgram } from './program.js';
 
@@ -214,6 +215,7 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     deploymentSyncPeriodMs: f.number('--deployment-controller-sync-period'),
     enableGarbageCollector: f.bool('--enable-garbage-collector'),
     maxEndpointsPerSlice: f.number('--max-endpoints-per-slice'),
+    featureGates: parseFeatureGates(f.list('--feature-gates')),
   };
   return { selection, config, startIntervalMs };
 }
