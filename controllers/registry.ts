@@ -13,6 +13,7 @@ import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
 import { cronJobController } from './cronjob/index.js';
 import { deploymentController } from './deployment/index.js';
+import { disruptionController } from './disruption/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
@@ -39,6 +40,8 @@ export interface BuiltinController {
 
 /** The job and cronjob controllers have no worker flag; the established manager runs 5 and 5. */
 const JOB_WORKERS = 5;
+/** The disruption controller has no worker flag either; the established manager runs 1. */
+const DISRUPTION_WORKERS = 1;
 
 const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as ControllerDefinition<SvcObject>;
 
@@ -58,7 +61,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'Rolls ReplicaSets out and back.',
     build: (cfg) => def(deploymentController({ concurrency: cfg.concurrentDeploymentSyncs, syncPeriodMs: cfg.deploymentSyncPeriodMs })),
   },
-  { name: 'disruption', defaultOn: true, summary: 'Keeps PodDisruptionBudget status.' },
+  { name: 'disruption', defaultOn: true, summary: 'Keeps PodDisruptionBudget status (what pod eviction checks).', build: () => def(disruptionController(DISRUPTION_WORKERS)) },
   { name: 'endpoint', defaultOn: true, summary: 'Endpoints of Services from their ready pods.' },
   { name: 'endpointslice', defaultOn: true, summary: 'EndpointSlices of Services.' },
   {

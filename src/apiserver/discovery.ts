@@ -21,6 +21,7 @@ const SUBRESOURCE_VERBS: Record<string, { verbs: string[]; kind?: string; group?
   status: { verbs: ['get', 'patch', 'update'] },
   scale: { verbs: ['get', 'patch', 'update'], kind: 'Scale', group: 'autoscaling', version: 'v1' },
   binding: { verbs: ['create'], kind: 'Binding' },
+  eviction: { verbs: ['create'], kind: 'Eviction', group: 'policy', version: 'v1beta1' },
 };
 
 export function apiResources(defs: ResourceDefinition[]): ApiResource[] {

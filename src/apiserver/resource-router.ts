@@ -3,6 +3,7 @@
  * the resource exists and is enabled, the scope matches, the verb and subresource are served, the
  * query parameters are known, and the requested representation can be produced.
  */
+import { handleEviction } from './handlers/eviction.js';
 import { methodNotAllowed, StatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ResourceDefinition } from '../api/types.js';
@@ -75,6 +76,8 @@ export async function routeResource(
         return handleScale(scope);
       case 'binding':
         return handleBinding(scope);
+      case 'eviction':
+        return handleEviction(scope);
       case 'finalize':
         return handleFinalize(scope);
       default:

@@ -35,7 +35,7 @@ export const podDefinition = defineKind({
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: ['status', 'binding'],
+  subresources: ['status', 'binding', 'eviction'],
   watchCacheSize: HEURISTIC_WATCH_CACHE_SIZES.pods,
   schema: objectSchema({ spec: podSpecSchema(), status: podStatusSchema() }),
   fields: (o) => ({
