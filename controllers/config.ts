@@ -23,6 +23,9 @@ export interface ControllerManagerConfig {
   deploymentSyncPeriodMs: number;
   enableGarbageCollector: boolean;
   maxEndpointsPerSlice: number;
+  /** `--endpoint-updates-batch-period` and `--endpointslice-updates-batch-period` (0: none). */
+  endpointUpdatesBatchPeriodMs: number;
+  endpointSliceUpdatesBatchPeriodMs: number;
   /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
   featureGates: Readonly<Record<string, boolean>>;
 }
@@ -44,5 +47,7 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   deploymentSyncPeriodMs: 30_000,
   enableGarbageCollector: true,
   maxEndpointsPerSlice: 100,
+  endpointUpdatesBatchPeriodMs: 0,
+  endpointSliceUpdatesBatchPeriodMs: 0,
   featureGates: {},
 });

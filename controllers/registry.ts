@@ -14,6 +14,8 @@ import type { ControllerManagerConfig } from './config.js';
 import { cronJobController } from './cronjob/index.js';
 import { deploymentController } from './deployment/index.js';
 import { disruptionController } from './disruption/index.js';
+import { endpointController } from './endpoint/index.js';
+import { endpointSliceController } from './endpointslice/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
@@ -62,8 +64,19 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(deploymentController({ concurrency: cfg.concurrentDeploymentSyncs, syncPeriodMs: cfg.deploymentSyncPeriodMs })),
   },
   { name: 'disruption', defaultOn: true, summary: 'Keeps PodDisruptionBudget status (what pod eviction checks).', build: () => def(disruptionController(DISRUPTION_WORKERS)) },
-  { name: 'endpoint', defaultOn: true, summary: 'Endpoints of Services from their ready pods.' },
-  { name: 'endpointslice', defaultOn: true, summary: 'EndpointSlices of Services.' },
+  {
+    name: 'endpoint',
+    defaultOn: true,
+    summary: 'Endpoints of Services from their pods (ready and not ready).',
+    build: (cfg) => def(endpointController({ concurrency: cfg.concurrentEndpointSyncs, batchPeriodMs: cfg.endpointUpdatesBatchPeriodMs })),
+  },
+  {
+    name: 'endpointslice',
+    defaultOn: true,
+    summary: 'EndpointSlices of Services.',
+    build: (cfg) =>
+      def(endpointSliceController({ concurrency: cfg.concurrentServiceEndpointSyncs, maxEndpointsPerSlice: cfg.maxEndpointsPerSlice, batchPeriodMs: cfg.endpointSliceUpdatesBatchPeriodMs })),
+  },
   {
     name: 'garbagecollector',
     defaultOn: true,

@@ -215,6 +215,8 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     deploymentSyncPeriodMs: f.number('--deployment-controller-sync-period'),
     enableGarbageCollector: f.bool('--enable-garbage-collector'),
     maxEndpointsPerSlice: f.number('--max-endpoints-per-slice'),
+    endpointUpdatesBatchPeriodMs: f.number('--endpoint-updates-batch-period'),
+    endpointSliceUpdatesBatchPeriodMs: f.number('--endpointslice-updates-batch-period'),
     featureGates: parseFeatureGates(f.list('--feature-gates')),
   };
   return { selection, config, startIntervalMs };

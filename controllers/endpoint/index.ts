@@ -1,0 +1,111 @@
+/**
+ * The endpoint controller: a Service with a selector gets an Endpoints object of the same name
+ * listing its pods' addresses.
+ *
+ * - Watches: Services. Triggers: pods (the Services whose selector matches them now, and those
+ *   that listed them at their last sync, so a pod that stops matching leaves), Endpoints (its
+ *   Service, so a changed or deleted Endpoints is put right).
+ * - Writes: Endpoints `subsets`: ready pods under `addresses`, the others under
+ *   `notReadyAddresses`, grouped by their resolved port lists; labels copied from the Service;
+ *   deletes the Endpoints of a deleted Service. Services without a selector are left alone.
+ * - `--endpoint-updates-batch-period`: a Service synced within the period waits for its end, so a
+ *   burst of pod changes is one write.
+ */
+import type { Endpoints, Pod, Service } from '../../src/api/generated/kinds.js';
+import type { SvcObject } from '../../src/api/types.js';
+import { resources } from '../../src/client/typed.js';
+import { ApiError } from '../../src/client/types.js';
+import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
+import { done, requeueAfter } from '../../src/runtime/outcome.js';
+import { portsKey, selectedPods, serviceEndpoints } from '../internal/service-endpoints.js';
+import { labelSelectorFromMap } from '../../src/api/labels.js';
+
+export interface EndpointControllerOptions {
+  concurrency: number;
+  batchPeriodMs: number;
+}
+
+type Subsets = NonNullable<Endpoints['subsets']>;
+
+export function endpointsFor(service: Service, pods: readonly Pod[]): Subsets {
+  const groups = new Map<string, Subsets[number]>();
+  for (const e of serviceEndpoints(service, pods)) {
+    const key = portsKey(e.ports);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { ports: e.ports.map((p) => ({ ...p })) }));
+    const address = { ip: e.ip, ...(e.nodeName ? { nodeName: e.nodeName } : {}), targetRef: e.targetRef };
+    (e.ready ? (g.addresses ??= []) : (g.notReadyAddresses ??= [])).push(address);
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, g]) => g);
+}
+
+export function endpointController(o: EndpointControllerOptions): ControllerDefinition<Service> {
+  /** pod key -> the Services that listed it at their last sync. */
+  const listedIn = new Map<string, Set<string>>();
+  const lastSync = new Map<string, number>();
+  return defineController<Service>({
+    name: 'endpoint',
+    watches: resources.services,
+    concurrency: o.concurrency,
+    triggers: [
+      {
+        resource: resources.pods,
+        keysFor: (pod, services) => {
+          const ns = pod.metadata.namespace ?? '';
+          const keys = new Set(listedIn.get(`${ns}/${pod.metadata.name}`) ?? []);
+          for (const s of services.byIndex('namespace', ns)) {
+            const sel = s.spec?.selector;
+            if (sel && Object.keys(sel).length && labelSelectorFromMap(sel).matches(pod.metadata.labels)) keys.add(`${ns}/${s.metadata.name}`);
+          }
+          return [...keys];
+        },
+      },
+      { resource: resources.endpoints, keysFor: (ep) => [`${ep.metadata.namespace}/${ep.metadata.name}`] },
+    ],
+    async reconcile(key, ctx) {
+      const ns = ctx.namespace ?? '';
+      const service = ctx.object;
+      const existing = ctx.cacheOf<Endpoints>(resources.endpoints).get(key);
+      if (!service) {
+        lastSync.delete(key);
+        if (existing) await ctx.client.delete(resources.endpoints, ns, ctx.name).catch(ignoreGone);
+        return done();
+      }
+      if (!service.spec?.selector || Object.keys(service.spec.selector).length === 0) return done();
+      const now = ctx.clock.now();
+      const since = now - (lastSync.get(key) ?? -Infinity);
+      if (o.batchPeriodMs > 0 && since < o.batchPeriodMs) return requeueAfter(o.batchPeriodMs - since);
+      lastSync.set(key, now);
+
+      const pods = ctx.cacheOf<Pod>(resources.pods).byIndex('namespace', ns);
+      for (const p of selectedPods(service, pods)) {
+        const pk = `${ns}/${p.metadata.name}`;
+        if (!listedIn.has(pk)) listedIn.set(pk, new Set());
+        listedIn.get(pk)!.add(key);
+      }
+      const subsets = endpointsFor(service, pods);
+      const labels = { ...(service.metadata.labels ?? {}) };
+      if (existing && JSON.stringify(existing.subsets ?? []) === JSON.stringify(subsets) && JSON.stringify(existing.metadata.labels ?? {}) === JSON.stringify(labels)) return done();
+      const obj: Endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: ctx.name, namespace: ns, labels, ...(existing ? { resourceVersion: existing.metadata.resourceVersion } : {}) }, subsets };
+      try {
+        if (existing) await ctx.client.update(resources.endpoints, ns, obj as SvcObject);
+        else await ctx.client.create(resources.endpoints, ns, obj as SvcObject);
+      } catch (e) {
+        // The cache was behind (409 either way): the Endpoints' own event brings the key back.
+        if (!(e instanceof ApiError && (e.code === 409 || e.code === 403))) throw e;
+      }
+      // Forget pods no longer listed.
+      const listed = new Set(subsets.flatMap((g) => [...(g.addresses ?? []), ...(g.notReadyAddresses ?? [])]).map((a) => `${ns}/${a.targetRef?.name}`));
+      for (const [pk, set] of listedIn) {
+        if (set.has(key) && !listed.has(pk)) set.delete(key);
+        if (!set.size) listedIn.delete(pk);
+      }
+      return done();
+    },
+  });
+}
+
+function ignoreGone(e: unknown): undefined {
+  if (e instanceof ApiError && e.code === 404) return undefined;
+  throw e;
+}
