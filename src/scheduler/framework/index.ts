@@ -9,4 +9,4 @@ export * from './resources.js';
 export * from './snapshot.js';
 export * from './status.js';
 export * from './normalize.js';
-export * from './node-selectors.js';
+export { compileTerm, compileTerms, type NodeMatcher } from '../../api/node-selection.js';

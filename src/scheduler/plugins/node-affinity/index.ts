@@ -6,7 +6,7 @@
  */
 import type { ClusterEvent, FilterPlugin, Plugin, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
-import { compileTerm, compileTerms, type NodeMatcher } from '../../framework/node-selectors.js';
+import { compileTerm, compileTerms, type NodeMatcher } from '../../../api/node-selection.js';
 import { defaultNormalizeScore } from '../../framework/normalize.js';
 import type { Node } from '../../framework/objects.js';
 import type { PodInfo } from '../../framework/pod-info.js';

@@ -2,31 +2,20 @@
  * TaintToleration (filter, pre-score, score): a node's NoSchedule and NoExecute taints keep off
  * every pod that does not tolerate them (unresolvable: preemption cannot remove a taint);
  * PreferNoSchedule taints the pod does not tolerate lower the node's score.
- * Matching as established: empty toleration effect matches every effect; operator Exists with an
- * empty key tolerates every taint; Equal (the default) compares values.
+ * Matching as established (src/api/node-selection.ts).
  */
+import { taintTolerated } from '../../../api/node-selection.js';
 import type { ClusterEvent, FilterPlugin, Plugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
 import { defaultNormalizeScore } from '../../framework/normalize.js';
-import type { Taint, Toleration } from '../../framework/objects.js';
+import type { Taint } from '../../framework/objects.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { success, unresolvable, type Verdict } from '../../framework/status.js';
 
 export const name = 'TaintToleration';
 export const events: readonly ClusterEvent[] = [{ resource: 'Node', actions: ['Add', 'Update'] }];
 
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== 'Exists') return false;
-  if (t.operator === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
-}
-
-export function taintTolerated(taint: Taint, tolerations: readonly Toleration[]): boolean {
-  for (const t of tolerations) if (tolerates(t, taint)) return true;
-  return false;
-}
+export { taintTolerated, tolerates } from '../../../api/node-selection.js';
 
 /** The established reason: `node(s) had taint {key: value}, that the pod didn't tolerate`. */
 export function taintReason(taint: Taint): string {

@@ -8,7 +8,7 @@
  */
 import type { ClusterEvent, ClusterListers, FilterPlugin, FrameworkHandle, Plugin, PreBindPlugin, PreFilterPlugin, ReservePlugin } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
-import { compileTerms, type NodeMatcher } from '../../framework/node-selectors.js';
+import { compileTerms, type NodeMatcher } from '../../../api/node-selection.js';
 import type { PersistentVolume } from '../../framework/objects.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { skip, success, unresolvable, type Verdict } from '../../framework/status.js';

@@ -1,10 +1,16 @@
 /**
- * Node selector terms (node affinity, PV node affinity) compiled once into matchers: a list of
- * terms is an OR, a term's expressions an AND. Operators as established: In, NotIn, Exists,
- * DoesNotExist, Gt and Lt (integer comparison of the label value). `matchFields` supports
- * `metadata.name` only. A term with no expressions and no fields matches nothing.
+ * Which nodes a pod may go to, with the established semantics, shared by the scheduler and the
+ * controllers that place pods themselves (daemonset):
+ *
+ * - Node selector terms (node affinity, PV node affinity) compiled once into matchers: a list of
+ *   terms is an OR, a term's expressions an AND. Operators: In, NotIn, Exists, DoesNotExist, Gt and
+ *   Lt (integer comparison of the label value). `matchFields` supports `metadata.name` only. A
+ *   term with no expressions and no fields matches nothing.
+ * - Tolerations: an empty effect matches every effect; operator Exists with an empty key
+ *   tolerates every taint; Equal (the default) compares values.
  */
-import type { Node, NodeSelectorRequirement, NodeSelectorTerm } from './objects.js';
+import type { Node, NodeSelectorRequirement, NodeSelectorTerm } from './generated/kinds.js';
+import type { Taint, Toleration } from './kind-parts.js';
 
 export type NodeMatcher = (node: Node) => boolean;
 
@@ -66,4 +72,17 @@ export function compileTerms(terms: readonly NodeSelectorTerm[]): NodeMatcher {
     for (const m of compiled) if (m(n)) return true;
     return false;
   };
+}
+
+export function tolerates(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (!t.key && t.operator !== 'Exists') return false;
+  if (t.operator === 'Exists') return true;
+  return (t.value ?? '') === (taint.value ?? '');
+}
+
+export function taintTolerated(taint: Taint, tolerations: readonly Toleration[]): boolean {
+  for (const t of tolerations) if (tolerates(t, taint)) return true;
+  return false;
 }
