@@ -12,6 +12,7 @@ import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
 import { cronJobController } from './cronjob/index.js';
+import { daemonSetController } from './daemonset/index.js';
 import { deploymentController } from './deployment/index.js';
 import { disruptionController } from './disruption/index.js';
 import { endpointController } from './endpoint/index.js';
@@ -44,6 +45,8 @@ export interface BuiltinController {
 const JOB_WORKERS = 5;
 /** The disruption controller has no worker flag either; the established manager runs 1. */
 const DISRUPTION_WORKERS = 1;
+/** Nor has the daemonset controller; the established manager runs 2. */
+const DAEMONSET_WORKERS = 2;
 
 const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as ControllerDefinition<SvcObject>;
 
@@ -56,7 +59,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'csrapproving', defaultOn: true, summary: 'Approves node client certificate requests.' },
   { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },
   { name: 'csrsigning', defaultOn: true, summary: 'Signs approved certificate requests.' },
-  { name: 'daemonset', defaultOn: true, summary: 'One pod per eligible node.' },
+  { name: 'daemonset', defaultOn: true, summary: 'One pod per eligible node.', build: () => def(daemonSetController(DAEMONSET_WORKERS)) },
   {
     name: 'deployment',
     defaultOn: true,

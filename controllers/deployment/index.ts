@@ -28,8 +28,9 @@ import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/out
 import { claim, controllerRefOf, controllerRefTo } from '../internal/controller-ref.js';
 import {
   deploymentStatus, findNewReplicaSet, historyToDelete, isScalingEvent, maxRevision, newReplicaSetFor, newReplicaSetReplicas, proportionalScale,
-  replicaSetAnnotations, revisionOf, scaleDownOld, templateHash,
+  replicaSetAnnotations, revisionOf, scaleDownOld,
 } from './sync.js';
+import { templateHash } from '../internal/revisions.js';
 
 export interface DeploymentControllerOptions {
   concurrency: number;

@@ -13,19 +13,6 @@ import {
   ANNOTATION_DEPLOYMENT_REVISION_HISTORY, LABEL_POD_TEMPLATE_HASH,
 } from '../../src/api/well-known-labels.js';
 
-const SAFE = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** FNV-1a (32 bit) of the template and the collision count, as safe characters (the established `pod-template-hash`). */
-export function templateHash(template: PodTemplateSpec | undefined, collisionCount = 0): string {
-  const text = canonicalJson(template ?? {}) + (collisionCount ? String(collisionCount) : '');
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i) & 0xff;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return [...String(h)].map((c) => SAFE[c.charCodeAt(0) % SAFE.length]).join('');
-}
-
 /** The template without the pod-template-hash label (what "same template" compares). */
 function withoutHash(t: PodTemplateSpec | undefined): PodTemplateSpec {
   const labels = { ...(t?.metadata?.labels ?? {}) };

@@ -4,8 +4,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Deployment, ReplicaSet } from '../../src/api/generated/kinds.js';
 import {
-  historyToDelete, newReplicaSetReplicas, proportionalScale, resolveIntOrPercent, sameTemplate, scaleDownOld, surgeAndUnavailable, templateHash,
+  historyToDelete, newReplicaSetReplicas, proportionalScale, resolveIntOrPercent, sameTemplate, scaleDownOld, surgeAndUnavailable,
 } from '../../controllers/deployment/sync.js';
+import { templateHash } from '../../controllers/internal/revisions.js';
 
 const d = (replicas: number, surge: number | string = '25%', unavailable: number | string = '25%', history = 10): Deployment => ({
   apiVersion: 'apps/v1',

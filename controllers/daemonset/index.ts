@@ -1,0 +1,136 @@
+/**
+ * The daemonset controller: one pod of the DaemonSet on every node that should run it.
+ *
+ * - Watches: DaemonSets. Owns: Pods, ControllerRevisions. Triggers: Nodes (every DaemonSet: a node
+ *   came, went, or changed labels or taints).
+ * - Writes: pods pinned to their node (required node affinity on `metadata.name`, daemon
+ *   tolerations added), deletes of pods on nodes that should not run one, of extra pods on a node
+ *   and of failed pods (replaced on the next pass); ControllerRevisions of the template (history
+ *   kept to `revisionHistoryLimit`); the status (desired, current, misscheduled, ready, available,
+ *   unavailable, updated, observedGeneration).
+ * - RollingUpdate: pods of an older revision are deleted (and so replaced) while at most
+ *   `maxUnavailable` nodes are without an available daemon pod; OnDelete: only pods deleted by
+ *   someone else come back on the new template.
+ * - Guarantees: expectations as the replicaset controller's (a slow watch never puts two pods on a node).
+ */
+import type { ControllerRevision, DaemonSet, Node, Pod } from '../../src/api/generated/kinds.js';
+import { labelSelectorFromObject } from '../../src/api/labels.js';
+import type { SvcObject } from '../../src/api/types.js';
+import { resources } from '../../src/client/typed.js';
+import { ApiError } from '../../src/client/types.js';
+import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
+import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
+import { claim, controllerRefTo } from '../internal/controller-ref.js';
+import { Expectations } from '../internal/expectations.js';
+import { availableAt, isPodAvailable } from '../internal/pod-state.js';
+import { currentRevision, LABEL_CONTROLLER_REVISION_HASH, pruneRevisions, revisionsOf } from '../internal/revisions.js';
+import { daemonPod, daemonStatus, maxUnavailable, nodeOf, shouldRun } from './sync.js';
+
+export function daemonSetController(concurrency: number): ControllerDefinition<DaemonSet> {
+  let expectations: Expectations | undefined;
+  return defineController<DaemonSet>({
+    name: 'daemonset',
+    watches: resources.daemonsets,
+    owns: [resources.pods, resources.controllerrevisions],
+    concurrency,
+    triggers: [{ resource: resources.nodes, keysFor: (_node, sets) => sets.list().map((d) => `${d.metadata.namespace}/${d.metadata.name}`) }],
+    async reconcile(key, ctx) {
+      expectations ??= new Expectations(ctx.clock);
+      return sync(key, ctx, expectations);
+    },
+  });
+}
+
+async function sync(key: string, ctx: ReconcileContext<DaemonSet>, expectations: Expectations): Promise<ReconcileOutcome> {
+  const ds = ctx.object;
+  if (!ds) {
+    expectations.forget(key);
+    return done();
+  }
+  if (ds.metadata.deletionTimestamp || !ds.spec?.selector) return done();
+  const ns = ds.metadata.namespace ?? '';
+  const now = ctx.clock.now();
+  const revisionCache = ctx.cacheOf<ControllerRevision>(resources.controllerrevisions);
+  const revisions = revisionsOf(revisionCache, ds);
+  const current = await currentRevision(ctx.client, ds, resources.daemonsets, ds.spec.template, revisions);
+
+  const podCache = ctx.cacheOf<Pod>(resources.pods);
+  const mine = new Map(podCache.byIndex('owner', ds.metadata.uid ?? '').map((p) => [p.metadata.uid ?? '', p]));
+  const satisfied = expectations.satisfied(key, { state: (uid) => (!mine.get(uid) ? 'absent' : mine.get(uid)!.metadata.deletionTimestamp ? 'deleting' : 'present') });
+  const { owned } = await claim<Pod>(ctx.client, resources.pods, ds, resources.daemonsets, labelSelectorFromObject(ds.spec.selector), podCache.byIndex('namespace', ns));
+
+  const nodes = ctx.cacheOf<Node>(resources.nodes).list();
+  const eligible = new Set(nodes.filter((n) => shouldRun(ds, n)).map((n) => n.metadata.name ?? ''));
+  const byNode = new Map<string, Pod[]>();
+  for (const p of owned) {
+    if (p.metadata.deletionTimestamp) continue;
+    const node = nodeOf(p) ?? '';
+    if (!byNode.has(node)) byNode.set(node, []);
+    byNode.get(node)!.push(p);
+  }
+  for (const list of byNode.values()) list.sort((a, b) => ((a.metadata.creationTimestamp ?? '') < (b.metadata.creationTimestamp ?? '') ? -1 : 1));
+
+  if (satisfied) {
+    const toCreate: string[] = [];
+    const toDelete: Pod[] = [];
+    for (const node of eligible) {
+      const pods = byNode.get(node) ?? [];
+      const failed = pods.filter((p) => p.status?.phase === 'Failed');
+      toDelete.push(...failed);
+      const live = pods.filter((p) => p.status?.phase !== 'Failed');
+      if (live.length === 0) toCreate.push(node);
+      else toDelete.push(...live.slice(1)); // one pod per node: the oldest stays
+    }
+    for (const [node, pods] of byNode) if (!eligible.has(node)) toDelete.push(...pods);
+
+    // RollingUpdate: old-revision pods go while few enough nodes are without an available pod.
+    if ((ds.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {
+      const budget = maxUnavailable(ds, eligible.size);
+      let unavailable = [...eligible].filter((n) => {
+        const p = (byNode.get(n) ?? []).find((x) => x.status?.phase !== 'Failed');
+        return !p || !isPodAvailable(p, ds.spec?.minReadySeconds ?? 0, now);
+      }).length;
+      const old = [...eligible]
+        .map((n) => (byNode.get(n) ?? [])[0])
+        .filter((p): p is Pod => !!p && p.metadata.labels?.[LABEL_CONTROLLER_REVISION_HASH] !== current.hash && !toDelete.includes(p));
+      // Unavailable old pods first: replacing them costs no availability.
+      old.sort((a, b) => Number(isPodAvailable(a, 0, now)) - Number(isPodAvailable(b, 0, now)));
+      for (const p of old) {
+        const wasAvailable = isPodAvailable(p, ds.spec?.minReadySeconds ?? 0, now);
+        if (wasAvailable && unavailable >= budget) break;
+        toDelete.push(p);
+        if (wasAvailable) unavailable++;
+      }
+    }
+
+    const ref = controllerRefTo(ds, resources.daemonsets);
+    const created = await Promise.allSettled(toCreate.map((node) => ctx.client.create<Pod>(resources.pods, ns, daemonPod(ds, node, current.hash, ref))));
+    for (const r of created) {
+      if (r.status === 'fulfilled') {
+        expectations.created(key, r.value.metadata.uid ?? '');
+        void ctx.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
+      } else if (!(r.reason instanceof ApiError && r.reason.code === 403)) throw r.reason;
+    }
+    for (const p of toDelete) {
+      try {
+        await ctx.client.delete(resources.pods, ns, p.metadata.name ?? '', { preconditions: { uid: p.metadata.uid ?? '' } });
+        void ctx.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+      } catch (e) {
+        if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
+      }
+      expectations.deleted(key, p.metadata.uid ?? '');
+    }
+  }
+
+  await pruneRevisions(ctx.client, revisions, new Set([current.name]), ds.spec.revisionHistoryLimit ?? 10);
+  const status = daemonStatus(ds, eligible, byNode, current.hash, now);
+  const keys = ['desiredNumberScheduled', 'currentNumberScheduled', 'numberMisscheduled', 'numberReady', 'numberAvailable', 'numberUnavailable', 'updatedNumberScheduled', 'observedGeneration'] as const;
+  if (keys.some((k) => ds.status?.[k] !== status[k])) {
+    await ctx.client.updateStatus(resources.daemonsets, ns, { ...ds, status } as SvcObject).catch((e: unknown) => {
+      if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
+    });
+  }
+  // A pod waiting out minReadySeconds changes the counts then.
+  const next = owned.map((p) => availableAt(p, ds.spec?.minReadySeconds ?? 0)).filter((t): t is number => t !== undefined && t > now);
+  return next.length ? requeueAfter(Math.min(...next) - now + 1) : done();
+}
