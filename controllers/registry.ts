@@ -24,6 +24,7 @@ import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
+import { statefulSetController } from './statefulset/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
 /** A controller that cannot run with the given settings says why (logged; it stays off). */
@@ -129,7 +130,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(serviceAccountController(cfg.concurrentServiceAccountSyncs)),
   },
   { name: 'serviceaccount-token', defaultOn: true, summary: 'Token Secrets for ServiceAccounts (needs --service-account-private-key-file).' },
-  { name: 'statefulset', defaultOn: true, summary: 'Pods with stable names and claims, in order.' },
+  {
+    name: 'statefulset',
+    defaultOn: true,
+    summary: 'Pods with stable names and claims, in order.',
+    build: (cfg) => def(statefulSetController(cfg.concurrentStatefulSetSyncs)),
+  },
   { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.' },
   { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.' },
   {
