@@ -3,8 +3,8 @@
 // Run: node dist/docs/examples/mirror-controller.test.js
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resources, type ApiClient } from '../../src/client/index.js';
-import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+// The package's entry point (src/index.ts; `import ... from 'svc'` from a project of yours).
+import { resources, startTestCluster, type ApiClient, type TestCluster } from '../../src/index.js';
 import { mirrorController } from './mirror-controller.js';
 
 let cluster: TestCluster;

@@ -6,7 +6,5 @@ export const ENDPOINTS: ResourceRef = { group: '', version: 'v1', resource: 'end
 export const CONFIGMAPS: ResourceRef = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
 export const EVENTS: ResourceRef = { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true };
 
-/** `apiVersion` of objects of `ref` (`v1`, or `group/version`). */
-export function apiVersionOf(ref: ResourceRef): string {
-  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
-}
+/** `apiVersion` of objects of `ref`: one home, in the client. */
+export { apiVersionOf } from '../client/client.js';
