@@ -16,6 +16,7 @@ import type { SvcObject } from '../../src/api/types.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
+import { LEADER_ANNOTATION } from '../../src/runtime/leader-election/record.js';
 import { done, requeueAfter } from '../../src/runtime/outcome.js';
 import { portsKey, selectedPods, serviceEndpoints } from '../internal/service-endpoints.js';
 import { labelSelectorFromMap } from '../../src/api/labels.js';
@@ -68,7 +69,10 @@ export function endpointController(o: EndpointControllerOptions): ControllerDefi
       const existing = ctx.cacheOf<Endpoints>(resources.endpoints).get(key);
       if (!service) {
         lastSync.delete(key);
-        if (existing) await ctx.client.delete(resources.endpoints, ns, ctx.name).catch(ignoreGone);
+        // Endpoints without a Service go, except leader-election locks (which never have one), as established.
+        if (existing && existing.metadata.annotations?.[LEADER_ANNOTATION] === undefined) {
+          await ctx.client.delete(resources.endpoints, ns, ctx.name, { preconditions: { uid: existing.metadata.uid ?? '' } }).catch(ignoreGone);
+        }
         return done();
       }
       if (!service.spec?.selector || Object.keys(service.spec.selector).length === 0) return done();
@@ -106,6 +110,6 @@ export function endpointController(o: EndpointControllerOptions): ControllerDefi
 }
 
 function ignoreGone(e: unknown): undefined {
-  if (e instanceof ApiError && e.code === 404) return undefined;
+  if (e instanceof ApiError && (e.code === 404 || e.code === 409)) return undefined;
   throw e;
 }

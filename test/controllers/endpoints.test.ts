@@ -68,13 +68,16 @@ test('a pod that stops matching leaves; a not-ready pod is listed as not ready',
   await eventually(async () => (await slices('web')).some((s) => s.endpoints?.some((e) => e.addresses?.[0] === two!.status!.podIP && e.conditions?.ready === false)), 10_000, 'not ready in its slice');
 });
 
-test('a deleted Service takes its Endpoints and slices with it; a Service without a selector is left alone', async () => {
+test('a deleted Service takes its Endpoints and slices with it; a Service without a selector and a leader-election lock are left alone', async () => {
   await cluster.client.delete(resources.services, 'default', 'web');
   await eventually(async () => (await getEp('web')) === undefined && (await slices('web')).length === 0, 10_000, 'Endpoints and slices gone');
   await cluster.client.create(resources.services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'manual', namespace: 'default' }, spec: { ports: [{ port: 80 }] } });
   await cluster.client.create(resources.endpoints, 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'manual', namespace: 'default' }, subsets: [{ addresses: [{ ip: '192.0.2.1' }], ports: [{ port: 80 }] }] });
+  // A leader-election lock is an Endpoints without a Service: it must stay.
+  await cluster.client.create(resources.endpoints, 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'some-lock', namespace: 'default', annotations: { 'control-plane.alpha.svc.io/leader': '{"holderIdentity":"x"}' } } });
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(ips(await getEp('manual'), 'addresses'), ['192.0.2.1']);
+  assert.ok(await getEp('some-lock'), 'the lock was left alone');
 });
 
 test.run();

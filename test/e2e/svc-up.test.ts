@@ -131,8 +131,8 @@ test('svc up serves the API, hosts a --controller-module controller over the in-
   }
 });
 
-test('svc up runs simulated nodes: Ready nodes with leases, pods that run, finish and go away', async () => {
-  const up = await startUp(['--node-lease-renew-interval=300ms', '--image-pull-delay=50ms', '--container-start-delay=20ms']);
+test('svc up runs simulated nodes: Ready nodes with leases, pods that run, finish, fail, crash-loop and go away, a node that goes stale', async () => {
+  const up = await startUp(['--node-lease-renew-interval=300ms', '--image-pull-delay=50ms', '--container-start-delay=20ms', '--crash-loop-back-off=300ms', '--crash-loop-max-back-off=2s']);
   try {
     type Obj = { metadata: { name: string }; spec?: { nodeName?: string; renewTime?: string }; status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } };
     const nodes = await eventually('3 Ready nodes', async () => {
@@ -176,6 +176,24 @@ test('svc up runs simulated nodes: Ready nodes with leases, pods that run, finis
     assert.ok(Date.now() - t >= 900, `kubectl delete returned after ${Date.now() - t} ms, before the grace period`);
     const gone = await kubectl(kc, ['get', 'pod', 'kweb']);
     assert.match(gone.stderr, /NotFound|not found/);
+
+    // Exit code 1 under restartPolicy Never: Failed. Under Always: a crash loop, restartCount growing with back-off.
+    await k('run', 'kfail', '--image=busybox', '--restart=Never', '--annotations=sim.svc.io/run-seconds=0.2', '--annotations=sim.svc.io/exit-code=1');
+    await eventually('kfail Failed', async () => ((await k('get', 'pod', 'kfail', '-o', 'jsonpath={.status.phase}')) === 'Failed' ? true : undefined));
+    await k('run', 'kloop', '--image=busybox', '--restart=Always', '--annotations=sim.svc.io/run-seconds=0.2');
+    const restarts = async () => Number(await k('get', 'pod', 'kloop', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}')) || 0;
+    await eventually('kloop restarted twice', async () => ((await restarts()) >= 2 ? true : undefined), 15_000);
+    assert.match(await k('get', 'pod', 'kloop', '-o', 'jsonpath={.status.containerStatuses[0].lastState.terminated.reason}'), /Completed|Error/);
+
+    // A node whose heartbeats are stopped (a fault annotation) goes stale: its Lease stops moving.
+    await k('annotate', 'node', 'sim-node-2', 'sim.svc.io/faults=stop-heartbeats');
+    const leaseOf = () => k('get', 'lease', '-n', 'svc-node-lease', 'sim-node-2', '-o', 'jsonpath={.spec.renewTime}');
+    await new Promise((r) => setTimeout(r, 700));
+    const frozen = await leaseOf();
+    await new Promise((r) => setTimeout(r, 1_200));
+    assert.is(await leaseOf(), frozen, 'no renewal after the fault (the interval is 300 ms)');
+    await k('annotate', 'node', 'sim-node-2', 'sim.svc.io/faults-');
+    await eventually('renewals again', async () => ((await leaseOf()) !== frozen ? true : undefined));
     assert.is(await up.svc.stop('SIGTERM'), 0, up.svc.output());
   } finally {
     await up.svc.stop('SIGKILL');
