@@ -12,7 +12,8 @@
  *   shrink keeping replicas - maxUnavailable available) and Recreate (old ones to 0, then the new
  *   one once no old pod is left). A resize in the middle of a rollout is spread over the active
  *   ReplicaSets in proportion. Paused: sizes follow `replicas`, no rollout. Going back to an older
- *   template reuses its ReplicaSet under a new revision (what `rollout undo` relies on).
+ *   template reuses its ReplicaSet under a new revision (what `rollout undo` relies on); revisions
+ *   are written under ours and the established annotation name, which real kubectl reads.
  * - Timers: `progressDeadlineSeconds` (Progressing False, ProgressDeadlineExceeded) and
  *   `--deployment-controller-sync-period`.
  * - Events: ScalingReplicaSet.
@@ -20,7 +21,7 @@
 import type { Deployment, Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
 import { labelSelectorFromObject } from '../../src/api/labels.js';
 import type { SvcObject } from '../../src/api/types.js';
-import { ANNOTATION_DEPLOYMENT_REVISION } from '../../src/api/well-known-labels.js';
+import { ANNOTATION_DEPLOYMENT_REVISION, ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS } from '../../src/api/well-known-labels.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
@@ -138,8 +139,9 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
     }
   }
   const revision = newRS ? String(revisionOf(newRS)) : undefined;
-  if (revision && revision !== '0' && d.metadata.annotations?.[ANNOTATION_DEPLOYMENT_REVISION] !== revision) {
-    await ctx.client.patch(resources.deployments, ns, d.metadata.name ?? '', 'merge', { metadata: { annotations: { [ANNOTATION_DEPLOYMENT_REVISION]: revision } } }).catch(ignoreGone);
+  if (revision && revision !== '0' && (d.metadata.annotations?.[ANNOTATION_DEPLOYMENT_REVISION] !== revision || d.metadata.annotations?.[ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS] !== revision)) {
+    const annotations = { [ANNOTATION_DEPLOYMENT_REVISION]: revision, [ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS]: revision };
+    await ctx.client.patch(resources.deployments, ns, d.metadata.name ?? '', 'merge', { metadata: { annotations } }).catch(ignoreGone);
   }
   if (JSON.stringify(statusWithoutTimes(d.status)) !== JSON.stringify(statusWithoutTimes(status)) || progressed) {
     await ctx.client.updateStatus(resources.deployments, ns, { ...d, status } as SvcObject).catch(ignoreGone);

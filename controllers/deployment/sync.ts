@@ -10,7 +10,7 @@ import { canonicalJson } from '../../src/api/json-walk.js';
 import { rfc3339 } from '../../src/api/time.js';
 import {
   ANNOTATION_CHANGE_CAUSE, ANNOTATION_DEPLOYMENT_DESIRED_REPLICAS, ANNOTATION_DEPLOYMENT_MAX_REPLICAS, ANNOTATION_DEPLOYMENT_REVISION,
-  ANNOTATION_DEPLOYMENT_REVISION_HISTORY, LABEL_POD_TEMPLATE_HASH,
+  ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS, ANNOTATION_DEPLOYMENT_REVISION_HISTORY, LABEL_POD_TEMPLATE_HASH,
 } from '../../src/api/well-known-labels.js';
 
 /** The template without the pod-template-hash label (what "same template" compares). */
@@ -169,7 +169,7 @@ export function isScalingEvent(d: Deployment, active: readonly ReplicaSet[]): bo
 
 /** The annotations a Deployment's ReplicaSet carries: the Deployment's own (some excepted) and the sizing ones. */
 export function replicaSetAnnotations(d: Deployment, rs: ReplicaSet | undefined, revision: number | undefined): Record<string, string> {
-  const skip = new Set([ANNOTATION_DEPLOYMENT_REVISION, ANNOTATION_DEPLOYMENT_REVISION_HISTORY, ANNOTATION_DEPLOYMENT_DESIRED_REPLICAS, ANNOTATION_DEPLOYMENT_MAX_REPLICAS, 'svc.io/last-applied-configuration', 'kubectl.kubernetes.io/last-applied-configuration']);
+  const skip = new Set([ANNOTATION_DEPLOYMENT_REVISION, ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS, ANNOTATION_DEPLOYMENT_REVISION_HISTORY, ANNOTATION_DEPLOYMENT_DESIRED_REPLICAS, ANNOTATION_DEPLOYMENT_MAX_REPLICAS, 'svc.io/last-applied-configuration', 'kubectl.kubernetes.io/last-applied-configuration']);
   const out: Record<string, string> = { ...(rs?.metadata.annotations ?? {}) };
   for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) if (!skip.has(k)) out[k] = v;
   if (!d.metadata.annotations?.[ANNOTATION_CHANGE_CAUSE]) delete out[ANNOTATION_CHANGE_CAUSE];
@@ -183,6 +183,7 @@ export function replicaSetAnnotations(d: Deployment, rs: ReplicaSet | undefined,
       out[ANNOTATION_DEPLOYMENT_REVISION_HISTORY] = [...history, String(old)].join(',');
     }
     out[ANNOTATION_DEPLOYMENT_REVISION] = String(revision);
+    out[ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS] = String(revision);
   }
   return out;
 }

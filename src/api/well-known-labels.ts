@@ -27,6 +27,11 @@ export const ANNOTATION_PREFER_AVOID_PODS = 'scheduler.alpha.svc.io/preferAvoidP
 export const LABEL_POD_TEMPLATE_HASH = 'pod-template-hash';
 /** Deployment and ReplicaSet annotations the deployment controller keeps (and `rollout history|undo` read). */
 export const ANNOTATION_DEPLOYMENT_REVISION = 'deployment.svc.io/revision';
+/**
+ * The established spelling of the revision annotation, which real kubectl reads for `rollout
+ * history` and `rollout undo`: the deployment controller writes it alongside ours (a client alias).
+ */
+export const ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS = 'deployment.kubernetes.io/revision';
 export const ANNOTATION_DEPLOYMENT_REVISION_HISTORY = 'deployment.svc.io/revision-history';
 export const ANNOTATION_DEPLOYMENT_DESIRED_REPLICAS = 'deployment.svc.io/desired-replicas';
 export const ANNOTATION_DEPLOYMENT_MAX_REPLICAS = 'deployment.svc.io/max-replicas';

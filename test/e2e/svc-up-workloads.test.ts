@@ -51,7 +51,7 @@ function manifest(name: string, text: string): string {
   return file;
 }
 
-test('a Deployment of 10: 10 pods Running, Available; a rolling update never below 8 available; scale to 0 and back', async () => {
+test('a Deployment of 10: 10 pods Running, Available; a rolling update never below 8 available; rollout history and undo; scale to 0 and back', async () => {
   await k('create', 'namespace', 'shop');
   await k('-n', 'shop', 'create', 'deployment', 'web', '--image=nginx:1', '--replicas=10');
   await k('-n', 'shop', 'rollout', 'status', 'deployment/web', '--timeout=60s');
@@ -80,6 +80,15 @@ test('a Deployment of 10: 10 pods Running, Available; a rolling update never bel
   assert.ok(min >= 8, `available pods went down to ${min} during the rollout`);
   const images = (await api.client.list<Pod>(resources.pods, { namespace: 'shop', labelSelector: 'app=web' })).items.filter((p) => !p.metadata.deletionTimestamp).map((p) => p.spec?.containers?.[0]?.image);
   assert.equal(new Set(images), new Set(['nginx:2']));
+
+  // kubectl's own rollout history and undo (they read the revision annotations the controller writes).
+  const history = await k('-n', 'shop', 'rollout', 'history', 'deployment/web');
+  assert.match(history, /^1\s/m);
+  assert.match(history, /^2\s/m);
+  await k('-n', 'shop', 'rollout', 'undo', 'deployment/web');
+  await k('-n', 'shop', 'rollout', 'status', 'deployment/web', '--timeout=90s');
+  assert.is(await k('-n', 'shop', 'get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}'), 'nginx:1');
+  assert.is(await k('-n', 'shop', 'get', 'deployment', 'web', '-o', 'jsonpath={.metadata.annotations.deployment\\.svc\\.io/revision}'), '3');
 
   await k('-n', 'shop', 'scale', 'deployment/web', '--replicas=0');
   await eventually(async () => (await k('-n', 'shop', 'get', 'deployment', 'web', '-o', 'jsonpath={.status.replicas}')).trim() === '0', 30_000, 'scaled to 0');
