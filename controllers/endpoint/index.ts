@@ -18,8 +18,7 @@ import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
 import { LEADER_ANNOTATION } from '../../src/runtime/leader-election/record.js';
 import { done, requeueAfter } from '../../src/runtime/outcome.js';
-import { portsKey, selectedPods, serviceEndpoints } from '../internal/service-endpoints.js';
-import { labelSelectorFromMap } from '../../src/api/labels.js';
+import { portsKey, selectedPods, serviceEndpoints, ServiceMembership } from '../internal/service-endpoints.js';
 
 export interface EndpointControllerOptions {
   concurrency: number;
@@ -41,26 +40,14 @@ export function endpointsFor(service: Service, pods: readonly Pod[]): Subsets {
 }
 
 export function endpointController(o: EndpointControllerOptions): ControllerDefinition<Service> {
-  /** pod key -> the Services that listed it at their last sync. */
-  const listedIn = new Map<string, Set<string>>();
+  const membership = new ServiceMembership();
   const lastSync = new Map<string, number>();
   return defineController<Service>({
     name: 'endpoint',
     watches: resources.services,
     concurrency: o.concurrency,
     triggers: [
-      {
-        resource: resources.pods,
-        keysFor: (pod, services) => {
-          const ns = pod.metadata.namespace ?? '';
-          const keys = new Set(listedIn.get(`${ns}/${pod.metadata.name}`) ?? []);
-          for (const s of services.byIndex('namespace', ns)) {
-            const sel = s.spec?.selector;
-            if (sel && Object.keys(sel).length && labelSelectorFromMap(sel).matches(pod.metadata.labels)) keys.add(`${ns}/${s.metadata.name}`);
-          }
-          return [...keys];
-        },
-      },
+      membership.podTrigger(),
       { resource: resources.endpoints, keysFor: (ep) => [`${ep.metadata.namespace}/${ep.metadata.name}`] },
     ],
     async reconcile(key, ctx) {
@@ -82,11 +69,7 @@ export function endpointController(o: EndpointControllerOptions): ControllerDefi
       lastSync.set(key, now);
 
       const pods = ctx.cacheOf<Pod>(resources.pods).byIndex('namespace', ns);
-      for (const p of selectedPods(service, pods)) {
-        const pk = `${ns}/${p.metadata.name}`;
-        if (!listedIn.has(pk)) listedIn.set(pk, new Set());
-        listedIn.get(pk)!.add(key);
-      }
+      membership.set(key, new Set(selectedPods(service, pods).map((p) => `${ns}/${p.metadata.name}`)));
       const subsets = endpointsFor(service, pods);
       const labels = { ...(service.metadata.labels ?? {}) };
       if (existing && JSON.stringify(existing.subsets ?? []) === JSON.stringify(subsets) && JSON.stringify(existing.metadata.labels ?? {}) === JSON.stringify(labels)) return done();
@@ -97,12 +80,6 @@ export function endpointController(o: EndpointControllerOptions): ControllerDefi
       } catch (e) {
         // The cache was behind (409 either way): the Endpoints' own event brings the key back.
         if (!(e instanceof ApiError && (e.code === 409 || e.code === 403))) throw e;
-      }
-      // Forget pods no longer listed.
-      const listed = new Set(subsets.flatMap((g) => [...(g.addresses ?? []), ...(g.notReadyAddresses ?? [])]).map((a) => `${ns}/${a.targetRef?.name}`));
-      for (const [pk, set] of listedIn) {
-        if (set.has(key) && !listed.has(pk)) set.delete(key);
-        if (!set.size) listedIn.delete(pk);
       }
       return done();
     },

@@ -13,14 +13,13 @@
  * - `--endpointslice-updates-batch-period`: a Service synced within the period waits for its end.
  */
 import type { EndpointSlice, Pod, Service } from '../../src/api/generated/kinds.js';
-import { labelSelectorFromMap } from '../../src/api/labels.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter } from '../../src/runtime/outcome.js';
 import { controllerRefTo } from '../internal/controller-ref.js';
-import { portsKey, selectedPods, serviceEndpoints, type ServiceEndpoint } from '../internal/service-endpoints.js';
+import { portsKey, selectedPods, serviceEndpoints, ServiceMembership, type ServiceEndpoint } from '../internal/service-endpoints.js';
 
 export const LABEL_SERVICE_NAME = 'svc.io/service-name';
 export const LABEL_MANAGED_BY = 'endpointslice.svc.io/managed-by';
@@ -59,25 +58,14 @@ export function desiredSlices(service: Service, pods: readonly Pod[], max: numbe
 const sameContent = (a: SliceContent, b: SliceContent) => JSON.stringify([a.addressType, a.endpoints ?? [], a.ports ?? []]) === JSON.stringify([b.addressType, b.endpoints ?? [], b.ports ?? []]);
 
 export function endpointSliceController(o: EndpointSliceControllerOptions): ControllerDefinition<Service> {
-  const listedIn = new Map<string, Set<string>>();
+  const membership = new ServiceMembership();
   const lastSync = new Map<string, number>();
   return defineController<Service>({
     name: 'endpointslice',
     watches: resources.services,
     concurrency: o.concurrency,
     triggers: [
-      {
-        resource: resources.pods,
-        keysFor: (pod, services) => {
-          const ns = pod.metadata.namespace ?? '';
-          const keys = new Set(listedIn.get(`${ns}/${pod.metadata.name}`) ?? []);
-          for (const s of services.byIndex('namespace', ns)) {
-            const sel = s.spec?.selector;
-            if (sel && Object.keys(sel).length && labelSelectorFromMap(sel).matches(pod.metadata.labels)) keys.add(`${ns}/${s.metadata.name}`);
-          }
-          return [...keys];
-        },
-      },
+      membership.podTrigger(),
       {
         resource: resources.endpointslices,
         keysFor: (slice) => (slice.metadata.labels?.[LABEL_MANAGED_BY] === MANAGED_BY && slice.metadata.labels[LABEL_SERVICE_NAME] ? [`${slice.metadata.namespace}/${slice.metadata.labels[LABEL_SERVICE_NAME]}`] : []),
@@ -103,15 +91,7 @@ export function endpointSliceController(o: EndpointSliceControllerOptions): Cont
       lastSync.set(key, now);
 
       const pods = ctx.cacheOf<Pod>(resources.pods).byIndex('namespace', ns);
-      const selected = new Set(selectedPods(service, pods).map((p) => `${ns}/${p.metadata.name}`));
-      for (const pk of selected) {
-        if (!listedIn.has(pk)) listedIn.set(pk, new Set());
-        listedIn.get(pk)!.add(key);
-      }
-      for (const [pk, set] of listedIn) {
-        if (set.has(key) && !selected.has(pk)) set.delete(key);
-        if (!set.size) listedIn.delete(pk);
-      }
+      membership.set(key, new Set(selectedPods(service, pods).map((p) => `${ns}/${p.metadata.name}`)));
 
       const desired = desiredSlices(service, pods, Math.max(1, o.maxEndpointsPerSlice));
       const labels = { ...(service.metadata.labels ?? {}), [LABEL_SERVICE_NAME]: ctx.name, [LABEL_MANAGED_BY]: MANAGED_BY };

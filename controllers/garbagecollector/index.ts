@@ -17,14 +17,13 @@
  * workers, back-off, charts); only its sources are built here, since the set of watched kinds changes.
  */
 import { Subject, type Subscription } from 'rxjs';
-import { createActor, toPromise } from 'xstate';
 import { controllerMachine } from '../../machines/controller.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { systemClock } from '../../src/client/clock.js';
 import type { IndexedCache, InformerEvent, SharedInformer } from '../../src/client/informer-types.js';
 import { resources } from '../../src/client/typed.js';
 import type { DiscoveredResource, ResourceRef } from '../../src/client/types.js';
-import { defineController, type ControllerDefinition, type ControllerEnd, type RunningController } from '../../src/runtime/define-controller.js';
+import { defineController, runControllerMachine, type ControllerDefinition, type RunningController } from '../../src/runtime/define-controller.js';
 import { EventRecorder } from '../../src/runtime/event-recorder.js';
 import { done } from '../../src/runtime/outcome.js';
 import { WorkQueue } from '../../src/runtime/work-queue.js';
@@ -144,45 +143,25 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
         resolve: (apiVersion: string, kind: string) => kinds.get(`${apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : ''}/${kind}`),
         log: (msg: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, msg),
       };
-      const actor = createActor(controllerMachine, {
+      const running = runControllerMachine({
+        name: GC_NAME,
+        host,
         clock,
-        ...(host.inspect ? { inspect: host.inspect } : {}),
-        input: {
-          name: GC_NAME,
-          queue,
-          sources: [source],
-          concurrency: o.concurrency,
-          reconcile: (uid: string) => attempt(uid, actx),
-          logger,
-          needsLeader: host.leaderElection ?? false,
-          ...(host.minResyncPeriodMs !== undefined ? { minResyncPeriodMs: host.minResyncPeriodMs } : {}),
-          ...(host.cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs: host.cacheSyncTimeoutMs } : {}),
-          ...(host.random ? { random: host.random } : {}),
-        },
+        queue,
+        recorder,
+        logger,
+        sources: [source],
+        concurrency: o.concurrency,
+        reconcile: (uid: string) => attempt(uid, actx),
       });
-      const finished = toPromise(actor).then(() => (actor.getSnapshot().value === 'cacheSyncFailed' ? 'cacheSyncFailed' : 'stopped') as ControllerEnd);
-      actor.start();
-      const teardown = () => {
+      void running.finished.then(() => {
         stopped = true;
         clock.clearTimeout(timer);
         crdSub.unsubscribe();
         for (const w of watched.values()) w.sub.unsubscribe();
         watched.clear();
-      };
-      void finished.then(teardown);
-      return {
-        name: GC_NAME,
-        actor,
-        queue,
-        recorder,
-        finished,
-        leaderElected: () => actor.send({ type: 'LEADER_ELECTED' }),
-        leaderLost: () => actor.send({ type: 'LEADER_LOST' }),
-        stop() {
-          actor.send({ type: 'STOP' });
-          return finished;
-        },
-      };
+      });
+      return running;
     },
   };
 }

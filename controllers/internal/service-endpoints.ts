@@ -5,9 +5,11 @@
  * resolved for each pod (a named `targetPort` is looked up in the pod's container ports; a pod
  * without that name does not serve that port).
  */
-import type { Pod, Service } from '../../src/api/generated/kinds.js';
-import type { ObjectReference } from '../../src/api/generated/kinds.js';
+import type { ObjectReference, Pod, Service } from '../../src/api/generated/kinds.js';
 import { labelSelectorFromMap } from '../../src/api/labels.js';
+import type { SvcObject } from '../../src/api/types.js';
+import { resources } from '../../src/client/typed.js';
+import type { ControllerTrigger } from '../../src/runtime/define-controller.js';
 import { isPodReady } from './pod-state.js';
 
 export interface EndpointPort {
@@ -71,4 +73,40 @@ export function serviceEndpoints(service: Service, pods: readonly Pod[]): Servic
 /** A stable key of a port list (endpoints with the same ports go in one subset or slice). */
 export function portsKey(ports: readonly EndpointPort[]): string {
   return JSON.stringify([...ports].sort((a, b) => ((a.name ?? '') < (b.name ?? '') ? -1 : 1)));
+}
+
+/**
+ * Which Services list which pods, as of each Service's last sync, so a pod whose labels stop
+ * matching still queues the Services it has to leave (a trigger sees only the pod's new labels).
+ */
+export class ServiceMembership {
+  private readonly byPod = new Map<string, Set<string>>();
+
+  /** The pods trigger: the Services selecting the pod now, and those that listed it. */
+  podTrigger(): ControllerTrigger<Service> {
+    return {
+      resource: resources.pods,
+      keysFor: (pod: SvcObject, services) => {
+        const ns = pod.metadata.namespace ?? '';
+        const keys = new Set(this.byPod.get(`${ns}/${pod.metadata.name}`) ?? []);
+        for (const s of services.byIndex('namespace', ns)) {
+          const sel = s.spec?.selector;
+          if (sel && Object.keys(sel).length && labelSelectorFromMap(sel).matches(pod.metadata.labels)) keys.add(`${ns}/${s.metadata.name}`);
+        }
+        return [...keys];
+      },
+    };
+  }
+
+  /** Records that Service `serviceKey` now lists exactly `podKeys` (`namespace/name`). */
+  set(serviceKey: string, podKeys: ReadonlySet<string>): void {
+    for (const pk of podKeys) {
+      if (!this.byPod.has(pk)) this.byPod.set(pk, new Set());
+      this.byPod.get(pk)!.add(serviceKey);
+    }
+    for (const [pk, set] of this.byPod) {
+      if (set.has(serviceKey) && !podKeys.has(pk)) set.delete(serviceKey);
+      if (!set.size) this.byPod.delete(pk);
+    }
+  }
 }

@@ -9,14 +9,10 @@
  * (`svc-controller-manager`). Losing the lease exits 1 at once, as established; SIGTERM drains the
  * reconciles in flight, releases the lock and exits 0.
  */
-import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { HealthCheck } from '../apiserver/health.js';
 import { startBuiltinControllers } from './builtin-controllers.js';
-import { OptionsError } from './common-options.js';
-import { componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
+import { startControllerHostProcess } from './controller-host-process.js';
 import { createControllerManagerProgram, resolveControllerManagerOptions } from './controller-manager-options.js';
 import { createLogger } from './logging.js';
-import { createProfilingHandler } from './profiling.js';
 import { runDaemon, warnUnhonouredFlags } from './program.js';
 
 await runDaemon({
@@ -28,44 +24,9 @@ await runDaemon({
     ctx.setLogger(logger);
     warnUnhonouredFlags(program, logger);
 
-    // Loaded only now, so --help and flag errors answer without loading the client.
-    const { connect, createInformerFactory } = await import('../client/index.js');
-    const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
-    let connection: ReturnType<typeof connect>;
-    try {
-      connection = connect({
-        ...(clientOptions.master ? { master: clientOptions.master } : {}),
-        ...(clientOptions.svcconfig ? { svcconfig: clientOptions.svcconfig } : {}),
-        qps: clientOptions.qps,
-        burst: clientOptions.burst,
-        contentType: clientOptions.contentType,
-        userAgent: 'controller-manager',
-      });
-    } catch (e) {
-      throw new OptionsError((e as Error).message);
-    }
+    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger });
+    const { connection, informers, registry, inspector, healthChecks, server } = host;
     const { client } = connection;
-    const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
-    const registry = new Registry();
-    collectDefaultMetrics({ register: registry });
-    const inspector = new MachineInspector();
-    const debugMachines = debugMachinesHandler(inspector);
-    const tls = await componentServingCertificates(common, 'controller-manager');
-    // Bind the port before electing, so a port in use fails the start without touching the lock.
-    const healthChecks: HealthCheck[] = [];
-    const server = await startComponentServer({
-      securePort: common.securePort,
-      bindAddress: common.bindAddress,
-      tls,
-      http2MaxStreamsPerConnection: common.http2MaxStreamsPerConnection,
-      healthChecks,
-      registry,
-      extraHandlers: [async (req, res) => debugMachines(req, res), ...(common.profiling ? [createProfilingHandler()] : [])],
-    }).catch(async (e: unknown) => {
-      await connection.close();
-      throw e;
-    });
-    if (server.port) logger.info({ url: `https://${shownHost(common.bindAddress)}:${server.port}` }, 'serving securely');
 
     const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
     const hosted = startBuiltinControllers({

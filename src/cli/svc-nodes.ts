@@ -14,6 +14,7 @@
  */
 import { Command } from 'commander';
 import { apiClientFlags, resolveApiClientOptions } from './controller-host-options.js';
+import { connectFromFlags } from './controller-host-process.js';
 import { loggingFlags, OptionsError, readFlagFile, resolveLoggingOptions } from './common-options.js';
 import { createLogger } from './logging.js';
 import { addFlags, explicitlySetFlags, FlagValues, type FlagSpec } from './option-table.js';
@@ -127,21 +128,9 @@ async function startNodes(program: Command, ctx: DaemonStartContext): Promise<Ru
   }
   const logger = createLogger('svc-nodes', logging);
   ctx.setLogger(logger);
-  const { connect, createInformerFactory } = await import('../client/index.js');
+  const { createInformerFactory } = await import('../client/index.js');
   const { NodeFleet } = await import('../nodes/index.js');
-  let connection: ReturnType<typeof connect>;
-  try {
-    connection = connect({
-      ...(clientOptions.master ? { master: clientOptions.master } : {}),
-      ...(clientOptions.svcconfig ? { svcconfig: clientOptions.svcconfig } : {}),
-      qps: clientOptions.qps,
-      burst: clientOptions.burst,
-      contentType: clientOptions.contentType,
-      userAgent: 'svc-nodes',
-    });
-  } catch (e) {
-    throw new OptionsError((e as Error).message);
-  }
+  const connection = await connectFromFlags(clientOptions, 'svc-nodes');
   const informers = createInformerFactory(connection.client, { logger: logger.child({ module: 'informer' }) });
   const fleet = new NodeFleet({ client: connection.client, informers, shapes, logger, timings, writeConcurrency, version: versionLine().split(' ')[1] ?? 'v0.0.0' });
   fleet.start();

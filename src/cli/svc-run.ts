@@ -10,10 +10,8 @@
  * Losing the lease exits 1 at once; SIGTERM drains the reconciles, releases the lock and exits 0.
  */
 import { Command } from 'commander';
-import { collectDefaultMetrics, Registry } from 'prom-client';
-import { OptionsError, resolveCommonOptions } from './common-options.js';
-import type { HealthCheck } from '../apiserver/health.js';
-import { componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
+import { resolveCommonOptions } from './common-options.js';
+import { startControllerHostProcess } from './controller-host-process.js';
 import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
 } from './controller-host-options.js';
@@ -21,7 +19,6 @@ import { defaultLockName, loadControllerModules } from './controller-modules.js'
 import { startHostedControllers } from './hosted-controllers.js';
 import { createLogger } from './logging.js';
 import { addFlags } from './option-table.js';
-import { createProfilingHandler } from './profiling.js';
 import { createDaemonProgram, superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
 
 export function runCommand(): Command {
@@ -57,47 +54,15 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
   const definitions = await loadControllerModules(modules);
   if (leaderElection.enabled && !leaderElection.resourceName) leaderElection.resourceName = defaultLockName(definitions);
 
-  const tls = await componentServingCertificates(common, 'svc-run');
-
-  // Loaded only now, so --help and flag errors answer without loading the client.
-  const { connect, createInformerFactory } = await import('../client/index.js');
-  const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
-  let connection: ReturnType<typeof connect>;
-  try {
-    connection = connect({
-      ...(clientOptions.master ? { master: clientOptions.master } : {}),
-      ...(clientOptions.svcconfig ? { svcconfig: clientOptions.svcconfig } : {}),
-      qps: clientOptions.qps,
-      burst: clientOptions.burst,
-      contentType: clientOptions.contentType,
-      userAgent: `svc-run/${definitions.map((d) => d.name).join(',')}`,
-    });
-  } catch (e) {
-    throw new OptionsError((e as Error).message);
-  }
-  const { client } = connection;
-  const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-
-  const inspector = new MachineInspector();
-  const debugMachines = debugMachinesHandler(inspector);
-  // Bind the port before electing, so a port in use fails the start without touching the lock.
-  // The /healthz checks come from the host started next (the endpoint reads the list per request).
-  const healthChecks: HealthCheck[] = [];
-  const server = await startComponentServer({
-    securePort: common.securePort,
-    bindAddress: common.bindAddress,
-    tls,
-    http2MaxStreamsPerConnection: common.http2MaxStreamsPerConnection,
-    healthChecks,
-    registry,
-    extraHandlers: [async (req, res) => debugMachines(req, res), ...(common.profiling ? [createProfilingHandler()] : [])],
-  }).catch(async (e: unknown) => {
-    await connection.close();
-    throw e;
+  const host = await startControllerHostProcess({
+    common,
+    client: clientOptions,
+    component: 'svc-run',
+    userAgent: `svc-run/${definitions.map((d) => d.name).join(',')}`,
+    logger,
   });
-  if (server.port) logger.info({ url: `https://${shownHost(common.bindAddress)}:${server.port}` }, 'serving');
+  const { connection, informers, registry, inspector, healthChecks, server } = host;
+  const { client } = connection;
 
   const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
   const hosted = startHostedControllers({

@@ -177,37 +177,59 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
           clock,
         });
       };
-      const actor = createActor(controllerMachine, {
-        clock,
-        ...(host.inspect ? { inspect: host.inspect } : {}),
-        input: {
-          name: spec.name,
-          queue,
-          sources,
-          concurrency: spec.concurrency ?? 1,
-          reconcile,
-          logger,
-          needsLeader: host.leaderElection ?? false,
-          ...(host.minResyncPeriodMs !== undefined ? { minResyncPeriodMs: host.minResyncPeriodMs } : {}),
-          ...(host.cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs: host.cacheSyncTimeoutMs } : {}),
-          ...(host.random ? { random: host.random } : {}),
-        },
-      });
-      const finished = toPromise(actor).then(() => (actor.getSnapshot().value === 'cacheSyncFailed' ? 'cacheSyncFailed' : 'stopped') as ControllerEnd);
-      actor.start();
-      return {
-        name: spec.name,
-        actor,
-        queue,
-        recorder,
-        finished,
-        leaderElected: () => actor.send({ type: 'LEADER_ELECTED' }),
-        leaderLost: () => actor.send({ type: 'LEADER_LOST' }),
-        stop() {
-          actor.send({ type: 'STOP' });
-          return finished;
-        },
-      };
+      return runControllerMachine({ name: spec.name, host, clock, queue, recorder, logger, sources, concurrency: spec.concurrency ?? 1, reconcile });
+    },
+  };
+}
+
+export interface ControllerMachineParts {
+  name: string;
+  host: ControllerHost;
+  clock: Clock;
+  queue: WorkQueue;
+  recorder: EventRecorder;
+  logger: Logger;
+  sources: ControllerSource[];
+  concurrency: number;
+  reconcile: (key: string) => Promise<ReconcileOutcome> | ReconcileOutcome;
+}
+
+/**
+ * Starts the controller machine on given sources and hands back the running controller: what
+ * `defineController` does once it has built its sources, and what a controller with sources of
+ * its own (the garbage collector's graph) uses too.
+ */
+export function runControllerMachine(p: ControllerMachineParts): RunningController {
+  const { host } = p;
+  const actor = createActor(controllerMachine, {
+    clock: p.clock,
+    ...(host.inspect ? { inspect: host.inspect } : {}),
+    input: {
+      name: p.name,
+      queue: p.queue,
+      sources: p.sources,
+      concurrency: p.concurrency,
+      reconcile: p.reconcile,
+      logger: p.logger,
+      needsLeader: host.leaderElection ?? false,
+      ...(host.minResyncPeriodMs !== undefined ? { minResyncPeriodMs: host.minResyncPeriodMs } : {}),
+      ...(host.cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs: host.cacheSyncTimeoutMs } : {}),
+      ...(host.random ? { random: host.random } : {}),
+    },
+  });
+  const finished = toPromise(actor).then(() => (actor.getSnapshot().value === 'cacheSyncFailed' ? 'cacheSyncFailed' : 'stopped') as ControllerEnd);
+  actor.start();
+  return {
+    name: p.name,
+    actor,
+    queue: p.queue,
+    recorder: p.recorder,
+    finished,
+    leaderElected: () => actor.send({ type: 'LEADER_ELECTED' }),
+    leaderLost: () => actor.send({ type: 'LEADER_LOST' }),
+    stop() {
+      actor.send({ type: 'STOP' });
+      return finished;
     },
   };
 }

@@ -1,8 +1,8 @@
 /** The actor runtime: work queues, controllers, Events, leader election (docs/runtime.md). */
 export { systemClock, type Clock } from './clock.js';
 export {
-  controllerOwnerKeys, defineController, splitKey,
-  type ControllerDefinition, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerSpec, type ReconcileContext, type RunningController,
+  controllerOwnerKeys, defineController, runControllerMachine, splitKey,
+  type ControllerDefinition, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerMachineParts, type ControllerSpec, type ReconcileContext, type RunningController,
 } from './define-controller.js';
 export { EventRecorder, type EventRecorderOptions, type EventType, type RecordOutcome } from './event-recorder.js';
 export * from './inspection/index.js';

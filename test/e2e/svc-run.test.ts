@@ -50,7 +50,7 @@ test('the secure port serves /healthz, /metrics, /debug/pprof/ and /debug/machin
   const p = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ECHO_MODULE]);
   let agent: Agent | undefined;
   try {
-    await p.waitFor((l) => l.msg === 'serving', 10_000, 'serving');
+    await p.waitFor((l) => l.msg === 'serving securely', 10_000, 'serving');
     await p.waitFor((l) => l.msg === 'started leading', 10_000, 'leading');
     agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'svc-run.crt'), 'utf8'), servername: 'localhost' } });
     const get = async (path: string) => {

@@ -1,0 +1,72 @@
+/**
+ * What a process that hosts controllers needs before its controllers start (`svc run`,
+ * `controller-manager`; `svc nodes` uses the connection part): a client from the API client
+ * flags (a bad svcconfig or master is an OptionsError), its informer factory, a metrics registry,
+ * a machine inspector, and the secure port serving /healthz, /metrics, /debug/machines(+ui) and,
+ * with --profiling, /debug/pprof/. The port is bound before any election, so a port in use fails
+ * the start without touching a lock; `healthChecks` is read per request, so the host's checks can
+ * be added once the controllers exist.
+ */
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { HealthCheck } from '../apiserver/health.js';
+import type { Connection } from '../client/connect.js';
+import type { InformerFactory } from '../client/informer-types.js';
+import type { MachineInspector } from '../runtime/inspection/index.js';
+import { OptionsError, type CommonOptions } from './common-options.js';
+import { componentServingCertificates, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import type { ApiClientOptions } from './controller-host-options.js';
+import { createProfilingHandler } from './profiling.js';
+
+/** A client for the API client flags. Loaded lazily, so --help and flag errors answer fast. */
+export async function connectFromFlags(o: ApiClientOptions, userAgent: string): Promise<Connection> {
+  const { connect } = await import('../client/index.js');
+  try {
+    return connect({
+      ...(o.master ? { master: o.master } : {}),
+      ...(o.svcconfig ? { svcconfig: o.svcconfig } : {}),
+      qps: o.qps,
+      burst: o.burst,
+      contentType: o.contentType,
+      userAgent,
+    });
+  } catch (e) {
+    throw new OptionsError((e as Error).message);
+  }
+}
+
+export interface ControllerHostProcess {
+  connection: Connection;
+  informers: InformerFactory;
+  registry: Registry;
+  inspector: MachineInspector;
+  healthChecks: HealthCheck[];
+  server: ComponentServer;
+}
+
+export async function startControllerHostProcess(o: { common: CommonOptions; client: ApiClientOptions; component: string; userAgent: string; logger: Logger }): Promise<ControllerHostProcess> {
+  const tls = await componentServingCertificates(o.common, o.component);
+  const connection = await connectFromFlags(o.client, o.userAgent);
+  const { createInformerFactory } = await import('../client/index.js');
+  const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
+  const informers = createInformerFactory(connection.client, { logger: o.logger.child({ module: 'informer' }) });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const inspector = new MachineInspector();
+  const debugMachines = debugMachinesHandler(inspector);
+  const healthChecks: HealthCheck[] = [];
+  const server = await startComponentServer({
+    securePort: o.common.securePort,
+    bindAddress: o.common.bindAddress,
+    tls,
+    http2MaxStreamsPerConnection: o.common.http2MaxStreamsPerConnection,
+    healthChecks,
+    registry,
+    extraHandlers: [async (req, res) => debugMachines(req, res), ...(o.common.profiling ? [createProfilingHandler()] : [])],
+  }).catch(async (e: unknown) => {
+    await connection.close();
+    throw e;
+  });
+  if (server.port) o.logger.info({ url: `https://${shownHost(o.common.bindAddress)}:${server.port}` }, 'serving securely');
+  return { connection, informers, registry, inspector, healthChecks, server };
+}
