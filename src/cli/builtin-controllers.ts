@@ -4,29 +4,14 @@
  * test cluster all start them through here. Selected controllers not built yet, and built ones
  * whose prerequisites are missing, are logged with the reason and stay off.
  */
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import type { InspectionEvent } from 'xstate';
 import { buildControllers } from '../../controllers/registry.js';
 import type { SvcObject } from '../api/types.js';
-import type { Clock } from '../client/clock.js';
-import type { ApiClient, InformerFactory } from '../client/index.js';
 import type { ControllerDefinition } from '../runtime/define-controller.js';
-import type { LeaderElectionOptions } from './controller-host-options.js';
 import type { ControllerSettings } from './controller-manager-options.js';
-import { startHostedControllers, type HostedControllers } from './hosted-controllers.js';
+import { startHostedControllers, type HostedControllers, type HostedControllersOptions } from './hosted-controllers.js';
 
-export interface BuiltinControllersOptions {
+export interface BuiltinControllersOptions extends Omit<HostedControllersOptions, 'definitions' | 'startIntervalMs'> {
   settings: ControllerSettings;
-  client: ApiClient;
-  informers: InformerFactory;
-  logger: Logger;
-  registry: Registry;
-  leaderElection: LeaderElectionOptions;
-  minResyncPeriodMs: number;
-  onLost(): void;
-  inspect?: (event: InspectionEvent) => void;
-  clock?: Clock;
   /** Users' controllers hosted next to the built-in ones (svc up --controller-module). */
   extra?: readonly ControllerDefinition<SvcObject>[];
 }
@@ -41,19 +26,8 @@ export function startBuiltinControllers(o: BuiltinControllersOptions): BuiltinCo
   const { definitions, off } = buildControllers(selection.enabled, config);
   for (const { name, reason } of off) o.logger.warn({ controller: name, reason }, 'controller not started');
   if (selection.notBuilt.length) o.logger.info({ controllers: selection.notBuilt }, 'controllers of the list not built yet in this version: skipped');
-  const hosted = startHostedControllers({
-    definitions: [...definitions, ...(o.extra ?? [])],
-    client: o.client,
-    informers: o.informers,
-    logger: o.logger,
-    registry: o.registry,
-    leaderElection: o.leaderElection,
-    minResyncPeriodMs: o.minResyncPeriodMs,
-    onLost: o.onLost,
-    startIntervalMs,
-    ...(o.inspect ? { inspect: o.inspect } : {}),
-    ...(o.clock ? { clock: o.clock } : {}),
-  });
+  const { settings: _settings, extra, ...host } = o;
+  const hosted = startHostedControllers({ ...host, definitions: [...definitions, ...(extra ?? [])], startIntervalMs });
   // One /healthz check per controller: failing once its machine has ended without being stopped.
   for (const c of hosted.controllers) {
     hosted.healthChecks.push({
