@@ -32,16 +32,16 @@ ${NODES_NOTES}
 `;
 }
 
-/** What the runs of 2026-11-25 showed beyond the figures above (sizes this part does not run by default). */
-export const NODES_NOTES = `At the issue's scale (5,000 nodes and 150,000 pods in one process, target RSS ≤ 4 GiB), measured on 2026-11-25
-with \`PART=scale NODES=5000 PODS=150000 BENCH_NODES_MEMORY=1 node --expose-gc --max-old-space-size=8192
-dist/bench/try-nodes.js\` (the same code as the scale run above, at that size): 5,000 nodes registered in 11.4 s;
-150,000 pods created and all \`Running\` after 614 s (244 pods/s end to end, the scheduler's 5,000-node cycles being
-the bound; the machine was also running builds and tests meanwhile); RSS at the end **3,973 MiB ✓**, peak **4,005
-MiB ✓** (≤ 4,096); V8's heap held 2.19 GB live after a full collection (about 14.6 KB per pod for the whole process:
-the API server's stored pods and watch-cache history, the scheduler's and the fleet's caches, the simulated pods); a
-GET every 200 ms meanwhile p99 0.2 ms (max 87 ms); heartbeats 650 writes/s. Earlier the same day the same run
-ended at 4,631 MiB RSS with 3.15 GB live; what brought it down: stored objects share equal managedFields trees
-(about 4.6 KB per pod), a simulated pod keeps a hash of its last status instead of its text, and, before that,
-in-process watch events share the server's frozen object instead of a parsed copy per watcher. Shrinking the
-watch-cache history (100,000 events) to 1,000 would save only about 5 KB per pod more.`;
+/** What the runs of 2026-11-25 showed beyond the figures above (pace and memory under other conditions). */
+export const NODES_NOTES = `The scale run above is the issue's (5,000 nodes, 150,000 pods in one process, target RSS ≤ 4 GiB ✓). Its pace
+depends on what else the machine does: the scheduler's 5,000-node cycles are the bound, and on 2026-11-25 the same run
+took 614 s (244 pods/s) on a quieter machine and 981 s while builds and end-to-end tests ran beside it. RSS depends on
+V8's heap limit: under the default limit (about 4 GiB here) V8 collects sooner; run with \`--max-old-space-size=8192\`
+(\`PART=scale NODES=5000 PODS=150000 BENCH_NODES_MEMORY=1 node --expose-gc --max-old-space-size=8192
+dist/bench/try-nodes.js\`) the same run ended at 3,973 MiB RSS (peak 4,005 MiB) with 2.19 GB live after a full
+collection (about 14.6 KB per pod for the whole process: the API server's stored pods and watch-cache history, the
+scheduler's and the fleet's caches, the simulated pods). Earlier that day it ended at 4,631 MiB with 3.15 GB live; what
+brought it down: stored objects share equal managedFields trees (about 4.6 KB per pod), a simulated pod keeps a hash
+of its last status instead of its text, and in-process watch events share the server's frozen object instead of a
+parsed copy per watcher. Shrinking the watch-cache history (100,000 events) to 1,000 would save only about 5 KB per
+pod more.`;
