@@ -39,6 +39,11 @@ export function builtinResourceKey(def: ResourceDefinition): string {
   return first === undefined || first === def ? def.plural : `${def.plural}.${def.group}`;
 }
 
+/** Is this one of the built-in kinds (not a custom resource)? */
+export function isBuiltinResource(def: ResourceDefinition): boolean {
+  return BUILTIN.includes(def);
+}
+
 /** Every built-in kind's definition (a new array each call; the definitions are shared). */
 export function builtinResources(): ResourceDefinition[] {
   return [...BUILTIN];

@@ -2,7 +2,9 @@
  * Discovery documents: /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>, derived from
  * the resource registry (the one description of each kind).
  */
+import { establishedGroup } from '../api/established-spelling.js';
 import type { ResourceRegistry } from '../api/index.js';
+import { parseAccept } from '../codec/negotiation.js';
 import type { ResourceDefinition } from '../api/types.js';
 
 export interface ApiResource {
@@ -45,6 +47,16 @@ export function apiResources(defs: ResourceDefinition[]): ApiResource[] {
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** Aggregated discovery's media type parameters, in either spelling of the group and either version. */
+const AGGREGATED_GROUPS = new Set(['apidiscovery.svc.io', 'apidiscovery.k8s.io']);
+const AGGREGATED_VERSIONS = new Set(['v2', 'v2beta1']);
+
+/** A discovery document and the Content-Type it goes out with. */
+export interface DiscoveryDocument {
+  body: Buffer;
+  contentType: string;
+}
+
 export class Discovery {
   private readonly cache = new Map<string, Buffer>();
   constructor(
@@ -61,9 +73,27 @@ export class Discovery {
     return b;
   }
 
-  /** Returns the document for a discovery path, or undefined when the path is not one. */
-  document(path: string): Buffer | undefined {
+  /**
+   * The document for a discovery path, or undefined when the path is not one. `/api` and `/apis`
+   * come aggregated (APIGroupDiscoveryList, every group's resources in one document) when Accept
+   * asks for that first; its Content-Type then echoes the clause that asked.
+   */
+  serve(path: string, accept: string | undefined): DiscoveryDocument | undefined {
     const p = path.endsWith('/') && path.length > 1 ? path.slice(0, -1) : path;
+    if (p === '/api' || p === '/apis') {
+      const aggregated = aggregatedClause(accept);
+      if (aggregated) {
+        const { group, version, contentType } = aggregated;
+        const body = this.memo(`${p} ${group}/${version}`, () => this.aggregated(p === '/api', `${group}/${version}`));
+        return { body, contentType };
+      }
+    }
+    const body = this.document(p);
+    return body ? { body, contentType: 'application/json' } : undefined;
+  }
+
+  /** The legacy document for a discovery path (no trailing slash), or undefined. */
+  private document(p: string): Buffer | undefined {
     if (p === '/api') {
       return this.memo(p, () => ({
         kind: 'APIVersions',
@@ -90,12 +120,22 @@ export class Discovery {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: `${group}/${version}`,
-      resources: apiResources(this.registry.resourcesFor(group!, version)),
+      resources: apiResources(this.registry.resourcesFor(g.canonical, version)),
     }));
   }
 
-  private groups() {
-    return this.registry.groups().filter((g) => g.name !== '');
+  /**
+   * Groups as discovery lists them: each of ours, then, for those the established system spells
+   * differently, the same group under that name (clients written for it look groups up by it).
+   */
+  private groups(): DiscoveredGroup[] {
+    const ours = this.registry.groups().filter((g) => g.name !== '');
+    const out: DiscoveredGroup[] = ours.map((g) => ({ ...g, canonical: g.name }));
+    for (const g of ours) {
+      const alias = establishedGroup(g.name);
+      if (alias !== g.name) out.push({ ...g, name: alias, canonical: g.name });
+    }
+    return out;
   }
 
   private group(g: { name: string; versions: string[]; preferredVersion: string }) {
@@ -106,4 +146,79 @@ export class Discovery {
       serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.serverAddress() }],
     };
   }
+
+  /** APIGroupDiscoveryList of the core group (`/api`) or of every named group (`/apis`). */
+  private aggregated(core: boolean, apiVersion: string): object {
+    const groups: DiscoveredGroup[] = core
+      ? this.registry.enabledGroupVersions().some((gv) => gv.group === '')
+        ? [{ name: '', canonical: '', versions: ['v1'], preferredVersion: 'v1' }]
+        : []
+      : this.groups();
+    return {
+      kind: 'APIGroupDiscoveryList',
+      apiVersion,
+      metadata: {},
+      items: groups.map((g) => ({
+        metadata: g.name ? { name: g.name } : {},
+        // Preferred version first, as clients take the first as the default.
+        versions: [g.preferredVersion, ...g.versions.filter((v) => v !== g.preferredVersion)].map((version) => ({
+          version,
+          resources: aggregatedResources(this.registry.resourcesFor(g.canonical, version), g.name, version),
+          freshness: 'Current',
+        })),
+      })),
+    };
+  }
+}
+
+interface DiscoveredGroup {
+  /** The name discovery shows (ours or the established one). */
+  name: string;
+  /** Our name: the registry's key. */
+  canonical: string;
+  versions: string[];
+  preferredVersion: string;
+}
+
+/** The resources of one group version as aggregated discovery lists them (subresources nested). */
+function aggregatedResources(defs: ResourceDefinition[], group: string, version: string): object[] {
+  return [...defs]
+    .sort((a, b) => a.plural.localeCompare(b.plural))
+    .map((d) => {
+      const r: Record<string, unknown> = {
+        resource: d.plural,
+        responseKind: { group, version, kind: d.kind },
+        scope: d.namespaced ? 'Namespaced' : 'Cluster',
+        singularResource: d.singular,
+        verbs: [...d.verbs],
+      };
+      if (d.shortNames.length) r['shortNames'] = [...d.shortNames];
+      if (d.categories.length) r['categories'] = [...d.categories];
+      const subs: { subresource: string; responseKind: object; verbs: string[] }[] = d.subresources.map((sub) => {
+        const info = SUBRESOURCE_VERBS[sub]!;
+        return { subresource: sub, responseKind: { group: info.group ?? group, version: info.version ?? version, kind: info.kind ?? d.kind }, verbs: info.verbs };
+      });
+      if (d.group === '' && d.plural === 'namespaces') subs.push({ subresource: 'finalize', responseKind: { group, version, kind: 'Namespace' }, verbs: ['update'] });
+      if (subs.length) r['subresources'] = subs;
+      return r;
+    });
+}
+
+/**
+ * The Accept clause that asks for aggregated discovery, when one comes before any plain JSON
+ * clause; its media type and parameters become the response Content-Type, as clients check.
+ */
+function aggregatedClause(accept: string | undefined): { group: string; version: string; contentType: string } | undefined {
+  for (const range of parseAccept(accept)) {
+    const { g, v, as } = range.params;
+    if (range.type === 'application/json' && as === 'APIGroupDiscoveryList' && g && v && AGGREGATED_GROUPS.has(g) && AGGREGATED_VERSIONS.has(v)) {
+      return { group: g, version: v, contentType: `application/json;g=${g};v=${v};as=APIGroupDiscoveryList` };
+    }
+    if (typeMatchesJson(range.type) && range.params['as'] === undefined) return undefined;
+  }
+  return undefined;
+}
+
+function typeMatchesJson(type: string): boolean {
+  return type === 'application/json' || type === 'application/*' || type === '*/*';
 }

@@ -4,6 +4,7 @@
  * objects and `Status` errors. In-process responses take values instead of bytes (cloned, never
  * shared); everything else about a response is the same.
  */
+import { canonicalizeBody, establishedJsonText, mayHoldEstablishedSpelling } from '../api/established-spelling.js';
 import { stringifyJson } from '../api/json-walk.js';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
@@ -93,10 +94,16 @@ export async function readRequestBytes(req: PipelineRequest, limit: number): Pro
 export async function readRequestValue(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
   if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);
   const bytes = await readRequestBytes(req, limits.maxRequestBodyBytes);
-  if (bytes.length <= LARGE_OBJECT_BYTES) return checkedValue(decodeBody(req.headers['content-type'], bytes, allowed), limits);
+  if (bytes.length <= LARGE_OBJECT_BYTES) return canonicalValue(bytes, checkedValue(decodeBody(req.headers['content-type'], bytes, allowed), limits));
   const value = decodeBody(req.headers['content-type'], bytes, allowed);
   await otherRequestsTurn();
-  return checkedValue(value, limits);
+  return canonicalValue(bytes, checkedValue(value, limits));
+}
+
+/** A decoded body with groups spelled the established way rewritten to ours (objects are stored once, in our spelling). */
+function canonicalValue(bytes: Buffer, value: unknown): unknown {
+  if (mayHoldEstablishedSpelling(bytes)) canonicalizeBody(value);
+  return value;
 }
 
 /** Like readRequestValue, for an optional body: undefined when there is none (or only whitespace). */
@@ -104,7 +111,7 @@ export async function readOptionalRequestValue(req: PipelineRequest, allowed: re
   if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);
   const raw = await readRequestBytes(req, limits.maxRequestBodyBytes);
   if (!raw.length || !raw.toString('utf8').trim()) return undefined;
-  return checkedValue(decodeBody(req.headers['content-type'], raw, allowed), limits);
+  return canonicalValue(raw, checkedValue(decodeBody(req.headers['content-type'], raw, allowed), limits));
 }
 
 function checkedValue(value: unknown, limits: InputLimits): unknown {
@@ -122,10 +129,26 @@ export function inProcessResponse(res: Response): InProcessResponse | undefined 
   return res instanceof InProcessResponse ? res : undefined;
 }
 
+/** Responses to requests that used the established spelling of a group or media type. */
+const ESTABLISHED_SPELLING = new WeakSet<Response>();
+
+/** From now on, JSON written to `res` names groups in the established spelling (src/api/established-spelling.ts). */
+export function answerInEstablishedSpelling(res: Response): void {
+  if (!(res instanceof InProcessResponse)) ESTABLISHED_SPELLING.add(res);
+}
+
+/** JSON bytes as they go to this response: rewritten only when the request used the established spelling. */
+export function spelledJson(res: Response, json: Buffer): Buffer {
+  if (!ESTABLISHED_SPELLING.has(res)) return json;
+  const text = json.toString('utf8');
+  const spelled = establishedJsonText(text);
+  return spelled === text ? json : Buffer.from(spelled);
+}
+
 export function writeJson(res: Response, code: number, body: Buffer | string | object, extra?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
   if (res instanceof InProcessResponse) return res.sendValue(code, body, extra);
-  const buf = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : stringifyJson(body));
+  const buf = spelledJson(res, Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : stringifyJson(body)));
   res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
   res.end(buf);
 }

@@ -11,6 +11,7 @@ import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { Discovery } from './discovery.js';
+import { OpenApiDocuments } from './openapi.js';
 import { HealthEndpoint, type HealthCheck } from './health.js';
 import { ApiServerMetrics } from './metrics.js';
 import { ResourceStore } from './resource-store.js';
@@ -173,7 +174,8 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     compiler: 'tsc',
     platform: `${process.platform}/${process.arch}`,
   };
-  const http = new ApiHttpServer({ config, registry, services, discovery, health, metrics, version, logger });
+  const openapi = new OpenApiDocuments(registry, config.version.gitVersion);
+  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger });
   try {
     port = await http.listen();
   } catch (err) {

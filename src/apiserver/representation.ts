@@ -3,6 +3,7 @@
  * kind accepts. JSON is the stored bytes as they are; Protobuf is the envelope of src/codec/protobuf/
  * (offered only for kinds whose every modelled field has a number, see protobufSupport).
  */
+import { type Spelling, spelledApiVersion, spelledMediaType } from '../api/established-spelling.js';
 import { notAcceptable } from '../api/status.js';
 import { groupVersion, type ResourceDefinition, type SvcObject } from '../api/types.js';
 import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
@@ -21,10 +22,22 @@ export function objectMediaTypes(def: ResourceDefinition): readonly string[] {
   return offersProtobuf(def) ? [...OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE] : OBJECT_MEDIA_TYPES;
 }
 
-function writeProtobuf(res: Response, code: number, body: Buffer): void {
+function writeProtobuf(s: RequestScope, code: number, body: Buffer): void {
+  const res = s.res;
   if (res.headersSent || res.writableEnded) return;
-  res.writeHead(code, { 'content-type': PROTOBUF_MEDIA_TYPE, 'content-length': String(body.length) });
+  res.writeHead(code, { 'content-type': spelledMediaType(PROTOBUF_MEDIA_TYPE, s.spelling), 'content-length': String(body.length) });
   res.end(body);
+}
+
+/**
+ * An object whose Protobuf TypeMeta names its group in the request's spelling (a shallow copy when
+ * it changes). JSON is rewritten as text instead (writeJson); Protobuf has to be told before encoding.
+ */
+function spelledObject<T extends object>(obj: T, spelling: Spelling): T {
+  const apiVersion = (obj as { apiVersion?: unknown }).apiVersion;
+  if (spelling === 'svc' || typeof apiVersion !== 'string') return obj;
+  const spelled = spelledApiVersion(apiVersion, spelling);
+  return spelled === apiVersion ? obj : { ...obj, apiVersion: spelled };
 }
 
 /** Encodes or answers 406: an object the wire cannot carry whole is never sent half-encoded. */
@@ -42,8 +55,8 @@ export function encodeOrRefuse<T>(encode: () => T): T {
 /** One object (a stored view: its parsed object and JSON bytes) in the response representation. */
 export function writeObject(s: RequestScope, code: number, view: { object: SvcObject; json: Buffer }): void {
   if (s.output.representation === 'protobuf') {
-    const body = encodeOrRefuse(() => protobufCodec().encodeObject(view.object as Record<string, unknown>));
-    return writeProtobuf(s.res, code, body);
+    const body = encodeOrRefuse(() => protobufCodec().encodeObject(spelledObject(view.object as Record<string, unknown>, s.spelling)));
+    return writeProtobuf(s, code, body);
   }
   // In-process callers get a value parsed from these bytes: cheaper than a deep clone, and the
   // bytes are made once per object and shared (with watchers, with other readers).
@@ -57,31 +70,31 @@ export function writeValue(s: RequestScope, code: number, value: Record<string, 
     const body = encodeOrRefuse(() =>
       Array.isArray(value['items'])
         ? codec.encodeList(value as { apiVersion: string; kind: string; metadata: Record<string, unknown>; items: Record<string, unknown>[] })
-        : codec.encodeObject(value),
+        : codec.encodeObject(spelledObject(value, s.spelling)),
     );
-    return writeProtobuf(s.res, code, body);
+    return writeProtobuf(s, code, body);
   }
   writeJson(s.res, code, value);
 }
 
 /** A list response in Protobuf (`<Kind>List`), items encoded once per cached object. */
 export function writeProtobufList(s: RequestScope, metadata: Record<string, unknown>, items: readonly SvcObject[]): void {
-  const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
+  const apiVersion = spelledApiVersion(s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version, s.spelling);
   const body = encodeOrRefuse(() =>
     protobufCodec().encodeList({ apiVersion, kind: s.def.listKind, metadata, items: items as unknown as Record<string, unknown>[] }),
   );
-  writeProtobuf(s.res, 200, body);
+  writeProtobuf(s, 200, body);
 }
 
 /**
  * One Protobuf watch frame. The stream has already started, so an object the wire cannot carry
  * becomes an ERROR event with a NotAcceptable Status instead of a half-encoded object.
  */
-export function protobufWatchFrame(def: ResourceDefinition, type: string, obj: object): Buffer {
+export function protobufWatchFrame(def: ResourceDefinition, type: string, obj: object, spelling: Spelling): Buffer {
   const codec = protobufCodec();
-  const gv = groupVersion(def);
+  const gv = spelledApiVersion(groupVersion(def), spelling);
   try {
-    return codec.encodeWatchFrame(type, obj as Record<string, unknown>, gv);
+    return codec.encodeWatchFrame(type, spelledObject(obj as Record<string, unknown>, spelling), gv);
   } catch (err) {
     if (!(err instanceof UnencodableError)) throw err;
     const status = notAcceptable(`the object cannot be represented in ${PROTOBUF_MEDIA_TYPE}: ${err.message}`).status;

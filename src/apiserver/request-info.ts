@@ -3,6 +3,8 @@
  * resource, name and subresource. Every later stage (limits, authorization, handlers, metrics) reads
  * this one structure instead of parsing the path again.
  */
+import { canonicalGroup, isEstablishedGroup, type Spelling } from '../api/established-spelling.js';
+import { parseBoolWord } from '../api/booleans.js';
 import { badRequest } from '../api/status.js';
 
 export type ApiVerb =
@@ -21,7 +23,10 @@ export interface ResourceRequestInfo {
   verb: ApiVerb;
   /** 'api' (core group) or 'apis'. */
   apiPrefix: 'api' | 'apis';
+  /** Our name of the group, whichever spelling the path used. */
   group: string;
+  /** The path named the group in the established spelling (src/api/established-spelling.ts). */
+  spelling: Spelling;
   version: string;
   /** '' for cluster-wide requests. */
   namespace: string;
@@ -45,6 +50,7 @@ export function isMutating(verb: string): boolean {
 }
 
 const SEGMENT = /^[^/]+$/;
+
 
 function checkSegment(seg: string, what: string): void {
   // Path traversal and empty segments never address anything.
@@ -77,9 +83,12 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   if (parts[parts.length - 1] === '') parts.pop();
   let i = 1;
   let group = '';
+  let spelling: Spelling = 'svc';
   if (prefix === 'apis') {
     if (parts.length < 4) return { isResourceRequest: false, path: pathname, verb: m };
-    group = parts[i++]!;
+    const spelled = parts[i++]!;
+    group = canonicalGroup(spelled);
+    if (isEstablishedGroup(spelled)) spelling = 'established';
   } else if (parts.length < 3) {
     return { isResourceRequest: false, path: pathname, verb: m };
   }
@@ -102,7 +111,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   if (rest.length > 3) throw badRequest(`path ${pathname} has too many segments`);
 
   let verb: ApiVerb;
-  const isWatch = ['1', 'true', 'True'].includes(query.get('watch') ?? '');
+  const isWatch = parseBoolWord(query.get('watch') ?? '') === true;
   switch (m) {
     case 'get':
     case 'head':
@@ -123,5 +132,5 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     default:
       return { isResourceRequest: false, path: pathname, verb: m };
   }
-  return { isResourceRequest: true, path: pathname, verb, apiPrefix: prefix, group, version, namespace, resource, name, subresource };
+  return { isResourceRequest: true, path: pathname, verb, apiPrefix: prefix, group, spelling, version, namespace, resource, name, subresource };
 }

@@ -7,14 +7,23 @@ import { handleEviction } from './handlers/eviction.js';
 import { methodNotAllowed, StatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ResourceDefinition } from '../api/types.js';
-import { JSON_REPRESENTATION, negotiateResponse, type OfferedRepresentation, PROTOBUF_REPRESENTATION, TABLE_REPRESENTATION } from '../codec/negotiation.js';
+import { isEstablishedMediaType } from '../api/established-spelling.js';
+import {
+  JSON_REPRESENTATION,
+  mediaTypeOf,
+  negotiateResponse,
+  type OfferedRepresentation,
+  PROTOBUF_REPRESENTATION,
+  TABLE_REPRESENTATION,
+  TABLE_V1_REPRESENTATION,
+} from '../codec/negotiation.js';
 import { handleDelete, handleDeleteCollection } from './handlers/delete.js';
 import { handlePatch } from './handlers/patch.js';
 import { handleGet, handleList } from './handlers/read.js';
 import { handleBinding, handleFinalize, handleScale, handleStatus } from './handlers/subresources.js';
 import { handleWatch } from './handlers/watch.js';
 import { handleCreate, handleUpdate } from './handlers/write.js';
-import type { PipelineRequest, Response } from './http.js';
+import { answerInEstablishedSpelling, type PipelineRequest, type Response } from './http.js';
 import { offersProtobuf } from './representation.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { type ApiServices, checkDryRunGate, checkQueryParameters, type RequestScope } from './scope.js';
@@ -48,7 +57,7 @@ const PROTOBUF_VERBS = new Set(['get', 'list', 'watch', 'create', 'update', 'pat
  */
 function responseRepresentations(info: ResourceRequestInfo, def: ResourceDefinition): OfferedRepresentation[] {
   const read = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
-  const out = read && !info.subresource ? [JSON_REPRESENTATION, TABLE_REPRESENTATION] : [JSON_REPRESENTATION];
+  const out = read && !info.subresource ? [JSON_REPRESENTATION, TABLE_V1_REPRESENTATION, TABLE_REPRESENTATION] : [JSON_REPRESENTATION];
   if (!info.subresource && PROTOBUF_VERBS.has(info.verb) && offersProtobuf(def)) out.push(PROTOBUF_REPRESENTATION);
   return out;
 }
@@ -64,7 +73,11 @@ export async function routeResource(
   const def = resolveDefinition(registry, info);
   const output = negotiateResponse(req.headers['accept'], responseRepresentations(info, def));
   checkDryRunGate(services.config.featureGates, query.has('dryRun'));
-  const scope: RequestScope = { req, res, info, query, def, store: services.storeFor(def), services, output };
+  const established =
+    info.spelling === 'established' || output.spelling === 'established' || isEstablishedMediaType(mediaTypeOf(req.headers['content-type']));
+  if (established) answerInEstablishedSpelling(res);
+  const spelling = established ? 'established' : 'svc';
+  const scope: RequestScope = { req, res, info, query, def, store: services.storeFor(def), services, output, spelling };
   if (info.subresource) {
     const isNamespaceFinalize = def.group === '' && def.plural === 'namespaces' && info.subresource === 'finalize';
     if (!isNamespaceFinalize && !(def.subresources as string[]).includes(info.subresource)) throw pageNotFound();

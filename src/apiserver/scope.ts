@@ -5,11 +5,13 @@
 import type { Logger } from 'pino';
 import { badRequest } from '../api/status.js';
 import type { ResourceDefinition } from '../api/types.js';
-import type { OfferedRepresentation } from '../codec/negotiation.js';
+import type { Spelling } from '../api/established-spelling.js';
+import type { NegotiatedRepresentation } from '../codec/negotiation.js';
 import type { AdmissionChain } from './admission/chain.js';
 import type { ApiServerConfig } from './config.js';
 import type { PipelineRequest, Response } from './http.js';
 import type { ResourceRequestInfo } from './request-info.js';
+import { parseBoolWord } from '../api/booleans.js';
 import type { ResourceStore } from './resource-store.js';
 import type { WatchRegistry } from './watch-registry.js';
 
@@ -33,7 +35,12 @@ export interface RequestScope {
   store: ResourceStore;
   services: ApiServices;
   /** The response representation chosen from Accept (src/codec/negotiation.ts). */
-  output: OfferedRepresentation;
+  output: NegotiatedRepresentation;
+  /**
+   * The path, Accept or Content-Type used the established spelling of a group or media type: the
+   * response names groups the same way (src/api/established-spelling.ts).
+   */
+  spelling: Spelling;
 }
 
 /** Query parameters each verb understands; anything else is a 400 naming the parameter. */
@@ -92,7 +99,7 @@ export function intParam(query: URLSearchParams, name: string, max = Number.MAX_
 export function boolParam(query: URLSearchParams, name: string): boolean {
   const raw = query.get(name);
   if (raw === null || raw === '' ) return false;
-  if (['1', 'true', 'True', 'TRUE'].includes(raw)) return true;
-  if (['0', 'false', 'False', 'FALSE'].includes(raw)) return false;
-  throw badRequest(`${name}: invalid value "${raw}": must be true or false`);
+  const b = parseBoolWord(raw);
+  if (b === undefined) throw badRequest(`${name}: invalid value "${raw}": must be true or false (or 1, t, T, TRUE, True; 0, f, F, FALSE, False)`);
+  return b;
 }

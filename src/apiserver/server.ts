@@ -17,6 +17,7 @@ import { serviceUnavailable } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
+import type { OpenApiDocuments } from './openapi.js';
 import type { HealthEndpoint } from './health.js';
 import { type PipelineRequest, type Request, type Response, writeJson, writeStatus, writeText } from './http.js';
 import { InProcessRequest } from './in-process-exchange.js';
@@ -57,6 +58,7 @@ export interface PipelineParts {
   registry: ResourceRegistry;
   services: ApiServices;
   discovery: Discovery;
+  openapi: OpenApiDocuments;
   health: HealthEndpoint[];
   metrics: ApiServerMetrics;
   version: object;
@@ -209,13 +211,13 @@ export class ApiHttpServer implements RequestPipeline {
       return;
     }
     if (method === 'GET') {
-      const doc = this.parts.discovery.document(pathname);
-      if (doc) return writeJson(res, 200, doc);
+      const doc = this.parts.discovery.serve(pathname, req.headers['accept']) ?? this.parts.openapi.serve(pathname);
+      if (doc) return writeJson(res, 200, doc.body, { 'content-type': doc.contentType });
     }
     // Extra handlers (profiling, debug pages) serve the listener only.
     if (!(req instanceof InProcessRequest)) for (const h of this.parts.config.extraHandlers ?? []) if (await h(req, res)) return;
     if (pathname === '/' ) {
-      return writeJson(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/metrics', '/version'] });
+      return writeJson(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/metrics', '/version'] });
     }
     writeText(res, 404, '404 page not found\n');
   }

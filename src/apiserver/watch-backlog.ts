@@ -6,7 +6,8 @@
  * items are encoded only when the response can take them.
  *
  * Contract: `drain` hands out every item exactly once, snapshot first, then changes in the order
- * their batches were pushed; it stops as soon as `canWrite()` is false and resumes from there.
+ * their batches were pushed; it stops as soon as `canWrite()` is false and resumes from there. The
+ * end of the snapshot is reported once, in its place in that order.
  */
 const EMPTY: readonly never[] = [];
 
@@ -40,13 +41,23 @@ export class WatchBacklog<Item, Change> {
     this.queuedChanges += batch.length;
   }
 
-  /** Hands out items in order while `canWrite()` holds. */
-  drain(canWrite: () => boolean, onItem: (item: Item) => void, onChange: (change: Change) => void): void {
+  private snapshotEndReported = false;
+
+  /**
+   * Hands out items in order while `canWrite()` holds. `onSnapshotEnd` is called once, between
+   * the last item of the initial state (or at the first drain, when there was none) and the first change.
+   */
+  drain(canWrite: () => boolean, onItem: (item: Item) => void, onChange: (change: Change) => void, onSnapshotEnd?: () => void): void {
     while (this.snapshot) {
       if (!canWrite()) return;
       const item = this.snapshot[this.snapshotAt++]!;
       if (this.snapshotAt === this.snapshot.length) this.snapshot = undefined;
       onItem(item);
+    }
+    if (!this.snapshotEndReported) {
+      if (!canWrite()) return;
+      this.snapshotEndReported = true;
+      onSnapshotEnd?.();
     }
     while (this.head < this.batches.length) {
       if (!canWrite()) return;

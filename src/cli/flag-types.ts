@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { isIP } from 'node:net';
+import { parseBoolWord } from '../api/booleans.js';
 import { DURATION_EXPECTED, parseDurationMs } from '../api/duration.js';
 
 /** A malformed flag value. The message names the flag, the value and an accepted example. */
@@ -34,14 +35,11 @@ export function parseDuration(flag: string, value: string): number {
 // ---------------------------------------------------------------------------------------------
 // booleans and numbers
 
-const TRUE_WORDS = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
-const FALSE_WORDS = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
-
 /** Go's strconv.ParseBool: 1, t, T, true, TRUE, True and their false counterparts. */
 export function parseBool(flag: string, value: string | boolean): boolean {
   if (typeof value === 'boolean') return value;
-  if (TRUE_WORDS.has(value)) return true;
-  if (FALSE_WORDS.has(value)) return false;
+  const b = parseBoolWord(value);
+  if (b !== undefined) return b;
   throw new FlagValueError(flag, value, `expected true or false, e.g. ${flag}=false`);
 }
 

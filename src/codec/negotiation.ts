@@ -10,6 +10,7 @@
  * A representation is one `Representation` name and one `OfferedRepresentation` constant, added to
  * the lists the router passes in (Protobuf only for kinds that offer it).
  */
+import { canonicalGroup, canonicalMediaType, type Spelling, spelledMediaType } from '../api/established-spelling.js';
 import { notAcceptable, unsupportedMediaType } from '../api/status.js';
 
 /** What the handler writes. */
@@ -29,9 +30,10 @@ export interface OfferedRepresentation {
   contentType: string;
 }
 
-/** Group and version of the Table (and PartialObjectMetadata) representation. */
+/** Group and version of the Table (and PartialObjectMetadata) representation; v1 is the same shape. */
 export const META_GROUP = 'meta.svc';
 export const TABLE_VERSION = 'v1beta1';
+export const TABLE_V1_VERSION = 'v1';
 
 export const JSON_REPRESENTATION: OfferedRepresentation = {
   representation: 'json',
@@ -45,6 +47,13 @@ export const TABLE_REPRESENTATION: OfferedRepresentation = {
   mediaType: 'application/json',
   params: { as: 'Table', g: META_GROUP, v: TABLE_VERSION },
   contentType: `application/json;as=Table;g=${META_GROUP};v=${TABLE_VERSION}`,
+};
+
+export const TABLE_V1_REPRESENTATION: OfferedRepresentation = {
+  representation: 'table',
+  mediaType: 'application/json',
+  params: { as: 'Table', g: META_GROUP, v: TABLE_V1_VERSION },
+  contentType: `application/json;as=Table;g=${META_GROUP};v=${TABLE_V1_VERSION}`,
 };
 
 /** The Protobuf envelope (src/codec/protobuf/); offered only for kinds whose fields all have numbers. */
@@ -112,14 +121,30 @@ function describeOffers(offered: readonly OfferedRepresentation[]): string {
   return offered.map((o) => o.contentType).join(', ');
 }
 
+/** The representation chosen, with the spelling its Accept clause used and the Content-Type in that spelling. */
+export interface NegotiatedRepresentation extends OfferedRepresentation {
+  spelling: Spelling;
+}
+
+/** A media range in our spelling (media type and `g=`), and whether it was written in the established one. */
+function canonicalRange(range: MediaRange): { range: MediaRange; spelling: Spelling } {
+  const type = canonicalMediaType(range.type);
+  const g = range.params['g'];
+  const cg = g === undefined ? undefined : canonicalGroup(g);
+  if (type === range.type && cg === g) return { range, spelling: 'svc' };
+  return { range: { ...range, type, params: cg === undefined ? range.params : { ...range.params, g: cg } }, spelling: 'established' };
+}
+
 /**
  * Chooses the response representation among `offered` (the first offered wins for wildcards).
- * 406 NotAcceptable when no clause of Accept selects any of them.
+ * Clauses in the established spelling (src/api/established-spelling.ts) select the same offers and
+ * get the Content-Type in their spelling. 406 NotAcceptable when no clause selects any of them.
  */
-export function negotiateResponse(accept: string | undefined, offered: readonly OfferedRepresentation[]): OfferedRepresentation {
-  for (const range of parseAccept(accept)) {
+export function negotiateResponse(accept: string | undefined, offered: readonly OfferedRepresentation[]): NegotiatedRepresentation {
+  for (const clause of parseAccept(accept)) {
+    const { range, spelling } = canonicalRange(clause);
     const hit = offered.find((o) => rangeSelects(range, o));
-    if (hit) return hit;
+    if (hit) return { ...hit, spelling, contentType: spelledMediaType(hit.contentType, spelling) };
   }
   throw notAcceptable(
     `none of the media types in Accept (${accept ?? ''}) can be served for this request; the server can produce: ${describeOffers(offered)}; ` +
@@ -137,7 +162,7 @@ export function mediaTypeOf(header: string | undefined): string {
  * 415 UnsupportedMediaType otherwise, naming what is accepted.
  */
 export function negotiateRequest(contentType: string | undefined, accepted: readonly string[]): string {
-  const mt = mediaTypeOf(contentType) || 'application/json';
+  const mt = canonicalMediaType(mediaTypeOf(contentType) || 'application/json');
   if (!accepted.includes(mt)) {
     throw unsupportedMediaType(
       `the body of the request was in an unknown format: ${mt}; accepted media types include: ${accepted.join(', ')}`,

@@ -1,5 +1,5 @@
 /**
- * The Table representation (`kind: Table`, `apiVersion: meta.svc/v1beta1`): column definitions
+ * The Table representation (`kind: Table`, `apiVersion: meta.svc/v1` or `/v1beta1`, the same shape): column definitions
  * and one row of cells per object, laid out by the kind's `tableColumns` (or the default `Name`
  * and `Created At`). Each row carries the object as `includeObject` asks: nothing, its metadata as
  * a PartialObjectMetadata (the default), or the whole object.
@@ -39,6 +39,8 @@ export interface TableOptions {
   now: number;
   /** Leave `columnDefinitions` empty (watch events after the first one). */
   noHeaders?: boolean;
+  /** The Table's (and its rows' PartialObjectMetadata's) apiVersion: the one negotiated (default meta.svc/v1beta1). */
+  apiVersion?: string;
 }
 
 export interface TableRow {
@@ -58,22 +60,28 @@ export function tableColumnsOf(def: ResourceDefinition): TableColumns {
   return def.tableColumns ?? DEFAULT_TABLE_COLUMNS;
 }
 
-function rowObject(obj: SvcObject, include: IncludeObject): SvcObject | undefined {
+function rowObject(obj: SvcObject, include: IncludeObject, apiVersion: string): SvcObject | undefined {
   if (include === 'None') return undefined;
   if (include === 'Object') return obj;
-  return { kind: 'PartialObjectMetadata', apiVersion: TABLE_API_VERSION, metadata: obj.metadata };
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: obj.metadata };
+}
+
+/** The apiVersion of the Table a negotiated representation's parameters ask for. */
+export function tableApiVersion(params: Readonly<Record<string, string>>): string {
+  return `${params['g'] ?? META_GROUP}/${params['v'] ?? TABLE_VERSION}`;
 }
 
 /** A Table of `objects` under `metadata` (a list's resourceVersion/continue, or one object's version). */
 export function buildTable(def: ResourceDefinition, objects: readonly SvcObject[], metadata: ListMeta, opts: TableOptions): Table {
   const layout = tableColumnsOf(def);
+  const apiVersion = opts.apiVersion ?? TABLE_API_VERSION;
   const rows = objects.map((obj): TableRow => {
     const row: TableRow = { cells: layout.cells(obj, opts.now) };
-    const object = rowObject(obj, opts.includeObject);
+    const object = rowObject(obj, opts.includeObject, apiVersion);
     if (object) row.object = object;
     return row;
   });
-  return { kind: 'Table', apiVersion: TABLE_API_VERSION, metadata, columnDefinitions: opts.noHeaders ? [] : layout.columns, rows };
+  return { kind: 'Table', apiVersion, metadata, columnDefinitions: opts.noHeaders ? [] : layout.columns, rows };
 }
 
 /** The Table of one object (a get, or one watch event), carrying that object's resourceVersion. */

@@ -5,10 +5,22 @@ import { KIND_FIXTURES, podFixture } from './protobuf-fixtures.js';
 
 const codec = protobufCodec();
 
+/** The fixture as it reads back: an empty string field is the same as an absent one on the wire (map values keep theirs). */
+function withoutEmptyStringFields(value: unknown, inMap = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutEmptyStringFields(v));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === '' && !inMap) continue;
+    out[k] = withoutEmptyStringFields(v, k === 'labels' || k === 'annotations' || k === 'data' || k === 'stringData' || k === 'nodeSelector');
+  }
+  return out;
+}
+
 for (const [kind, obj] of Object.entries(KIND_FIXTURES)) {
-  test(`a ${kind} survives encode then decode unchanged`, () => {
+  test(`a ${kind} survives encode then decode unchanged (but for empty string fields)`, () => {
     const body = codec.encodeObject(obj);
-    assert.equal(codec.decodeObject(body), obj);
+    assert.equal(codec.decodeObject(body), withoutEmptyStringFields(obj));
     assert.ok(body.length < JSON.stringify(obj).length, 'the Protobuf body is smaller than the JSON');
   });
 }

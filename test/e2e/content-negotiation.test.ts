@@ -55,15 +55,18 @@ test('q-values order the Accept clauses', async () => {
   assert.is((await get(CM, `${TABLE};q=0,application/json;q=0.1`)).json.kind, 'ConfigMapList');
 });
 
-test('kubectl 1.31 asks for meta.k8s.io Tables (not offered here) and gets its plain JSON fallback', async () => {
+test('kubectl asks for meta.k8s.io v1 Tables (the established spelling of meta.svc) and gets one in that spelling', async () => {
   const r = await get(CM, KUBECTL_ACCEPT);
   assert.is(r.status, 200);
-  assert.is(r.headers['content-type'], 'application/json');
-  assert.is(r.json.kind, 'ConfigMapList');
+  assert.is(r.headers['content-type'], 'application/json;as=Table;g=meta.k8s.io;v=v1');
+  assert.is(r.json.kind, 'Table');
+  assert.is(r.json.apiVersion, 'meta.k8s.io/v1');
+  const ours = await get(CM, 'application/json;as=Table;g=meta.svc;v=v1');
+  assert.is(ours.json.apiVersion, 'meta.svc/v1');
 });
 
 test('406 with a NotAcceptable Status when nothing acceptable is offered', async () => {
-  for (const accept of ['text/html', 'application/json;as=Table;g=meta.k8s.io;v=v1', 'application/json;q=0']) {
+  for (const accept of ['text/html', 'application/json;as=Table;g=meta.example.io;v=v1', 'application/json;q=0']) {
     const r = await get(CM, accept);
     assert.is(r.status, 406, accept);
     assert.is(r.json.kind, 'Status');

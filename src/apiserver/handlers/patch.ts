@@ -1,11 +1,15 @@
 /**
- * PATCH with a JSON merge patch (RFC 7386) or a JSON patch (RFC 6902), applied to the current
+ * PATCH with a JSON merge patch (RFC 7386), a JSON patch (RFC 6902) or a strategic merge patch
+ * (../strategic-merge-patch.ts, built-in kinds only), applied to the current
  * object inside the guaranteed-update loop, so a concurrent write re-applies the patch to the new
  * version instead of losing either change.
  */
 import fastJsonPatch from 'fast-json-patch';
 import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.js';
-import type { SvcObject } from '../../api/types.js';
+import type { SchemaNode, SvcObject } from '../../api/types.js';
+import { canonicalizeBody, mayHoldEstablishedSpelling } from '../../api/established-spelling.js';
+import { isBuiltinResource } from '../../api/registry.js';
+import { applyStrategicMergePatch, STRATEGIC_MERGE_PATCH_MEDIA_TYPE } from '../strategic-merge-patch.js';
 import { mediaTypeOf, PATCH_MEDIA_TYPES } from '../../codec/body.js';
 import { readRequestBytes } from '../http.js';
 import { checkBodyNesting, checkJsonPatchLength, CopyBudget, type InputLimits } from '../input-limits.js';
@@ -32,20 +36,30 @@ export function applyMergePatch(target: Json, patch: Json): Json {
 
 export type PatchFunction = (doc: SvcObject) => SvcObject;
 
+/** What a patch applies to: the schema strategic merge patch follows, and whether the kind offers it. */
+export interface PatchTarget {
+  schema: SchemaNode | undefined;
+  /** Built-in kinds (and their subresources) take strategic merge patch; custom resources do not. */
+  strategic: boolean;
+}
+
+const ACCEPTED_PATCH_TYPES = [...PATCH_MEDIA_TYPES, STRATEGIC_MERGE_PATCH_MEDIA_TYPE, APPLY_PATCH_MEDIA_TYPE];
+
 /**
  * Parses the body once and returns a function applying it to any version of the object. The patch
  * is held to the nesting limit before it is walked, a JSON patch to the operation limit, and its
  * copies to the copy budget while it is applied; the result is checked by the write itself.
  */
-export function parsePatch(contentType: string | undefined, body: Buffer, limits: InputLimits): PatchFunction {
+export function parsePatch(contentType: string | undefined, body: Buffer, limits: InputLimits, target: PatchTarget): PatchFunction {
   const mt = mediaTypeOf(contentType);
-  if (mt === 'application/strategic-merge-patch+json') {
+  if (mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE && !target.strategic) {
     throw unsupportedMediaType(
-      'strategic merge patch is not supported by this server; send application/merge-patch+json (kubectl patch --type=merge) or application/json-patch+json (--type=json)',
+      `the body of the request was in an unknown format: ${mt}; custom resources take no strategic merge patch (their schemas carry no merge keys): ` +
+        `accepted media types include: ${[...PATCH_MEDIA_TYPES, APPLY_PATCH_MEDIA_TYPE].join(', ')}`,
     );
   }
-  if (!(PATCH_MEDIA_TYPES as readonly string[]).includes(mt)) {
-    throw unsupportedMediaType(`the patch content type ${mt || '(none)'} is not supported; use one of: ${PATCH_MEDIA_TYPES.join(', ')}`);
+  if (!(ACCEPTED_PATCH_TYPES as readonly string[]).includes(mt)) {
+    throw unsupportedMediaType(`the patch content type ${mt || '(none)'} is not supported; use one of: ${ACCEPTED_PATCH_TYPES.join(', ')}`);
   }
   let parsed: Json;
   try {
@@ -54,10 +68,13 @@ export function parsePatch(contentType: string | undefined, body: Buffer, limits
     throw badRequest(`the patch is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   checkBodyNesting(parsed, limits, 'the patch');
-  if (mt === 'application/merge-patch+json') {
+  // Objects are stored in our spelling (src/api/established-spelling.ts), whichever the patch used.
+  if (mayHoldEstablishedSpelling(body)) canonicalizeBody(parsed);
+  if (mt === 'application/merge-patch+json' || mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE) {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw badRequest('a merge patch must be a JSON object');
+      throw badRequest(`a ${mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE ? 'strategic ' : ''}merge patch must be a JSON object`);
     }
+    if (mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE) return (doc) => asObject(applyStrategicMergePatch(doc, parsed, target.schema));
     return (doc) => asObject(applyMergePatch(doc as unknown as Json, parsed));
   }
   if (!Array.isArray(parsed)) throw badRequest('a JSON patch must be an array of operations');
@@ -90,7 +107,7 @@ export async function handlePatch(s: RequestScope): Promise<void> {
   const body = await readRequestBytes(s.req, limits.maxRequestBodyBytes);
   if (mediaTypeOf(s.req.headers['content-type']) === APPLY_PATCH_MEDIA_TYPE) return handleApply(s, body);
   const dryRun = isDryRun(s.query);
-  const apply = parsePatch(s.req.headers['content-type'], body, limits);
+  const apply = parsePatch(s.req.headers['content-type'], body, limits, { schema: s.def.schema, strategic: isBuiltinResource(s.def) });
   const status = s.info.subresource === 'status';
   const out = await guaranteedUpdate(
     s,

@@ -90,7 +90,7 @@ export async function handleScale(s: RequestScope): Promise<void> {
     if (body.kind !== undefined && body.kind !== 'Scale') throw badRequest(`the kind in the data (${String(body.kind)}) must be Scale`);
     desired = () => body;
   } else {
-    const apply = parsePatch(s.req.headers['content-type'], await readRequestBytes(s.req, s.services.config.inputLimits.maxRequestBodyBytes), s.services.config.inputLimits);
+    const apply = parsePatch(s.req.headers['content-type'], await readRequestBytes(s.req, s.services.config.inputLimits.maxRequestBodyBytes), s.services.config.inputLimits, { schema: undefined, strategic: true });
     desired = (current) => apply(scaleOf(current, mapping));
   }
   const out = await guaranteedUpdate(

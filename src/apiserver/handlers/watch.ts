@@ -18,15 +18,15 @@
  */
 import { stringifyJson } from '../../api/json-walk.js';
 import type { SvcObject } from '../../api/types.js';
-import type { Status } from '../../api/status.js';
+import { badRequest, type Status } from '../../api/status.js';
 import type { KVEvent } from '../../storage/types.js';
 import type { CacheEvent } from '../../storage/watch-cache.js';
-import { includeObjectParam, objectTable, TABLE_API_VERSION } from '../../codec/table.js';
+import { includeObjectParam, objectTable, tableApiVersion } from '../../codec/table.js';
 import { protobufWatchFrame } from '../representation.js';
 import { parseResourceVersion, type ResourceStore } from '../resource-store.js';
 import { boolParam, intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
-import { inProcessResponse, onRequestClose } from '../http.js';
+import { inProcessResponse, onRequestClose, spelledJson } from '../http.js';
 import { WatchBacklog } from '../watch-backlog.js';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -54,6 +54,27 @@ function frame(type: EventType, json: Buffer): Buffer {
   return f;
 }
 
+/**
+ * The annotation of the bookmark that ends a watch-list's initial state, in both spellings (the
+ * established clients wait for theirs; src/api/established-spelling.ts).
+ */
+export const INITIAL_EVENTS_END = { 'svc.io/initial-events-end': 'true', 'k8s.io/initial-events-end': 'true' };
+
+/**
+ * `sendInitialEvents` (watch-list): absent, true or false. As established, setting it requires
+ * `resourceVersionMatch=NotOlderThan`, and true requires `allowWatchBookmarks=true` (the end of the
+ * initial state is a bookmark).
+ */
+function sendInitialEventsParam(query: URLSearchParams, bookmarks: boolean): boolean | undefined {
+  if (!query.has('sendInitialEvents')) return undefined;
+  const value = boolParam(query, 'sendInitialEvents');
+  if (query.get('resourceVersionMatch') !== 'NotOlderThan') {
+    throw badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  }
+  if (value && !bookmarks) throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+  return value;
+}
+
 /** Default interval between bookmarks when the client allows them. */
 export const BOOKMARK_INTERVAL_MS = 10_000;
 /** Without a watch cache (no event window to measure against): changes a watch may have queued. */
@@ -68,6 +89,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const asTable = s.output.representation === 'table';
   const asProtobuf = s.output.representation === 'protobuf';
   const rv = parseResourceVersion(s.query.get('resourceVersion') ?? undefined);
+  const initialEvents = sendInitialEventsParam(s.query, bookmarks);
   const scope = store.keys.scope(info.namespace);
   const nameKey = filter.exactName !== undefined ? store.keys.key(info.namespace, filter.exactName) : undefined;
   const inScope = (key: string) => (nameKey ? key === nameKey : key.startsWith(scope));
@@ -80,7 +102,17 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   // Resolve the starting point before the headers go out, so errors (400/504) are ordinary responses.
   let backlog: WatchBacklog<{ key: string; object: SvcObject; json: Buffer }, Change>;
   let after: number;
-  if (rv === undefined || rv === 0) {
+  if (initialEvents === true) {
+    // Watch-list: the state at least as new as resourceVersion, then a bookmark marking its end.
+    const list = await store.list({ namespace: info.namespace, resourceVersion: rv ? String(rv) : undefined, resourceVersionMatch: rv ? 'NotOlderThan' : undefined, filtered: false });
+    backlog = new WatchBacklog(list.items);
+    after = list.revision;
+  } else if (initialEvents === false && !rv) {
+    // No initial state: changes from now on.
+    const list = await store.list({ namespace: info.namespace, limit: 1, filtered: false });
+    backlog = new WatchBacklog();
+    after = list.revision;
+  } else if (rv === undefined || rv === 0) {
     const list = await store.list({ namespace: info.namespace, resourceVersion: rv === 0 ? '0' : undefined, filtered: false });
     backlog = new WatchBacklog(list.items);
     after = list.revision;
@@ -104,7 +136,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const write = (buf: Buffer) => {
     if (closed) return;
     res.cork?.();
-    if (!res.write(buf)) blocked = true;
+    if (!res.write(asProtobuf ? buf : spelledJson(res, buf))) blocked = true;
     res.uncork?.();
   };
   const send = (type: EventType, item: { object: SvcObject; json: Buffer }) => {
@@ -115,9 +147,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   // A Table watch sends each object as a one-row Table; only the first carries the column definitions.
   let columnsSent = false;
   const encode = (type: EventType, item: { object: SvcObject; json: Buffer }): Buffer => {
-    if (asProtobuf) return protobufWatchFrame(s.def, type, item.object);
+    if (asProtobuf) return protobufWatchFrame(s.def, type, item.object, s.spelling);
     if (!asTable) return frame(type, item.json);
-    const table = objectTable(s.def, item.object, { includeObject, now: services.now(), noHeaders: columnsSent });
+    const table = objectTable(s.def, item.object, { includeObject, now: services.now(), noHeaders: columnsSent, apiVersion: tableApiVersion(s.output.params) });
     columnsSent = true;
     return Buffer.from(`${JSON.stringify({ type, object: table })}\n`);
   };
@@ -137,8 +169,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     else if (before) send('DELETED', c);
   };
   const canWrite = () => !blocked && !closed;
+  const onSnapshotEnd = initialEvents === true ? () => sendBookmark(true) : undefined;
   const pump = () => {
-    backlog.drain(canWrite, sendInitial, sendChange);
+    backlog.drain(canWrite, sendInitial, sendChange, onSnapshotEnd);
     if (blocked && !closed) (res as unknown as NodeJS.EventEmitter).once('drain', onDrain);
   };
   const onDrain = () => {
@@ -164,7 +197,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     const status: Status = store.mapStorageError(err).status;
     if (sink) {
       if (!closed) sink.sendEvent('ERROR', status);
-    } else write(asProtobuf ? protobufWatchFrame(s.def, 'ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
+    } else write(asProtobuf ? protobufWatchFrame(s.def, 'ERROR', status, s.spelling) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
     finish();
   };
 
@@ -173,17 +206,18 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   let lifeTimer: NodeJS.Timeout | undefined;
   let unregister: () => void = () => {};
   const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
-  const sendBookmark = () => {
+  const sendBookmark = (initialEventsEnd = false) => {
     // Only a revision everything up to which has been sent: none while the initial state streams.
     if (!backlog.snapshotDone) return;
-    const revision = store.cache && backlog.empty ? Math.max(store.cache.revision, lastSent) : lastSent;
-    const metadata = { resourceVersion: String(revision) };
+    const revision = initialEventsEnd ? after : store.cache && backlog.empty ? Math.max(store.cache.revision, lastSent) : lastSent;
+    const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+    if (initialEventsEnd) metadata['annotations'] = INITIAL_EVENTS_END;
     const object = asTable
-      ? { kind: 'Table', apiVersion: TABLE_API_VERSION, metadata, columnDefinitions: [], rows: [] }
+      ? { kind: 'Table', apiVersion: tableApiVersion(s.output.params), metadata, columnDefinitions: [], rows: [] }
       : { kind: s.def.kind, apiVersion, metadata };
     if (sink) {
       if (!closed) sink.sendEvent('BOOKMARK', object);
-    } else write(asProtobuf ? protobufWatchFrame(s.def, 'BOOKMARK', object) : Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`));
+    } else write(asProtobuf ? protobufWatchFrame(s.def, 'BOOKMARK', object, s.spelling) : Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`));
   };
   function finish(finalBookmark = true) {
     if (closed) return;

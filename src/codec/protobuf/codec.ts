@@ -4,6 +4,7 @@
  * contentType}`. protobufjs types are built at start from the same generated `.proto` text that is
  * committed under proto/.
  */
+import { canonicalApiVersion } from '../../api/established-spelling.js';
 import protobuf from 'protobufjs';
 import { CompiledCodec, UnencodableError } from './compiled.js';
 import { wireModel, type WireModel } from './model.js';
@@ -171,7 +172,9 @@ export class ProtobufCodec {
 
   /** An enveloped object back to its JSON form (apiVersion and kind from the envelope). */
   decodeObject(body: Uint8Array): Json {
-    const env = this.decodeEnvelope(body);
+    const spelled = this.decodeEnvelope(body);
+    // The established spelling of a group names the same messages (src/api/established-spelling.ts).
+    const env = { ...spelled, apiVersion: canonicalApiVersion(spelled.apiVersion) };
     if (env.contentEncoding) throw new ProtobufDecodeError(`contentEncoding ${JSON.stringify(env.contentEncoding)} is not supported; send raw unencoded`);
     if (env.contentType && env.contentType !== PROTOBUF_MEDIA_TYPE) {
       throw new ProtobufDecodeError(`contentType ${JSON.stringify(env.contentType)} inside the envelope is not supported; leave it empty`);
@@ -180,7 +183,11 @@ export class ProtobufCodec {
     if (!msg) throw new ProtobufDecodeError(`${env.apiVersion}/${env.kind} has no Protobuf representation; send application/json`);
     const out: Json = { apiVersion: env.apiVersion, kind: env.kind };
     try {
-      return this.compiled.decoders[msg]!(new WireReader(Buffer.from(env.raw.buffer, env.raw.byteOffset, env.raw.length)), env.raw.length, out);
+      const decoded = this.compiled.decoders[msg]!(new WireReader(Buffer.from(env.raw.buffer, env.raw.byteOffset, env.raw.length)), env.raw.length, out);
+      // A list's continue is on every list (the spec), "" on the last page: the wire leaves "" out.
+      const meta = decoded['metadata'];
+      if (env.kind.endsWith('List') && meta && typeof meta === 'object' && !('continue' in meta)) (meta as Json)['continue'] = '';
+      return decoded;
     } catch (err) {
       throw new ProtobufDecodeError(`the ${env.kind} message cannot be read: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -175,8 +175,10 @@ const H = {
     for (let i = r.pos - 1; i >= start; i--) big = (big << 7n) | BigInt(buf[i]! & 0x7f);
     return Number(BigInt.asIntN(64, big));
   },
-  readTime(r: WireReader, micro: boolean): string {
+  /** An empty Time message is the zero time, which the established clients send for "unset". */
+  readTime(r: WireReader, micro: boolean): string | undefined {
     const end = r.uint32() + r.pos;
+    if (end === r.pos) return undefined;
     let seconds = 0;
     let nanos = 0;
     while (r.pos < end) {
@@ -417,6 +419,10 @@ export class CompiledCodec {
         lines.push(
           `      case ${this.tag(f)}: { const e = r.uint32() + r.pos; let mk = '', mv = ${CompiledCodec.zero(f.type)}; while (r.pos < e) { const t2 = r.uint32(); if (t2 === 10) mk = r.string(); else if (t2 === ${valueTag}) mv = ${this.readValue(f.type)}; else r.skipType(t2 & 7); } const mo = o[${key}] || (o[${key}] = {}); if (mk === '__proto__') H.put(mo, mk, mv); else mo[mk] = mv; break; }`,
         );
+      } else if (f.type === 'string' || f.type === 'Time' || f.type === 'MicroTime') {
+        // The established clients write every non-pointer string (and zero times) even when unset;
+        // "" and the zero time mean "absent", as they do in their own decoding.
+        lines.push(`      case ${this.tag(f)}: { const v = ${this.readValue(f.type)}; if (v !== '' && v !== undefined) o[${key}] = v; break; }`);
       } else {
         lines.push(`      case ${this.tag(f)}: o[${key}] = ${this.readValue(f.type)}; break;`);
       }
