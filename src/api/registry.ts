@@ -14,7 +14,8 @@ import {
   horizontalPodAutoscalerDefinition, jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, nodeDefinition,
   persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, priorityClassDefinition, replicaSetDefinition,
   replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition, secretDefinition,
-  serviceAccountDefinition, serviceDefinition, statefulSetDefinition, podMetricsDefinition, nodeMetricsDefinition,
+  serviceAccountDefinition, serviceDefinition, statefulSetDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition,
+  selfSubjectRulesReviewDefinition,
 } from './kinds/index.js';
 
 const BUILTIN: readonly ResourceDefinition[] = [
@@ -25,6 +26,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   jobDefinition, cronJobDefinition,
   leaseDefinition, endpointSliceDefinition, podDisruptionBudgetDefinition, horizontalPodAutoscalerDefinition, priorityClassDefinition,
   roleDefinition, roleBindingDefinition, clusterRoleDefinition, clusterRoleBindingDefinition,
+  selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,
   podMetricsDefinition, nodeMetricsDefinition,

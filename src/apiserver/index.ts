@@ -10,6 +10,7 @@ import { AdmissionChain } from './admission/chain.js';
 import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
+import { ALWAYS_ALLOW } from './access.js';
 import { Discovery } from './discovery.js';
 import { OpenApiDocuments } from './openapi.js';
 import { HealthEndpoint, type HealthCheck } from './health.js';
@@ -22,7 +23,8 @@ import { type RequiredObjects, SystemObjects, systemNamespaceObjects, systemPrio
 import { WatchRegistry } from './watch-registry.js';
 
 export type { ApiServerConfig } from './config.js';
-export type { RequestPipeline, UserInfo } from './server.js';
+export type { RequestPipeline } from './server.js';
+export type { UserInfo } from './access.js';
 export * from './in-process-transport.js';
 
 export interface RunningApiServer {
@@ -81,6 +83,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const metrics = new ApiServerMetrics(() => watches.countsByResource());
   const services: ApiServices = {
     config,
+    authorizer: ALWAYS_ALLOW,
     admission: new AdmissionChain([
       namespaceLifecycle((name) => nsStore.peek('', name)),
     ]),

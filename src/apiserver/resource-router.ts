@@ -3,6 +3,7 @@
  * the resource exists and is enabled, the scope matches, the verb and subresource are served, the
  * query parameters are known, and the requested representation can be produced.
  */
+import { handleAccessReview, isAccessReview } from './handlers/access-review.js';
 import { handleEviction } from './handlers/eviction.js';
 import { methodNotAllowed, StatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
@@ -104,6 +105,7 @@ export async function routeResource(
     throw methodNotAllowed(`the server does not allow this method on the requested resource: ${info.verb} ${def.plural}`);
   }
   checkQueryParameters(info.verb, query);
+  if (isAccessReview(def) && info.verb === 'create') return handleAccessReview(scope);
   switch (info.verb) {
     case 'get':
       return handleGet(scope);

@@ -7,6 +7,7 @@ import { badRequest } from '../api/status.js';
 import type { ResourceDefinition } from '../api/types.js';
 import type { Spelling } from '../api/established-spelling.js';
 import type { NegotiatedRepresentation } from '../codec/negotiation.js';
+import type { Authorizer } from './access.js';
 import type { AdmissionChain } from './admission/chain.js';
 import type { ApiServerConfig } from './config.js';
 import type { PipelineRequest, Response } from './http.js';
@@ -17,6 +18,8 @@ import type { WatchRegistry } from './watch-registry.js';
 
 export interface ApiServices {
   config: ApiServerConfig;
+  /** The authorizer in force (./access.ts): the pipeline's authorization stage and the access reviews. */
+  authorizer: Authorizer;
   admission: AdmissionChain;
   storeFor(def: ResourceDefinition): ResourceStore;
   /** Custom resources whose CRD is being deleted refuse new objects. */

@@ -13,7 +13,7 @@
 import { createSecureServer, type Http2SecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { serviceUnavailable } from '../api/status.js';
+import { serviceUnavailable, StatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
@@ -29,29 +29,13 @@ import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
 import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
-
-export interface UserInfo {
-  username: string;
-  groups: string[];
-}
-
-/**
- * Authentication stage: an in-process call is the user its transport names; every HTTP request is
- * anonymous for now (--anonymous-auth defaults to true).
- */
-function authenticate(req: PipelineRequest): UserInfo {
-  if (req instanceof InProcessRequest) return req.user;
-  return { username: 'system:anonymous', groups: ['system:unauthenticated'] };
-}
+import { type AccessAttributes, authenticate, type UserInfo } from './access.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
 export interface RequestPipeline {
   /** Serves one request; never rejects (failures are written to `res` as a Status). */
   serve(req: PipelineRequest, res: Response): Promise<void>;
 }
-
-/** Authorization stage: AlwaysAllow (the default --authorization-mode). */
-function authorize(_user: UserInfo, _info: RequestInfo): void {}
 
 export interface PipelineParts {
   config: ApiServerConfig;
@@ -159,7 +143,8 @@ export class ApiHttpServer implements RequestPipeline {
           cutOff(req, res);
         });
       }
-      authorize(user, info);
+      const decision = this.parts.services.authorizer.authorize(user, accessAttributes(info));
+      if (!decision.allowed) throw forbidden(info, user, decision.reason);
       if (info.isResourceRequest) {
         await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
       } else {
@@ -249,4 +234,16 @@ function cutOff(req: PipelineRequest, res: Response): void {
   const destroy = () => req.destroy();
   if (res.writableEnded) (res as unknown as NodeJS.EventEmitter).once('finish', destroy);
   else destroy();
+}
+
+/** The attributes authorization reads from a request. */
+function accessAttributes(info: RequestInfo): AccessAttributes {
+  if (!info.isResourceRequest) return { kind: 'nonResource', verb: info.verb, path: info.path };
+  const { verb, group, version, resource, subresource, namespace, name } = info;
+  return { kind: 'resource', verb, group, version, resource, subresource, namespace, name };
+}
+
+function forbidden(info: RequestInfo, user: UserInfo, reason: string): StatusError {
+  const what = info.isResourceRequest ? `${info.resource}${info.group ? `.${info.group}` : ''}` : info.path;
+  return new StatusError(403, 'Forbidden', `${what} is forbidden: User "${user.username}" cannot ${info.verb} ${what}: ${reason}`);
 }

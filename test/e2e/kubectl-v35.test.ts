@@ -4,7 +4,7 @@
 // apidiscovery.k8s.io, paths under rbac.authorization.k8s.io and coordination.k8s.io) and gets
 // answers in the same spelling. One test per command, named after it.
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -229,6 +229,119 @@ spec:
   const stored = await api.client.get(resources.clusterrolebindings, '', 'k35-reader');
   assert.is(stored.apiVersion, 'rbac.authorization.svc.io/v1');
   assert.is((stored['roleRef'] as { apiGroup: string }).apiGroup, 'rbac.authorization.svc.io');
+});
+
+test('apply -f (client-side: create, change, prune a field)', async () => {
+  const file = manifest('applied.yaml', `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+  labels: {a: "1", b: "2"}
+data:
+  x: "1"
+  y: "2"
+`);
+  assert.match(await k('-n', NS, 'apply', '-f', file), 'configmap/applied created');
+  writeFileSync(file, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+  labels: {a: "1", c: "3"}
+data:
+  x: "1"
+  z: "3"
+`);
+  assert.match(await k('-n', NS, 'apply', '-f', file), 'configmap/applied configured');
+  const cm = await api.client.get(resources.configmaps, NS, 'applied');
+  assert.equal(cm['data'], { x: '1', z: '3' }, 'y was pruned, z added');
+  assert.equal(cm.metadata.labels, { a: '1', c: '3' });
+  assert.ok(cm.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']);
+});
+
+test('apply --server-side (a conflict between two field managers, then --force-conflicts)', async () => {
+  const first = manifest('ssa-1.yaml', `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ssa
+data:
+  owner: first
+`);
+  const second = manifest('ssa-2.yaml', `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ssa
+data:
+  owner: second
+`);
+  assert.match(await k('-n', NS, 'apply', '--server-side', '-f', first), 'serverside-applied');
+  const conflict = await run(['-n', NS, 'apply', '--server-side', '--field-manager=other', '-f', second]);
+  assert.is(conflict.code, 1);
+  assert.match(conflict.stderr, /conflict with "kubectl"/);
+  assert.match(await k('-n', NS, 'apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', second), 'serverside-applied');
+  assert.equal((await api.client.get(resources.configmaps, NS, 'ssa'))['data'], { owner: 'second' });
+});
+
+test('apply --dry-run=server', async () => {
+  const file = manifest('dry.yaml', `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+data:
+  x: "changed"
+`);
+  assert.match(await k('-n', NS, 'apply', '--dry-run=server', '-f', file), '(server dry run)');
+  assert.equal((await api.client.get(resources.configmaps, NS, 'applied'))['data'], { x: '1', z: '3' }, 'nothing stored');
+});
+
+test('diff', async () => {
+  const file = manifest('diff.yaml', `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+  labels: {a: "1", c: "3"}
+data:
+  x: "2"
+  z: "3"
+`);
+  const r = await run(['-n', NS, 'diff', '-f', file]);
+  assert.is(r.code, 1, `diff exits 1 when there are differences: ${r.stderr}`);
+  assert.match(r.stdout, /^-\s+x: "1"$/m);
+  assert.match(r.stdout, /^\+\s+x: "2"$/m);
+});
+
+test('edit', async () => {
+  const editor = manifest('editor.sh', '#!/bin/sh\nsed -i "s/z: \\"3\\"/z: \\"edited\\"/" "$1"\n');
+  chmodSync(editor, 0o755);
+  assert.match((await run(['-n', NS, 'edit', 'configmap', 'applied'], { env: { KUBE_EDITOR: editor, EDITOR: editor } })).stdout, 'configmap/applied edited');
+  assert.is(((await api.client.get(resources.configmaps, NS, 'applied'))['data'] as Record<string, string>)['z'], 'edited');
+});
+
+test('patch (strategic: the default type)', async () => {
+  await k('-n', NS, 'create', 'deployment', 'strategic', '--image=app:1', '--replicas=1');
+  // A second container through a strategic merge patch: containers merge by name.
+  await k('-n', NS, 'patch', 'deployment', 'strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"side:1"}]}}}}');
+  await k('-n', NS, 'patch', 'deployment', 'strategic', '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app:2"}]}}}}');
+  const containers = (await k('-n', NS, 'get', 'deployment', 'strategic', '-o', 'jsonpath={range .spec.template.spec.containers[*]}{.name}={.image} {end}')).trim();
+  assert.is(containers, 'app=app:2 side=side:1');
+});
+
+test('rollout restart', async () => {
+  assert.match(await k('-n', NS, 'rollout', 'restart', 'deployment/strategic'), 'restarted');
+  assert.match(await k('-n', NS, 'get', 'deployment', 'strategic', '-o', 'jsonpath={.spec.template.metadata.annotations}'), 'kubectl.kubernetes.io/restartedAt');
+  await k('-n', NS, 'rollout', 'status', 'deployment/strategic', '--timeout=60s');
+});
+
+test('explain pods.spec.containers', async () => {
+  const out = await k('explain', 'pods.spec.containers');
+  assert.match(out, /^KIND:\s+Pod$/m);
+  assert.match(out, /^FIELD: containers <\[\]Object>$/m);
+  for (const field of ['image', 'env', 'ports', 'volumeMounts']) assert.match(out, new RegExp(`^  ${field}\\s`, 'm'));
+});
+
+test('auth can-i', async () => {
+  // Sent as a Protobuf SelfSubjectAccessReview of authorization.k8s.io; answered by the authorizer in force (AlwaysAllow).
+  assert.is((await k('auth', 'can-i', 'create', 'pods')).trim(), 'yes');
+  assert.match(await k('auth', 'can-i', '--list'), /^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]/m);
 });
 
 test('delete --cascade=orphan and --cascade=foreground', async () => {

@@ -726,6 +726,52 @@ export interface ClusterRoleAggregationRule {
   clusterRoleSelectors?: LabelSelectorSpec[];
 }
 
+/** Part of SelfSubjectAccessReview (authorization.svc.io/v1). */
+export interface SelfSubjectAccessReviewSpec {
+  resourceAttributes?: {
+    namespace?: string;
+    verb?: string;
+    group?: string;
+    version?: string;
+    resource?: string;
+    subresource?: string;
+    name?: string;
+  };
+  nonResourceAttributes?: {
+    path?: string;
+    verb?: string;
+  };
+}
+
+/** Part of SelfSubjectAccessReview (authorization.svc.io/v1). */
+export interface SelfSubjectAccessReviewStatus {
+  allowed?: boolean;
+  denied?: boolean;
+  reason?: string;
+  evaluationError?: string;
+}
+
+/** Part of SelfSubjectRulesReview (authorization.svc.io/v1). */
+export interface SelfSubjectRulesReviewSpec {
+  namespace?: string;
+}
+
+/** Part of SelfSubjectRulesReview (authorization.svc.io/v1). */
+export interface SelfSubjectRulesReviewStatus {
+  resourceRules?: {
+    verbs?: string[];
+    apiGroups?: string[];
+    resources?: string[];
+    resourceNames?: string[];
+  }[];
+  nonResourceRules?: {
+    verbs?: string[];
+    nonResourceURLs?: string[];
+  }[];
+  incomplete?: boolean;
+  evaluationError?: string;
+}
+
 /** Part of CertificateSigningRequest (certificates.svc.io/v1). */
 export interface CertificateSigningRequestSpec {
   request?: string;
@@ -1054,6 +1100,18 @@ export interface ClusterRoleBinding extends SvcObject {
   roleRef?: RoleBindingRoleRef;
 }
 
+/** SelfSubjectAccessReview (authorization.svc.io/v1, cluster-scoped). */
+export interface SelfSubjectAccessReview extends SvcObject {
+  spec?: SelfSubjectAccessReviewSpec;
+  status?: SelfSubjectAccessReviewStatus;
+}
+
+/** SelfSubjectRulesReview (authorization.svc.io/v1, cluster-scoped). */
+export interface SelfSubjectRulesReview extends SvcObject {
+  spec?: SelfSubjectRulesReviewSpec;
+  status?: SelfSubjectRulesReviewStatus;
+}
+
 /** CertificateSigningRequest (certificates.svc.io/v1, cluster-scoped). */
 export interface CertificateSigningRequest extends SvcObject {
   spec?: CertificateSigningRequestSpec;
@@ -1115,6 +1173,8 @@ export interface BuiltinKinds {
   rolebindings: RoleBinding;
   clusterroles: ClusterRole;
   clusterrolebindings: ClusterRoleBinding;
+  selfsubjectaccessreviews: SelfSubjectAccessReview;
+  selfsubjectrulesreviews: SelfSubjectRulesReview;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
   "pods.metrics.svc.io": PodMetrics;

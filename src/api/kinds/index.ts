@@ -13,6 +13,7 @@ export * from './scheduling/priorityclass.js';
 export * from './core/scheduling-constraints.js';
 export * from './autoscaling/horizontalpodautoscaler.js';
 export * from './rbac/roles.js';
+export * from './authorization/access-reviews.js';
 export * from './certificates/certificatesigningrequest.js';
 export * from './apiextensions/customresourcedefinition.js';
 export * from './metrics/usage-metrics.js';

@@ -56,9 +56,9 @@ export class ProtobufCodec {
     return t;
   }
 
-  /** The message of a kind (`v1`, `Pod` -> `Pod`), or undefined when the kind has no numbers. */
+  /** The message of a kind (`v1`, `Pod` -> `Pod`; either spelling of a group), or undefined when the kind has no numbers. */
   messageOf(apiVersion: string, kind: string): string | undefined {
-    return this.model.kinds.get(`${apiVersion}/${kind}`);
+    return this.model.kinds.get(`${canonicalApiVersion(apiVersion)}/${kind}`);
   }
 
   private messageFor(obj: Json): string {

@@ -200,3 +200,26 @@ export const CERTIFICATES_V1_PROTO: ProtoPackageTable = {
     },
   },
 };
+
+export const AUTHORIZATION_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.authorization.v1',
+  file: 'api/authorization/v1/generated.proto',
+  groupVersion: 'authorization.svc.io/v1',
+  kinds: { SelfSubjectAccessReview: 'SelfSubjectAccessReview', SelfSubjectRulesReview: 'SelfSubjectRulesReview' },
+  messages: {
+    SelfSubjectAccessReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SelfSubjectAccessReviewSpec', status: '3 SubjectAccessReviewStatus' } },
+    SelfSubjectAccessReviewSpec: { fields: { resourceAttributes: '1 ResourceAttributes', nonResourceAttributes: '2 NonResourceAttributes' } },
+    ResourceAttributes: {
+      fields: { namespace: '1 string', verb: '2 string', group: '3 string', version: '4 string', resource: '5 string', subresource: '6 string', name: '7 string' },
+    },
+    NonResourceAttributes: { fields: { path: '1 string', verb: '2 string' } },
+    SubjectAccessReviewStatus: { fields: { allowed: '1 bool', reason: '2 string', evaluationError: '3 string', denied: '4 bool' } },
+    SelfSubjectRulesReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SelfSubjectRulesReviewSpec', status: '3 SubjectRulesReviewStatus' } },
+    SelfSubjectRulesReviewSpec: { fields: { namespace: '1 string' } },
+    SubjectRulesReviewStatus: {
+      fields: { resourceRules: '1 repeated ResourceRule', nonResourceRules: '2 repeated NonResourceRule', incomplete: '3 bool', evaluationError: '4 string' },
+    },
+    ResourceRule: { fields: { verbs: '1 repeated string', apiGroups: '2 repeated string', resources: '3 repeated string', resourceNames: '4 repeated string' } },
+    NonResourceRule: { fields: { verbs: '1 repeated string', nonResourceURLs: '2 repeated string' } },
+  },
+};
