@@ -125,15 +125,18 @@ export class Discovery {
   }
 
   /**
-   * Groups as discovery lists them: each of ours, then, for those the established system spells
-   * differently, the same group under that name (clients written for it look groups up by it).
+   * Groups as discovery lists them: each of ours, and, where the established system spells it
+   * differently, the same group under that name just before it. Clients written for that system
+   * look groups up by the name their manifests use, and where a resource is served under two
+   * groups take the first (so kubectl prints `role.rbac.authorization.k8s.io`, as its users expect).
    */
   private groups(): DiscoveredGroup[] {
-    const ours = this.registry.groups().filter((g) => g.name !== '');
-    const out: DiscoveredGroup[] = ours.map((g) => ({ ...g, canonical: g.name }));
-    for (const g of ours) {
+    const out: DiscoveredGroup[] = [];
+    for (const g of this.registry.groups()) {
+      if (g.name === '') continue;
       const alias = establishedGroup(g.name);
       if (alias !== g.name) out.push({ ...g, name: alias, canonical: g.name });
+      out.push({ ...g, canonical: g.name });
     }
     return out;
   }

@@ -4,6 +4,7 @@
  * the configuration is merged into the live object, fields this manager applied before and no
  * longer sets are removed unless another manager owns them, and ownership is recorded.
  */
+import { canonicalizeBody, mayHoldEstablishedSpelling } from '../../api/established-spelling.js';
 import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.js';
 import { groupVersion, type SvcObject } from '../../api/types.js';
 import { cloneJson } from '../../api/json-walk.js';
@@ -44,6 +45,8 @@ export function parseApplyConfiguration(s: RequestScope, body: Buffer): SvcObjec
     throw badRequest(`the apply configuration is not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
   checkBodyNesting(parsed, s.services.config.inputLimits, 'the apply configuration');
+  // Stored in our spelling whichever the client used (src/api/established-spelling.ts).
+  if (mayHoldEstablishedSpelling(body)) canonicalizeBody(parsed);
   const config = asObject(withoutNulls(parsed), 'apply configuration');
   const gv = groupVersion(s.def);
   if (config.apiVersion === undefined || config.apiVersion === '') throw badRequest(`apiVersion must be set in an apply configuration (expected ${gv})`);

@@ -6,6 +6,8 @@
 import { badRequest, conflict, successStatus } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { readOptionalRequestValue, writeJson } from '../http.js';
+import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
+import { PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.js';
 import { writeObject, writeValue } from '../representation.js';
 import { timestamp } from '../object-rules.js';
 import type { ObjectView } from '../resource-store.js';
@@ -24,7 +26,8 @@ const POLICIES = ['Orphan', 'Background', 'Foreground'];
 
 /** DeleteOptions from the optional JSON body and the query (the query wins where both are set). */
 export async function readDeleteOptions(s: RequestScope): Promise<DeleteOptions> {
-  const parsed = await readOptionalRequestValue(s.req, ['application/json', 'application/yaml'], s.services.config.inputLimits);
+  // Clients that speak Protobuf send their DeleteOptions in it too (helm does).
+  const parsed = await readOptionalRequestValue(s.req, [...OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE], s.services.config.inputLimits);
   let body: Record<string, unknown> = {};
   if (parsed !== undefined) {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('DeleteOptions must be a JSON object');

@@ -179,7 +179,7 @@ export class ProtobufCodec {
     if (env.contentType && env.contentType !== PROTOBUF_MEDIA_TYPE) {
       throw new ProtobufDecodeError(`contentType ${JSON.stringify(env.contentType)} inside the envelope is not supported; leave it empty`);
     }
-    const msg = env.kind === 'Status' ? 'Status' : this.messageOf(env.apiVersion, env.kind) ?? (env.kind.endsWith('List') ? listMessage(this, env) : undefined);
+    const msg = env.kind === 'Status' || env.kind === 'DeleteOptions' ? env.kind : this.messageOf(env.apiVersion, env.kind) ?? (env.kind.endsWith('List') ? listMessage(this, env) : undefined);
     if (!msg) throw new ProtobufDecodeError(`${env.apiVersion}/${env.kind} has no Protobuf representation; send application/json`);
     const out: Json = { apiVersion: env.apiVersion, kind: env.kind };
     try {

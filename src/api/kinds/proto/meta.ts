@@ -84,5 +84,10 @@ export const META_PROTO: ProtoPackageTable = {
     },
     StatusDetails: { fields: { name: '1 string', group: '2 string', kind: '3 string', causes: '4 repeated StatusCause', retryAfterSeconds: '5 int32', uid: '6 string' } },
     StatusCause: { fields: { reason: '1 string', message: '2 string', field: '3 string' } },
+    // DELETE bodies (every group version accepts them, as Status is in every one).
+    DeleteOptions: {
+      fields: { gracePeriodSeconds: '1 int64', preconditions: '2 Preconditions', orphanDependents: '3 bool', propagationPolicy: '4 string', dryRun: '5 repeated string' },
+    },
+    Preconditions: { fields: { uid: '1 string', resourceVersion: '2 string' } },
   },
 };
