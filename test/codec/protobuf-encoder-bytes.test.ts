@@ -47,6 +47,9 @@ const EDGE_OBJECTS = [
   'RoleBinding/read-pods 2d7875823b27a3dc1d1d6fcbba1b579e',
   'ClusterRoleBinding/admins 6ebc6a1d45e8dab7e1980b8f1a6e8a0a',
   'CertificateSigningRequest/csr-1 5db2cf1fa8cc8007da30a481726bb284',
+  // Added with the kinds (recorded from the encoder when they arrived; round-trips check their fields).
+  'SelfSubjectAccessReview/review f8e53cf7b9b1e4eeda82df528b1751f5',
+  'SelfSubjectRulesReview/rules fc8df160dbd2f2489e36d2c9a01aee9c',
   'ControllerRevision/db-1 7b58a5af85bca99e0c9c6346c1818f36',
   'ControllerRevision/db-1 24905aeb58bf4d1cac6c64d436908a22',
   'ControllerRevision/db-1 30d3cc7abd754b3fda53dd49c230cc76',

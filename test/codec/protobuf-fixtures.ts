@@ -288,4 +288,18 @@ export const KIND_FIXTURES: Record<string, SvcObject> = {
     spec: { request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----').toString('base64'), signerName: 'example.com/signer', usages: ['client auth'], username: 'jane', groups: ['dev'], extra: { scopes: ['a', 'b'] } },
     status: { conditions: [{ type: 'Approved', status: 'True', reason: 'OK', message: 'approved', lastUpdateTime: T, lastTransitionTime: T }], certificate: Buffer.from('cert').toString('base64') },
   },
+  SelfSubjectAccessReview: {
+    apiVersion: 'authorization.svc.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    metadata: meta('review'),
+    spec: { resourceAttributes: { namespace: 'default', verb: 'create', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'web' } },
+    status: { allowed: true, reason: 'allowed by the test', denied: false, evaluationError: 'none' },
+  },
+  SelfSubjectRulesReview: {
+    apiVersion: 'authorization.svc.io/v1',
+    kind: 'SelfSubjectRulesReview',
+    metadata: meta('rules'),
+    spec: { namespace: 'default' },
+    status: { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], incomplete: true, evaluationError: 'partial' },
+  },
 };
