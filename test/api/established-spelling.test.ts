@@ -2,6 +2,8 @@
 // back; request bodies are rewritten to our spelling (apiVersion, apiGroup, anywhere in the body);
 // JSON text is rewritten to theirs only in keys, never in string values; Accept clauses in their
 // spelling select the same representations and get the Content-Type back in their spelling.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseBoolWord } from '../../src/api/booleans.js';
@@ -12,8 +14,10 @@ import {
   establishedGroup,
   establishedJsonText,
   GROUP_ALIASES,
+  MEDIA_TYPE_ALIASES,
   spelledApiVersion,
 } from '../../src/api/established-spelling.js';
+import { ROOT } from '../helpers/apiserver.js';
 import { JSON_REPRESENTATION, negotiateRequest, negotiateResponse, PROTOBUF_REPRESENTATION, TABLE_REPRESENTATION, TABLE_V1_REPRESENTATION } from '../../src/codec/negotiation.js';
 
 test('each row maps both ways; groups spelled alike map to themselves', () => {
@@ -89,6 +93,13 @@ test('boolean words as the established server reads them', () => {
   for (const w of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.is(parseBoolWord(w), true);
   for (const w of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.is(parseBoolWord(w), false);
   for (const w of ['', 'yes', 'tRUE', '2']) assert.is(parseBoolWord(w), undefined);
+});
+
+test('docs/compatibility.md lists exactly this table', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'compatibility.md'), 'utf8');
+  const block = /<!-- alias-table:begin -->\n([\s\S]*?)<!-- alias-table:end -->/.exec(doc)?.[1] ?? '';
+  const rows = block.trim().split('\n').map((l) => l.split('|').map((c) => c.trim().replace(/`/g, '')).filter(Boolean));
+  assert.equal(rows, [...GROUP_ALIASES, ...MEDIA_TYPE_ALIASES].map((a) => [a.canonical, a.established]));
 });
 
 test.run();

@@ -36,7 +36,7 @@ const cases: Case[] = [
   { name: 'name too long', method: 'POST', path: CM, body: JSON.stringify({ metadata: { name: 'x'.repeat(300) } }), code: 422, reason: 'Invalid' },
   { name: 'name in the body differs from the URL on PUT', method: 'PUT', path: `${CM}/kept`, body: JSON.stringify({ metadata: { name: 'other' } }), code: 400, message: /does not match/ },
   { name: 'POST to a single object', method: 'POST', path: `${CM}/kept`, body: '{}', code: 400 },
-  { name: 'strategic merge patch', method: 'PATCH', path: `${CM}/kept`, body: '{}', headers: { 'content-type': 'application/strategic-merge-patch+json' }, code: 415 },
+  { name: 'strategic merge patch with an unknown directive', method: 'PATCH', path: `${CM}/kept`, body: '{"metadata":{"$patch":"bogus"}}', headers: { 'content-type': 'application/strategic-merge-patch+json' }, code: 400 },
   { name: 'merge patch that is not an object', method: 'PATCH', path: `${CM}/kept`, body: '[]', headers: { 'content-type': 'application/merge-patch+json' }, code: 400 },
   { name: 'JSON patch with an unknown op', method: 'PATCH', path: `${CM}/kept`, body: '[{"op":"explode","path":"/a"}]', headers: { 'content-type': 'application/json-patch+json' }, code: 400 },
   { name: 'dryRun value other than All', method: 'POST', path: `${CM}?dryRun=Some`, body: JSON.stringify({ metadata: { name: 'dr' } }), code: 400, message: /dryRun/ },

@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT } from '../helpers/apiserver.js';
-import { KUBECTL } from '../helpers/kubectl.js';
+// The newest kubectl: the one a new user most likely has (1.31 runs the command tests too).
+import { KUBECTL_V35 as KUBECTL } from '../helpers/kubectl.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const START = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;

@@ -2,7 +2,7 @@
  * GET of one object and LIST of a collection, under the resource-version tables of the spec, as
  * JSON, as a Table (src/codec/table.ts) or as Protobuf (src/codec/protobuf/).
  */
-import { buildTable, includeObjectParam, objectTable } from '../../codec/table.js';
+import { buildTable, includeObjectParam, objectTable, tableApiVersion } from '../../codec/table.js';
 import { inProcessResponse, writeJson } from '../http.js';
 import { writeObject, writeProtobufList } from '../representation.js';
 import { intParam, type RequestScope } from '../scope.js';
@@ -12,7 +12,7 @@ export async function handleGet(s: RequestScope): Promise<void> {
   const includeObject = includeObjectParam(s.query);
   const view = await s.store.get(s.info.namespace, s.info.name, s.query.get('resourceVersion') ?? undefined);
   if (s.output.representation === 'table') {
-    const table = objectTable(s.def, view.object, { includeObject, now: s.services.now() });
+    const table = objectTable(s.def, view.object, { includeObject, now: s.services.now(), apiVersion: tableApiVersion(s.output.params) });
     return writeJson(s.res, 200, table, { 'content-type': s.output.contentType });
   }
   writeObject(s, 200, view);
@@ -40,7 +40,7 @@ export async function handleList(s: RequestScope): Promise<void> {
     metadata['remainingItemCount'] = result.remainingItemCount;
   }
   if (s.output.representation === 'table') {
-    const table = buildTable(s.def, result.items.map((i) => i.object), metadata, { includeObject, now: s.services.now() });
+    const table = buildTable(s.def, result.items.map((i) => i.object), metadata, { includeObject, now: s.services.now(), apiVersion: tableApiVersion(s.output.params) });
     return writeJson(s.res, 200, table, { 'content-type': s.output.contentType });
   }
   if (s.output.representation === 'protobuf') return writeProtobufList(s, metadata, result.items.map((i) => i.object));

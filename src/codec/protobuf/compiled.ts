@@ -419,7 +419,7 @@ export class CompiledCodec {
         lines.push(
           `      case ${this.tag(f)}: { const e = r.uint32() + r.pos; let mk = '', mv = ${CompiledCodec.zero(f.type)}; while (r.pos < e) { const t2 = r.uint32(); if (t2 === 10) mk = r.string(); else if (t2 === ${valueTag}) mv = ${this.readValue(f.type)}; else r.skipType(t2 & 7); } const mo = o[${key}] || (o[${key}] = {}); if (mk === '__proto__') H.put(mo, mk, mv); else mo[mk] = mv; break; }`,
         );
-      } else if (f.type === 'string' || f.type === 'Time' || f.type === 'MicroTime') {
+      } else if ((f.type === 'string' && !msg.emptyIsValue.has(f.name)) || f.type === 'Time' || f.type === 'MicroTime') {
         // The established clients write every non-pointer string (and zero times) even when unset;
         // "" and the zero time mean "absent", as they do in their own decoding.
         lines.push(`      case ${this.tag(f)}: { const v = ${this.readValue(f.type)}; if (v !== '' && v !== undefined) o[${key}] = v; break; }`);

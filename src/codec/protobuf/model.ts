@@ -26,6 +26,8 @@ export interface WireMessage {
   fields: WireField[];
   byName: Map<string, WireField>;
   notOnWire: ReadonlySet<string>;
+  /** String fields whose "" is kept (ProtoMessageTable.emptyIsValue). */
+  emptyIsValue: ReadonlySet<string>;
   /** JSON form is the bare list of the only field `items`. */
   wrapsList: boolean;
 }
@@ -55,7 +57,7 @@ export function buildWireModel(packages: readonly ProtoPackageTable[] = PROTO_PA
         if (numbers.has(f.number)) throw new Error(`proto table: ${name} uses field number ${f.number} twice`);
         numbers.add(f.number);
       }
-      messages.set(name, { name, pkg, fields, byName: new Map(fields.map((f) => [f.name, f])), notOnWire: new Set(table.notOnWire ?? []), wrapsList: table.wrapsList ?? false });
+      messages.set(name, { name, pkg, fields, byName: new Map(fields.map((f) => [f.name, f])), notOnWire: new Set(table.notOnWire ?? []), emptyIsValue: new Set(table.emptyIsValue ?? []), wrapsList: table.wrapsList ?? false });
     }
     for (const [kind, msg] of Object.entries(pkg.kinds ?? {})) {
       kinds.set(`${pkg.groupVersion}/${kind}`, msg);
@@ -64,7 +66,7 @@ export function buildWireModel(packages: readonly ProtoPackageTable[] = PROTO_PA
         { name: 'metadata', number: 1, type: 'ListMeta', repeated: false, map: false, inline: false },
         { name: 'items', number: 2, type: msg, repeated: true, map: false, inline: false },
       ];
-      messages.set(`${msg}List`, { name: `${msg}List`, pkg, fields: listFields, byName: new Map(listFields.map((f) => [f.name, f])), notOnWire: new Set(), wrapsList: false });
+      messages.set(`${msg}List`, { name: `${msg}List`, pkg, fields: listFields, byName: new Map(listFields.map((f) => [f.name, f])), notOnWire: new Set(), emptyIsValue: new Set(), wrapsList: false });
     }
   }
   for (const msg of messages.values()) {

@@ -444,6 +444,8 @@ export const CORE_V1_PROTO: ProtoPackageTable = {
         dataSource: '7 TypedLocalObjectReference',
         dataSourceRef: '8 TypedObjectReference',
       },
+      // "" asks for no storage class (absent: the default class).
+      emptyIsValue: ['storageClassName'],
     },
     PersistentVolumeClaimStatus: {
       fields: { phase: '1 string', accessModes: '2 repeated string', capacity: '3 map<string,Quantity>', conditions: '4 repeated PersistentVolumeClaimCondition' },

@@ -85,6 +85,7 @@ export const COORDINATION_V1_PROTO: ProtoPackageTable = {
     Lease: { fields: { metadata: '1 ObjectMeta', spec: '2 LeaseSpec' } },
     LeaseSpec: {
       fields: { holderIdentity: '1 string', leaseDurationSeconds: '2 int32', acquireTime: '3 MicroTime', renewTime: '4 MicroTime', leaseTransitions: '5 int32' },
+      emptyIsValue: ['holderIdentity'],
     },
   },
 };
@@ -111,7 +112,7 @@ export const DISCOVERY_V1BETA1_PROTO: ProtoPackageTable = {
     EndpointHints: { fields: { forZones: '1 repeated ForZone' } },
     ForZone: { fields: { name: '1 string' } },
     // The established name is EndpointPort; renamed here because core/v1 has one (names do not reach the wire).
-    EndpointSlicePort: { fields: { name: '1 string', protocol: '2 string', port: '3 int32', appProtocol: '4 string' } },
+    EndpointSlicePort: { fields: { name: '1 string', protocol: '2 string', port: '3 int32', appProtocol: '4 string' }, emptyIsValue: ['name'] },
   },
 };
 

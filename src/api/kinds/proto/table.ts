@@ -16,6 +16,12 @@ export interface ProtoMessageTable {
    * object holding a value there cannot be encoded (the request gets a 406, never a lossy body).
    */
   notOnWire?: readonly string[];
+  /**
+   * String fields that are pointers in the established types, where "" is a value (a released
+   * lease's holderIdentity). Every other string field reads "" as absent, as the established
+   * clients write every non-pointer string whether set or not.
+   */
+  emptyIsValue?: readonly string[];
   /** The JSON form is the bare list held in the message's only field `items` (established list wrappers). */
   wrapsList?: boolean;
 }
