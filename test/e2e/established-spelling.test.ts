@@ -126,4 +126,24 @@ test('strategic merge patch on a built-in kind: containers merge by name', async
   assert.match(bad.json.message, 'merge key');
 });
 
+test('fieldValidation: Strict refuses unknown fields (400), Warn answers with a Warning header, Ignore drops them', async () => {
+  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' }, dta: { typo: 'x' } });
+  const strict = await server.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', cm('fv-strict'));
+  assert.is(strict.status, 400);
+  assert.is(strict.json.message, 'strict decoding error: unknown field "dta"');
+  assert.is((await server.request('GET', '/api/v1/namespaces/default/configmaps/fv-strict')).status, 404, 'nothing stored');
+  const warn = await server.request('POST', '/api/v1/namespaces/default/configmaps', cm('fv-warn'));
+  assert.is(warn.status, 201);
+  assert.is(warn.headers['warning'], '299 - "unknown field \\"dta\\""');
+  assert.is(warn.json.dta, undefined, 'dropped');
+  const ignore = await server.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Ignore', cm('fv-ignore'));
+  assert.is(ignore.status, 201);
+  assert.is(ignore.headers['warning'], undefined);
+  const patched = await server.request('PATCH', '/api/v1/namespaces/default/configmaps/fv-warn?fieldValidation=Strict', { spec: { x: 1 } }, { 'content-type': 'application/merge-patch+json' });
+  assert.is(patched.status, 400);
+  assert.match(patched.json.message, 'unknown field "spec"');
+  assert.is((await server.request('GET', '/api/v1/namespaces/default/configmaps/fv-warn?fieldValidation=Bogus')).status, 400, 'an unknown mode on a read is an unknown parameter');
+  assert.is((await server.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Bogus', cm('fv-bogus'))).status, 400);
+});
+
 test.run();

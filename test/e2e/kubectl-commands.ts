@@ -262,6 +262,21 @@ data:
   assert.ok(cm.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']);
 });
 
+test('apply -f with an unknown field (kubectl asks the server to validate strictly)', async () => {
+  const file = manifest('typo.yaml', `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: typo
+dta:
+  x: "1"
+`);
+  const r = await run(['-n', NS, 'apply', '-f', file]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, 'unknown field "dta"');
+  const ok = await run(['-n', NS, 'apply', '--validate=false', '-f', file]);
+  assert.is(ok.code, 0, ok.stderr);
+});
+
 test('apply --server-side (a conflict between two field managers, then --force-conflicts)', async () => {
   const first = manifest('ssa-1.yaml', `apiVersion: v1
 kind: ConfigMap

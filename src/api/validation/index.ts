@@ -3,3 +3,4 @@ export * from './names.js';
 export * from './quantity.js';
 export * from './object-meta.js';
 export * from './schema.js';
+export * from './unknown-fields.js';

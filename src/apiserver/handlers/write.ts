@@ -11,6 +11,7 @@ import { ConflictError } from '../../storage/types.js';
 import { checkWrittenObject, LARGE_OBJECT_BYTES, objectNestingDepth, otherRequestsTurn } from '../input-limits.js';
 import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
+import { reportUnknownFields } from '../field-validation.js';
 import {
   asObject,
   checkTypeMeta,
@@ -53,6 +54,7 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   const large = checkWrittenObject(obj, services.config.inputLimits) > LARGE_OBJECT_BYTES;
   await recordOwnership(s, undefined, obj, ownership, large ? otherRequestsTurn : undefined);
   if (large) await otherRequestsTurn();
+  reportUnknownFields(s, obj);
   await validateOrThrowPausing(def, obj, undefined, large ? otherRequestsTurn : undefined);
   attrs.name = obj.metadata.name!;
   await services.admission.validate(attrs);
@@ -113,6 +115,7 @@ export async function guaranteedUpdate(
       await recordOwnership(s, current.object, next, opts.ownership, large ? otherRequestsTurn : undefined);
       if (large) await otherRequestsTurn();
     }
+    reportUnknownFields(s, next, current.object);
     await validateOrThrowPausing(def, next, current.object, large ? otherRequestsTurn : undefined);
     await services.admission.validate(attrs);
     if (large) await otherRequestsTurn();
