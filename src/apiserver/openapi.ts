@@ -3,7 +3,8 @@
  *
  *   /openapi/v3                      index: one entry per group version, in both spellings
  *   /openapi/v3/api/v1, /openapi/v3/apis/<group>/<version>   OpenAPI 3.0 (JSON)
- *   /openapi/v2                      Swagger 2.0 (JSON) of every group version
+ *   /openapi/v2                      Swagger 2.0 of every group version: JSON, or Protobuf when asked
+ *                                    (./openapi-v2-protobuf.ts; kubectl 1.27 and 1.28 read it)
  *
  * Clients read them for three things, and each is here: `kubectl apply` finds a kind's schema by
  * its `x-kubernetes-group-version-kind` and computes strategic merge patches from
@@ -22,6 +23,8 @@ import { isBuiltinResource } from '../api/registry.js';
 import type { ResourceDefinition, SchemaNode } from '../api/types.js';
 import { APPLY_PATCH_MEDIA_TYPE } from './apply/apply.js';
 import { STRATEGIC_MERGE_PATCH_MEDIA_TYPE } from './strategic-merge-patch.js';
+import { encodeSwaggerProtobuf, OPENAPI_V2_PROTOBUF_TYPES } from './openapi-v2-protobuf.js';
+import { parseAccept } from '../codec/negotiation.js';
 
 type Json = Record<string, unknown>;
 
@@ -54,9 +57,15 @@ export class OpenApiDocuments {
   }
 
   /** The document for an /openapi path, or undefined when the path is not one. */
-  serve(path: string): OpenApiDocument | undefined {
+  serve(path: string, accept?: string): OpenApiDocument | undefined {
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    if (p === '/openapi/v2') return this.json(p, () => this.swagger());
+    if (p === '/openapi/v2') {
+      if (!v2ProtobufType(accept)) return this.json(p, () => this.swagger());
+      let body = this.cache.get(`${p} protobuf`);
+      if (!body) this.cache.set(`${p} protobuf`, (body = encodeSwaggerProtobuf(JSON.parse(this.json(p, () => this.swagger()).body.toString()) as Record<string, unknown>)));
+      // The established server answers this Accept with an octet stream (clients' media type parsers refuse the '@').
+      return { body, contentType: 'application/octet-stream' };
+    }
     if (p === '/openapi/v3') return this.json(p, () => this.index());
     const m = /^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(p);
     if (!m) return undefined;
@@ -124,6 +133,15 @@ export class OpenApiDocuments {
     }
     return { swagger: '2.0', info: { title: 'svc', version: this.serverVersion }, paths, definitions };
   }
+}
+
+/** The Protobuf media type an Accept header asks for first (before any JSON), if any. */
+function v2ProtobufType(accept: string | undefined): string | undefined {
+  for (const range of parseAccept(accept)) {
+    if (OPENAPI_V2_PROTOBUF_TYPES.includes(range.type)) return range.type;
+    if (range.type === 'application/json' || range.type === '*/*' || range.type === 'application/*') return undefined;
+  }
+  return undefined;
 }
 
 /** `io.k8s.api.<group>.<version>.<Kind>` for built-in groups, the reversed group for the rest (established naming). */

