@@ -6,16 +6,14 @@
 // proxy reads again the informer gets the events the connection held, re-watches from the last of
 // them, is told 410 in an ERROR event, re-lists, and its cache and events account for every change.
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as k8s from '@kubernetes/client-node';
-import { connect, resources, type Connection } from '../../src/client/index.js';
-import { freePort } from '../helpers/apiserver.js';
+import { resources, type Connection } from '../../src/client/index.js';
 import { eventually } from '../helpers/client.js';
-import { startSvc, type SvcProcess } from '../helpers/svc-process.js';
+import { type SvcUp, startSvcUp } from '../helpers/svc-up.js';
 
 const NS = 'from-node';
 /**
@@ -25,8 +23,7 @@ const NS = 'from-node';
 const HISTORY_FLAGS = ['--watch-cache=false', '--kvstore-compaction-interval=1s', '--min-request-timeout=2'];
 /** Changes made while the informer's watch is stalled. */
 const GAP = 120;
-let dir: string;
-let svc: SvcProcess;
+let up: SvcUp;
 let api: Connection;
 let kc: k8s.KubeConfig;
 let proxy: StallingProxy;
@@ -75,17 +72,13 @@ class StallingProxy {
 }
 
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'client-node-'));
-  const port = await freePort();
-  svc = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, '--nodes=1', ...HISTORY_FLAGS]);
-  await svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
-  const config = join(dir, 'data', 'admin.svcconfig');
-  api = connect({ svcconfig: config, qps: 0, contentType: 'application/json' });
-  proxy = new StallingProxy(port);
+  up = await startSvcUp('client-node', ['--nodes=1', ...HISTORY_FLAGS]);
+  api = up.api;
+  proxy = new StallingProxy(up.port);
   await proxy.listen();
   // The same client configuration, pointed at the proxy (the server certificate names 127.0.0.1 whatever the port).
-  const proxied = join(dir, 'proxied.svcconfig');
-  writeFileSync(proxied, readFileSync(config, 'utf8').replace(`127.0.0.1:${port}`, `127.0.0.1:${proxy.port}`));
+  const proxied = join(up.dir, 'proxied.svcconfig');
+  writeFileSync(proxied, readFileSync(up.kubeconfig, 'utf8').replace(`127.0.0.1:${up.port}`, `127.0.0.1:${proxy.port}`));
   kc = new k8s.KubeConfig();
   kc.loadFromFile(proxied);
   await api.client.create(resources.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -93,9 +86,7 @@ test.before(async () => {
 
 test.after(async () => {
   proxy?.close();
-  await api?.close();
-  await svc?.stop('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  await up?.stop();
 });
 
 test('CRUD of a ConfigMap', async () => {

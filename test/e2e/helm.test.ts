@@ -3,53 +3,41 @@
 // ServiceAccount, a Role and a RoleBinding of rbac.authorization.k8s.io; test/fixtures/helm/shop)
 // installs, upgrades, rolls back and uninstalls; its objects appear, change and go.
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import type { Deployment } from '../../src/api/generated/kinds.js';
-import { connect, resources, type Connection } from '../../src/client/index.js';
-import { freePort, ROOT } from '../helpers/apiserver.js';
+import { resources } from '../../src/client/index.js';
+import { ROOT } from '../helpers/apiserver.js';
 import { eventually } from '../helpers/client.js';
 import { HELM, kubectl } from '../helpers/kubectl.js';
-import { startSvc, type SvcProcess } from '../helpers/svc-process.js';
+import { type SvcUp, startSvcUp } from '../helpers/svc-up.js';
 
 const CHART = join(ROOT, 'test', 'fixtures', 'helm', 'shop');
 const NS = 'shop';
-let dir: string;
-let svc: SvcProcess;
-let kubeconfig: string;
-let api: Connection;
+let up: SvcUp;
 
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'helm-'));
-  const port = await freePort();
-  svc = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, '--nodes=3', '--image-pull-delay=20ms', '--container-start-delay=10ms']);
-  await svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
-  kubeconfig = join(dir, 'data', 'admin.svcconfig');
-  api = connect({ svcconfig: kubeconfig, qps: 0, contentType: 'application/json' });
+  up = await startSvcUp('helm');
 });
 
 test.after(async () => {
-  await api?.close();
-  await svc?.stop('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  await up?.stop();
 });
 
 async function helm(...args: string[]): Promise<string> {
   // helm keeps its cache and configuration under HOME: one per test run.
-  const home = join(dir, 'home');
-  const r = await kubectl(kubeconfig, args, 120_000, { bin: HELM, env: { HOME: home, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') } });
+  const home = join(up.dir, 'home');
+  const r = await kubectl(up.kubeconfig, args, 120_000, { bin: HELM, env: { HOME: home, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') } });
   assert.is(r.code, 0, `helm ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
 
 async function deployment(): Promise<Deployment> {
-  return api.client.get<Deployment>(resources.deployments, NS, 'demo-web');
+  return up.api.client.get<Deployment>(resources.deployments, NS, 'demo-web');
 }
 
 async function greeting(): Promise<string> {
-  return ((await api.client.get(resources.configmaps, NS, 'demo-settings'))['data'] as Record<string, string>)['greeting'] ?? '';
+  return ((await up.api.client.get(resources.configmaps, NS, 'demo-settings'))['data'] as Record<string, string>)['greeting'] ?? '';
 }
 
 test('helm install: every object of the chart appears, the Deployment becomes available', async () => {
@@ -58,11 +46,11 @@ test('helm install: every object of the chart appears, the Deployment becomes av
   assert.is(d.spec?.replicas, 2);
   assert.is(d.status?.availableReplicas, 2);
   assert.is(await greeting(), 'hello');
-  await api.client.get(resources.services, NS, 'demo-web');
-  await api.client.get(resources.serviceaccounts, NS, 'demo-sa');
-  const role = await api.client.get(resources.roles, NS, 'demo-reader');
+  await up.api.client.get(resources.services, NS, 'demo-web');
+  await up.api.client.get(resources.serviceaccounts, NS, 'demo-sa');
+  const role = await up.api.client.get(resources.roles, NS, 'demo-reader');
   assert.is(role.apiVersion, 'rbac.authorization.svc.io/v1', 'stored in our spelling');
-  const binding = await api.client.get(resources.rolebindings, NS, 'demo-reader');
+  const binding = await up.api.client.get(resources.rolebindings, NS, 'demo-reader');
   assert.is((binding['roleRef'] as { apiGroup: string }).apiGroup, 'rbac.authorization.svc.io');
   assert.match(await helm('list', '--namespace', NS), /^demo\s+shop\s+1\s/m);
 });
@@ -87,9 +75,9 @@ test('helm rollback: back to the first revision', async () => {
 test('helm uninstall: the objects and the release go', async () => {
   assert.match(await helm('uninstall', 'demo', '--namespace', NS, '--wait', '--timeout', '90s'), /release "demo" uninstalled/);
   for (const [ref, name] of [[resources.deployments, 'demo-web'], [resources.services, 'demo-web'], [resources.configmaps, 'demo-settings'], [resources.serviceaccounts, 'demo-sa'], [resources.roles, 'demo-reader'], [resources.rolebindings, 'demo-reader']] as const) {
-    await eventually(async () => (await api.client.list(ref, { namespace: NS })).items.every((o) => o.metadata.name !== name), 30_000, `${ref.resource}/${name} gone`);
+    await eventually(async () => (await up.api.client.list(ref, { namespace: NS })).items.every((o) => o.metadata.name !== name), 30_000, `${ref.resource}/${name} gone`);
   }
-  assert.equal((await api.client.list(resources.secrets, { namespace: NS, labelSelector: 'owner=helm' })).items, [], 'the release records are gone');
+  assert.equal((await up.api.client.list(resources.secrets, { namespace: NS, labelSelector: 'owner=helm' })).items, [], 'the release records are gone');
   assert.not.match(await helm('list', '--namespace', NS), /^demo\s/m);
 });
 

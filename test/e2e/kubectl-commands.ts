@@ -4,39 +4,31 @@
 // spellings (paths under rbac.authorization.k8s.io and coordination.k8s.io ...) and get answers in
 // the same spelling.
 import * as assert from 'uvu/assert';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
-import { connect, resources, type Connection } from '../../src/client/index.js';
-import { freePort } from '../helpers/apiserver.js';
+import { resources, type Connection } from '../../src/client/index.js';
 import { eventually } from '../helpers/client.js';
 import { kubectl, kubectlStream, type ToolOptions } from '../helpers/kubectl.js';
-import { startSvc, type SvcProcess } from '../helpers/svc-process.js';
+import { type SvcUp, startSvcUp } from '../helpers/svc-up.js';
 
 /** Runs every command test with the kubectl at `bin` (which reports client `version`, e.g. '1.35'). */
 export function runKubectlCommands(bin: string, version: string): void {
 // (Not indented: the manifests below are template literals whose indentation is YAML's.)
 const test = suite(`kubectl ${version}`);
-let dir: string;
-let svc: SvcProcess;
-let kubeconfig: string;
+let up: SvcUp;
+let dir = '';
+let kubeconfig = '';
 let api: Connection;
 const NS = `k${version.replace('.', '')}`;
 
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), `kubectl-v${version}-`));
-  const port = await freePort();
-  svc = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, '--nodes=3', '--image-pull-delay=20ms', '--container-start-delay=10ms']);
-  await svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
-  kubeconfig = join(dir, 'data', 'admin.svcconfig');
-  api = connect({ svcconfig: kubeconfig, qps: 0, contentType: 'application/json' });
+  up = await startSvcUp(`kubectl-v${version}`);
+  ({ dir, kubeconfig, api } = up);
 });
 
 test.after(async () => {
-  await api?.close();
-  await svc?.stop('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  await up?.stop();
 });
 
 function run(args: string[], opts: ToolOptions = {}) {
@@ -189,7 +181,7 @@ test('rollout history and undo', async () => {
   assert.is(await k('-n', NS, 'get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}'), 'nginx:1');
 });
 
-test('create -f with manifests for the established groups (RBAC, a Lease)', async () => {
+test('apply -f with manifests for the established groups (RBAC, a Lease), validated by the server', async () => {
   const file = manifest('established.yaml', `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
@@ -221,7 +213,7 @@ spec:
   holderIdentity: me
   leaseDurationSeconds: 15
 `);
-  const out = await k('create', '--validate=false', '-f', file);
+  const out = await k('apply', '-f', file);
   assert.match(out, 'clusterrole.rbac.authorization.k8s.io/k35-reader created');
   assert.match(out, 'lease.coordination.k8s.io/k35-lock created');
   // Read back through kubectl: the established spelling, also inside the object.

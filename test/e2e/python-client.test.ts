@@ -4,32 +4,25 @@
 // Missing /usr/bin/python3 or its kubernetes module: the test fails (.ci/run installs them).
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
-import { freePort, ROOT } from '../helpers/apiserver.js';
-import { startSvc, type SvcProcess } from '../helpers/svc-process.js';
+import { ROOT } from '../helpers/apiserver.js';
+import { type SvcUp, startSvcUp } from '../helpers/svc-up.js';
 
 const SCRIPT = join(ROOT, 'test', 'fixtures', 'python', 'client_check.py');
-let dir: string;
-let svc: SvcProcess;
+let up: SvcUp;
 
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'python-client-'));
-  const port = await freePort();
-  svc = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, '--nodes=1']);
-  await svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
+  up = await startSvcUp('python-client', ['--nodes=1']);
 });
 
 test.after(async () => {
-  await svc?.stop('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  await up?.stop();
 });
 
 function python(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
+    const child = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: up.dir } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -47,7 +40,7 @@ function python(args: string[]): Promise<{ code: number | null; stdout: string; 
 }
 
 test('python3-kubernetes: version, list, create, watch with bookmarks', async () => {
-  const r = await python([SCRIPT, join(dir, 'data', 'admin.svcconfig'), 'from-python']);
+  const r = await python([SCRIPT, up.kubeconfig, 'from-python']);
   assert.is(r.code, 0, `python client failed:\n${r.stdout}\n${r.stderr}`);
   const steps = Object.fromEntries(
     r.stdout

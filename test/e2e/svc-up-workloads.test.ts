@@ -4,39 +4,29 @@
 // completions completes; a CronJob on a short schedule creates Jobs and prunes its history;
 // foreground deletion of a Deployment removes its ReplicaSets and pods first; deleting the
 // namespace removes everything in it and then the namespace.
-// (Until the real-clients issue lands: `kubectl create -f` runs with --validate=false, for want of
-// OpenAPI, and the image change is a merge patch, for want of strategic merge patch.)
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import type { Subscription } from 'rxjs';
 import type { Job, Pod } from '../../src/api/generated/kinds.js';
-import { connect, resources, type Connection } from '../../src/client/index.js';
-import { freePort } from '../helpers/apiserver.js';
+import { resources, type Connection } from '../../src/client/index.js';
 import { eventually } from '../helpers/client.js';
 import { kubectl } from '../helpers/kubectl.js';
-import { startSvc, type SvcProcess } from '../helpers/svc-process.js';
+import { type SvcUp, startSvcUp } from '../helpers/svc-up.js';
 
-let dir: string;
-let svc: SvcProcess;
-let kubeconfig: string;
+let up: SvcUp;
+let dir = '';
+let kubeconfig = '';
 let api: Connection;
 
 test.before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-up-workloads-'));
-  const port = await freePort();
-  svc = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, '--nodes=3', '--image-pull-delay=50ms', '--container-start-delay=20ms']);
-  await svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
-  kubeconfig = join(dir, 'data', 'admin.svcconfig');
-  api = connect({ svcconfig: kubeconfig, qps: 0, contentType: 'application/json' });
+  up = await startSvcUp('svc-up-workloads', ['--nodes=3', '--image-pull-delay=50ms', '--container-start-delay=20ms']);
+  ({ dir, kubeconfig, api } = up);
 });
 
 test.after(async () => {
-  await api?.close();
-  await svc?.stop('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  await up?.stop();
 });
 
 async function k(...args: string[]): Promise<string> {
@@ -114,7 +104,7 @@ spec:
       - name: work
         image: busybox
 `);
-  await k('-n', 'shop', 'create', '--validate=false', '-f', file);
+  await k('-n', 'shop', 'create', '-f', file);
   await k('-n', 'shop', 'wait', '--for=condition=Complete', 'job/five', '--timeout=60s');
   assert.is((await k('-n', 'shop', 'get', 'job', 'five', '-o', 'jsonpath={.status.succeeded}')).trim(), '5');
 });
@@ -143,7 +133,7 @@ spec:
           - name: tick
             image: busybox
 `);
-  await k('-n', 'shop', 'create', '--validate=false', '-f', file);
+  await k('-n', 'shop', 'create', '-f', file);
   const seen = new Set<string>();
   await eventually(async () => {
     for (const j of (await api.client.list<Job>(resources.jobs, { namespace: 'shop', labelSelector: 'cron=tick' })).items) seen.add(j.metadata.name ?? '');

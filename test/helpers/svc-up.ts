@@ -1,0 +1,43 @@
+/**
+ * `svc up` as a test fixture: the whole control plane as a real process in a fresh folder, its
+ * client configuration, and a client of ours on it (for checks the client under test does not make).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, type Connection } from '../../src/client/index.js';
+import { freePort } from './apiserver.js';
+import { startSvc, type SvcProcess } from './svc-process.js';
+
+export interface SvcUp {
+  dir: string;
+  port: number;
+  svc: SvcProcess;
+  /** The client configuration `svc up` writes (a kubeconfig). */
+  kubeconfig: string;
+  api: Connection;
+  /** Closes the client, stops the process, removes the folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts `svc up` on a free port (`--nodes=3` and short simulated delays unless `args` say otherwise). */
+export async function startSvcUp(prefix: string, args: string[] = ['--nodes=3', '--image-pull-delay=20ms', '--container-start-delay=10ms']): Promise<SvcUp> {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const port = await freePort();
+  const svc = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, ...args]);
+  await svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
+  const kubeconfig = join(dir, 'data', 'admin.svcconfig');
+  const api = connect({ svcconfig: kubeconfig, qps: 0, contentType: 'application/json' });
+  return {
+    dir,
+    port,
+    svc,
+    kubeconfig,
+    api,
+    async stop() {
+      await api.close();
+      await svc.stop('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
