@@ -4,8 +4,8 @@
 // established clients expect. Bad directives are 400s naming the path.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { statusCodeOf } from '../helpers/status-code.js';
 import { builtinResources } from '../../src/api/registry.js';
-import { StatusError } from '../../src/api/status.js';
 import { parsePatch } from '../../src/apiserver/handlers/patch.js';
 import { DEFAULT_INPUT_LIMITS } from '../../src/apiserver/input-limits.js';
 import { applyStrategicMergePatch } from '../../src/apiserver/strategic-merge-patch.js';
@@ -37,15 +37,7 @@ function deployment() {
 
 const patch = (p: unknown, schema = deploymentSchema, original: unknown = deployment()) => applyStrategicMergePatch(original, p, schema) as ReturnType<typeof deployment>;
 
-function code(fn: () => unknown): number {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StatusError) return err.status.code;
-    throw err;
-  }
-  return 0;
-}
+const code = statusCodeOf;
 
 test('keyed lists merge on their key: one container changes, the other stays; a new one is appended', () => {
   const out = patch({ spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }, { name: 'extra', image: 'x:1' }] } } } });

@@ -2,6 +2,7 @@
 // fallbacks, conversion parameters select the Table, 406 and 415 when nothing fits.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { statusCodeOf } from '../helpers/status-code.js';
 import { StatusError } from '../../src/api/status.js';
 import {
   JSON_REPRESENTATION,
@@ -14,15 +15,7 @@ import {
 const READ = [JSON_REPRESENTATION, TABLE_REPRESENTATION];
 const TABLE = 'application/json;as=Table;g=meta.svc;v=v1beta1';
 const pick = (accept: string | undefined, offered = READ) => negotiateResponse(accept, offered).representation;
-const codeOf = (fn: () => unknown): number => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StatusError) return err.status.code;
-    throw err;
-  }
-  return 0;
-};
+const codeOf = statusCodeOf;
 
 test('no Accept, */* and application/* give JSON (the default representation)', () => {
   assert.is(pick(undefined), 'json');
