@@ -33,7 +33,7 @@ export interface WorkerStats {
   counts: Record<ReconcileResult['kind'], number>;
 }
 
-interface WorkerContext extends WorkerInput {
+export interface WorkerContext extends WorkerInput {
   /** Mutated by the loop (not through events): read it, do not rely on snapshots changing. */
   stats: WorkerStats;
 }

