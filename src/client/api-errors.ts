@@ -33,3 +33,36 @@ export function toApiError(err: unknown): ApiError {
 export function isGone(err: unknown): boolean {
   return err instanceof ApiError && err.code === 410;
 }
+
+// Predicates for the outcomes a controller reacts to, so nobody compares codes by hand. A 409 is
+// one of two: a create of a name that exists, or a write based on a version that changed.
+
+/** 404: the object (or its namespace, or the resource) is not there. */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 404;
+}
+
+/** 409 AlreadyExists: a create of a name that is taken. */
+export function isAlreadyExists(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
+}
+
+/** 409 Conflict: the object changed since the version the write was based on (read it again and retry). */
+export function isConflict(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 409 && err.reason !== 'AlreadyExists';
+}
+
+/** 422 Invalid: the object breaks a validation rule (the Status lists the fields). */
+export function isInvalid(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 422;
+}
+
+/** 403 Forbidden: the caller may not do this. */
+export function isForbidden(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 403;
+}
+
+/** 429 or 503/504: the server asks to come back later (`retryAfterSeconds` when it said when). */
+export function isRetryLater(err: unknown): boolean {
+  return err instanceof ApiError && (err.code === 429 || err.code === 503 || err.code === 504);
+}

@@ -65,7 +65,7 @@ test('a controller written against the package type-checks and builds from the s
   );
   writeFileSync(
     join(project, 'src', 'echo.ts'),
-    `import { ApiError, defineController, done, resources } from 'svc';
+    `import { defineController, done, isAlreadyExists, resources } from 'svc';
 import type { ConfigMap } from 'svc/kinds';
 
 /** Every ConfigMap labelled echo=yes gets a sibling <name>-echo with its data. */
@@ -79,7 +79,7 @@ export const echo = defineController<ConfigMap>({
     try {
       await client.create(resources.configmaps, namespace!, copy);
     } catch (e) {
-      if (!(e instanceof ApiError && e.code === 409)) throw e;
+      if (!isAlreadyExists(e)) throw e;
     }
     return done();
   },
