@@ -22,7 +22,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
-import { controllerRefTo } from '../internal/controller-ref.js';
+import { controllerRefTo } from '../../src/runtime/owner-references.js';
 import { mostRecentMissed, parseSchedule } from './schedule.js';
 
 export const ANNOTATION_SCHEDULED_TIMESTAMP = 'batch.svc.io/cronjob-scheduled-timestamp';

@@ -20,7 +20,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
-import { claim, controllerRefTo } from '../internal/controller-ref.js';
+import { claim, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { Expectations } from '../internal/expectations.js';
 import { availableAt, isPodAvailable } from '../internal/pod-state.js';
 import { currentRevision, LABEL_CONTROLLER_REVISION_HASH, pruneRevisions, revisionsOf } from '../internal/revisions.js';

@@ -26,7 +26,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
-import { claim, controllerRefOf, controllerRefTo } from '../internal/controller-ref.js';
+import { claim, controllerRefOf, controllerRefTo } from '../../src/runtime/owner-references.js';
 import {
   deploymentStatus, findNewReplicaSet, historyToDelete, isScalingEvent, maxRevision, newReplicaSetFor, newReplicaSetReplicas, proportionalScale,
   replicaSetAnnotations, revisionOf, scaleDownOld,

@@ -19,7 +19,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError, type ResourceRef } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter } from '../../src/runtime/outcome.js';
-import { controllerRefOf } from '../internal/controller-ref.js';
+import { controllerRefOf } from '../../src/runtime/owner-references.js';
 import { budgetStatus, needsExpectedCount } from './sync.js';
 
 const CONTROLLER_KINDS: Record<string, ResourceRef> = {

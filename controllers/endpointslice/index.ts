@@ -18,7 +18,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter } from '../../src/runtime/outcome.js';
-import { controllerRefTo } from '../internal/controller-ref.js';
+import { controllerRefTo } from '../../src/runtime/owner-references.js';
 import { portsKey, selectedPods, serviceEndpoints, ServiceMembership, type ServiceEndpoint } from '../internal/service-endpoints.js';
 
 export const LABEL_SERVICE_NAME = 'svc.io/service-name';

@@ -11,7 +11,7 @@ import type { SvcObject } from '../../src/api/types.js';
 import type { IndexedCache } from '../../src/client/informer-types.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError, type ApiClient, type ResourceRef } from '../../src/client/types.js';
-import { controllerRefTo } from './controller-ref.js';
+import { controllerRefTo } from '../../src/runtime/owner-references.js';
 
 export const LABEL_CONTROLLER_REVISION_HASH = 'controller-revision-hash';
 const SAFE = 'bcdfghjklmnpqrstvwxz2456789';

@@ -21,7 +21,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
-import { claim, controllerRefTo } from '../internal/controller-ref.js';
+import { claim, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { Expectations } from '../internal/expectations.js';
 import { BURST_REPLICAS, podFromTemplate, slowStartBatches } from '../internal/pod-template.js';
 import { compareForDeletion } from '../internal/pod-state.js';

@@ -17,7 +17,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError, type DiscoveredResource } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter } from '../../src/runtime/outcome.js';
-import { sameConditions, setCondition } from '../internal/conditions.js';
+import { sameConditions, setCondition } from '../../src/runtime/conditions.js';
 import { deletableResources, deleteContent, describeCounts } from './content.js';
 
 /** Discovery is read again at most this often (CRDs come and go). */

@@ -20,7 +20,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError, type ResourceRef } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
-import { claim, controllerRefOf, controllerRefTo } from '../internal/controller-ref.js';
+import { claim, controllerRefOf, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { Expectations } from '../internal/expectations.js';
 import { isPodActive } from '../internal/pod-state.js';
 import { BURST_REPLICAS, slowStartBatches } from '../internal/pod-template.js';

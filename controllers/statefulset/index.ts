@@ -22,7 +22,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, type ReconcileOutcome } from '../../src/runtime/outcome.js';
-import { controllerRefOf, controllerRefTo } from '../internal/controller-ref.js';
+import { controllerRefOf, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { currentRevision, pruneRevisions, revisionsOf } from '../internal/revisions.js';
 import { claimsFor, ordinalOf, podFor, revisionOf, runningAndReady, setStatus } from './sync.js';
 

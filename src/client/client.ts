@@ -17,7 +17,7 @@ import type { Status } from '../api/status.js';
 import type { SvcList, SvcObject } from '../api/types.js';
 import { apiError, toApiError } from './api-errors.js';
 import {
-  ApiError, type ApiClient, type ClientWatchEvent, type DeleteCollectionOptions, type DeleteOptions, type DiscoveredResource, type ListOptions, type PatchType, type ResourceRef, type Transport,
+  ApiError, type ApiClient, type ApplyOptions, type ClientWatchEvent, type DeleteCollectionOptions, type DeleteOptions, type DiscoveredResource, type ListOptions, type PatchType, type ResourceRef, type Transport,
   type TransportRequest, type TransportStream, type WatchOptions, type WriteOptions,
 } from './types.js';
 
@@ -157,6 +157,15 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
     patch: async (ref, namespace, name, type, patch, o) => {
       const query = { ...writeQuery(o, fm), ...queryOf({ force: type === 'apply' && o?.force ? 'true' : undefined }) };
       return call(ref, { method: 'PATCH', path: objectPath(ref, namespace, name, o?.subresource), query, body: patch, headers: { 'content-type': PATCH_CONTENT_TYPES[type] } });
+    },
+
+    async apply<T extends SvcObject>(ref: ResourceRef, obj: T, o: ApplyOptions) {
+      if (!o?.fieldManager) throw badRequest(`${ref.resource}: apply needs a fieldManager (who owns the applied fields)`);
+      const name = nameOf(ref, obj);
+      const namespace = obj.metadata.namespace ?? '';
+      if (ref.namespaced && !namespace) throw badRequest(`${ref.resource}: an applied object needs metadata.namespace`);
+      const query = { ...writeQuery({ dryRun: o.dryRun, fieldManager: o.fieldManager }, fm), ...queryOf({ force: o.force ? 'true' : undefined }) };
+      return call<T>(ref, { method: 'PATCH', path: objectPath(ref, namespace, name, o.subresource), query, body: withTypeMeta(ref, obj), headers: { 'content-type': PATCH_CONTENT_TYPES.apply } });
     },
 
     async delete<T extends SvcObject>(ref: ResourceRef, namespace: string, name: string, o: DeleteOptions = {}) {

@@ -57,6 +57,16 @@ export interface PatchOptions extends WriteOptions {
   subresource?: string;
 }
 
+export interface ApplyOptions {
+  /** Who owns the applied fields (required: server-side apply records ownership per manager). */
+  fieldManager: string;
+  /** Take over fields another manager owns instead of failing with a 409 conflict. */
+  force?: boolean;
+  dryRun?: boolean;
+  /** Apply to a subresource (e.g. `status`) instead of the object. */
+  subresource?: string;
+}
+
 export interface DeleteOptions {
   dryRun?: boolean;
   gracePeriodSeconds?: number;
@@ -115,6 +125,12 @@ export interface ApiClient {
     patch: unknown,
     opts?: PatchOptions,
   ): Promise<T>;
+  /**
+   * Server-side apply: `obj` (with apiVersion, kind, metadata.name and, for namespaced kinds,
+   * metadata.namespace) holds exactly the fields `fieldManager` wants to own; creates the object
+   * when absent. A field another manager owns is a 409 conflict unless `force`.
+   */
+  apply<T extends SvcObject = SvcObject>(ref: ResourceRef, obj: T, opts: ApplyOptions): Promise<T>;
   /** Resolves to the object while it is still being finalized, or undefined once it is gone. */
   delete<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, name: string, opts?: DeleteOptions): Promise<T | undefined>;
   /** Deletes the objects of a collection (in `namespace`, or of every namespace with ''), each as a delete would. */

@@ -1,5 +1,9 @@
 /** The actor runtime: work queues, controllers, Events, leader election (docs/runtime.md). */
 export { systemClock, type Clock } from './clock.js';
+export { getCondition, isConditionTrue, removeCondition, sameConditions, setCondition, type ConditionInput } from './conditions.js';
+export { createOrUpdate, type CreateOrUpdateResult } from './create-or-update.js';
+export { addFinalizer, finalize, hasFinalizer, removeFinalizer, type FinalizeStep } from './finalizers.js';
+export { claim, controllerRefOf, controllerRefTo, type Claimed } from './owner-references.js';
 export {
   controllerOwnerKeys, defineController, runControllerMachine, splitKey,
   type ControllerDefinition, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerMachineParts, type ControllerSpec, type ReconcileContext, type RunningController,

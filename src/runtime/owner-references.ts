@@ -9,12 +9,14 @@
  * - an object controlled by someone else is never touched.
  *
  * Adoption and release are JSON patches that first test the object's uid, so a recreated object
- * of the same name is never changed by mistake.
+ * of the same name is never changed by mistake. Public (svc/runtime): the built-in controllers
+ * claim with these, and so can yours.
  */
-import type { OwnerReference, SvcObject } from '../../src/api/types.js';
-import type { LabelSelector } from '../../src/api/labels.js';
-import { ApiError, type ApiClient, type ResourceRef } from '../../src/client/types.js';
-import { apiVersionOf } from '../../src/runtime/resource-refs.js';
+import type { OwnerReference, SvcObject } from '../api/types.js';
+import type { LabelSelector } from '../api/labels.js';
+import { isConflict, isInvalid, isNotFound } from '../client/api-errors.js';
+import type { ApiClient, ResourceRef } from '../client/types.js';
+import { apiVersionOf } from './resource-refs.js';
 
 export function controllerRefOf(obj: SvcObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((r) => r.controller === true);
@@ -86,7 +88,7 @@ async function patchOwners(client: ApiClient, ref: ResourceRef, ns: string, obj:
     return await client.patch(ref, ns, obj.metadata.name ?? '', 'json', patch);
   } catch (e) {
     // Gone, or a different object now (the uid test failed): nothing to claim.
-    if (e instanceof ApiError && (e.code === 404 || e.code === 409 || e.code === 422)) return undefined;
+    if (isNotFound(e) || isConflict(e) || isInvalid(e)) return undefined;
     throw e;
   }
 }

@@ -1,9 +1,10 @@
 /**
  * `status.conditions` helpers with the established rules: one condition per type; setting one
  * keeps its lastTransitionTime when the status did not change; removing one leaves the others.
+ * Pure: each returns a new list (the built-in controllers use these too).
  */
-import type { Condition } from '../../src/api/generated/kinds.js';
-import { rfc3339 } from '../../src/api/time.js';
+import type { Condition } from '../api/generated/kinds.js';
+import { rfc3339 } from '../api/time.js';
 
 export interface ConditionInput {
   type: string;
@@ -31,6 +32,11 @@ export function removeCondition(conditions: readonly Condition[] | undefined, ty
 
 export function getCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);
+}
+
+/** Whether the condition of `type` is there with status True. */
+export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return getCondition(conditions, type)?.status === 'True';
 }
 
 /** Whether two condition lists say the same (order included). */
