@@ -28,7 +28,7 @@ export class SharedInformerFactory implements InformerFactory {
     private readonly opts: ReflectorOptions = {},
   ) {}
 
-  informer<T extends SvcObject = SvcObject>(ref: ResourceRef, selector: InformerSelector = {}): SharedInformer<T> {
+  informer<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, selector: InformerSelector = {}): SharedInformer<T> {
     if (this.stopped) throw new Error('the informer factory was stopped');
     const key = informerKey(ref, selector);
     let inf = this.informers.get(key);

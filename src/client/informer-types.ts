@@ -54,7 +54,7 @@ export interface SharedInformer<T extends SvcObject = SvcObject> {
 
 export interface InformerFactory {
   /** The one informer for this (resource, selector); started on first subscription. */
-  informer<T extends SvcObject = SvcObject>(ref: ResourceRef, selector?: InformerSelector): SharedInformer<T>;
+  informer<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, selector?: InformerSelector): SharedInformer<T>;
   /** Stops every informer (their watches close). */
   stop(): void;
 }

@@ -6,6 +6,7 @@
  */
 import type { Observable } from 'rxjs';
 import { builtinResourceKey, builtinResources } from '../api/registry.js';
+import type { BuiltinKinds } from '../api/generated/kinds.js';
 import type { ResourceDefinition, SvcList, SvcObject } from '../api/types.js';
 import type {
   ApiClient, ClientWatchEvent, DeleteOptions, ListOptions, PatchOptions, PatchType, ResourceRef, WatchOptions, WriteOptions,
@@ -31,8 +32,8 @@ export function builtinResourceRefs(): Record<string, ResourceRef> {
 }
 
 /** `resources.configmaps`, `resources.deployments`, `resources['pods.metrics.svc.io']` ...: refs of the built-in kinds (frozen). */
-export const resources: Readonly<Record<BuiltinResourceName, ResourceRef>> = Object.freeze(
-  builtinResourceRefs() as Record<BuiltinResourceName, ResourceRef>,
+export const resources: Readonly<{ [K in BuiltinResourceName]: ResourceRef<BuiltinKinds[K]> }> = Object.freeze(
+  builtinResourceRefs() as { [K in BuiltinResourceName]: ResourceRef<BuiltinKinds[K]> },
 );
 
 /** The client's verbs for one resource, typed by the object type `T`. */
@@ -52,7 +53,7 @@ export interface TypedResource<T extends SvcObject> {
  * Binds `client` to `ref`. Example: `typed<ConfigMap>(client, resources.configmaps).get('default', 'x')`.
  * For cluster-scoped resources pass `''` as the namespace.
  */
-export function typed<T extends SvcObject = SvcObject>(client: ApiClient, ref: ResourceRef): TypedResource<T> {
+export function typed<T extends SvcObject = SvcObject>(client: ApiClient, ref: ResourceRef<T>): TypedResource<T> {
   return {
     ref,
     get: (ns, name) => client.get<T>(ref, ns, name),

@@ -14,7 +14,11 @@ import type { Status } from '../api/status.js';
 import type { SvcList, SvcObject, WatchEventType } from '../api/types.js';
 
 /** Names a resource: the path parts plus what the client needs to build paths. */
-export interface ResourceRef {
+/**
+ * Which resource a call addresses. `T` is the object type it holds (`resources.configmaps` is a
+ * `ResourceRef<ConfigMap>`), so the client's verbs infer their result types from the ref.
+ */
+export interface ResourceRef<T extends SvcObject = SvcObject> {
   /** '' for the core group. */
   group: string;
   version: string;
@@ -22,6 +26,8 @@ export interface ResourceRef {
   resource: string;
   kind: string;
   namespaced: boolean;
+  /** Type only, never set: carries `T` (a method, so refs of related object types stay assignable). */
+  __objectType?(object: T): void;
 }
 
 export interface ListOptions {
@@ -107,18 +113,18 @@ export class ApiError extends Error {
 }
 
 export interface ApiClient {
-  get<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, name: string): Promise<T>;
-  list<T extends SvcObject = SvcObject>(ref: ResourceRef, opts?: ListOptions): Promise<SvcList<T>>;
+  get<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, namespace: string, name: string): Promise<T>;
+  list<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, opts?: ListOptions): Promise<SvcList<T>>;
   /**
    * Server-side watch; unsubscribe closes the connection. Event objects are deep-frozen (in
    * process they are the server's own, shared by every watcher): clone one before changing it.
    */
-  watch<T extends SvcObject = SvcObject>(ref: ResourceRef, opts?: WatchOptions): Observable<ClientWatchEvent<T>>;
-  create<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
-  update<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
-  updateStatus<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
+  watch<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, opts?: WatchOptions): Observable<ClientWatchEvent<T>>;
+  create<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
+  update<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
+  updateStatus<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
   patch<T extends SvcObject = SvcObject>(
-    ref: ResourceRef,
+    ref: ResourceRef<T>,
     namespace: string,
     name: string,
     type: PatchType,
@@ -130,9 +136,9 @@ export interface ApiClient {
    * metadata.namespace) holds exactly the fields `fieldManager` wants to own; creates the object
    * when absent. A field another manager owns is a 409 conflict unless `force`.
    */
-  apply<T extends SvcObject = SvcObject>(ref: ResourceRef, obj: T, opts: ApplyOptions): Promise<T>;
+  apply<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, obj: T, opts: ApplyOptions): Promise<T>;
   /** Resolves to the object while it is still being finalized, or undefined once it is gone. */
-  delete<T extends SvcObject = SvcObject>(ref: ResourceRef, namespace: string, name: string, opts?: DeleteOptions): Promise<T | undefined>;
+  delete<T extends SvcObject = SvcObject>(ref: ResourceRef<T>, namespace: string, name: string, opts?: DeleteOptions): Promise<T | undefined>;
   /** Deletes the objects of a collection (in `namespace`, or of every namespace with ''), each as a delete would. */
   deleteCollection(ref: ResourceRef, namespace: string, opts?: DeleteCollectionOptions): Promise<void>;
   /**

@@ -43,7 +43,7 @@ export interface ReconcileContext<T extends SvcObject = SvcObject> {
 export interface ControllerSpec<T extends SvcObject = SvcObject> {
   /** Names the controller in logs, metrics (`name` label), Events' source and charts. */
   name: string;
-  watches: ResourceRef;
+  watches: ResourceRef<T>;
   /** Restricts the watched objects (namespace, label and field selectors). */
   selector?: InformerSelector;
   /** Resources whose objects the controller creates with a controller ownerReference to a watched object. */

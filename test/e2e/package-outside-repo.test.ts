@@ -68,8 +68,8 @@ test('a controller written against the package type-checks and builds from the s
     `import { defineController, done, isAlreadyExists, resources } from 'svc';
 import type { ConfigMap } from 'svc/kinds';
 
-/** Every ConfigMap labelled echo=yes gets a sibling <name>-echo with its data. */
-export const echo = defineController<ConfigMap>({
+/** Every ConfigMap labelled echo=yes gets a sibling <name>-echo with its data (the object type comes from the ref). */
+export const echo = defineController({
   name: 'outside-echo',
   watches: resources.configmaps,
   selector: { labelSelector: 'echo=yes' },

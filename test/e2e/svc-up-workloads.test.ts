@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import type { Subscription } from 'rxjs';
 import type { Job, Pod } from '../../src/api/generated/kinds.js';
-import { resources, type Connection } from '../../src/client/index.js';
+import { resources, type Connection, type ResourceRef } from '../../src/client/index.js';
 import { eventually } from '../helpers/client.js';
 import { kubectl } from '../helpers/kubectl.js';
 import { type SvcUp, startSvcUp } from '../helpers/svc-up.js';
@@ -157,7 +157,7 @@ test('deleting the namespace removes everything in it, then the namespace', asyn
   const left = await kubectl(kubeconfig, ['get', 'namespace', 'shop']);
   assert.is(left.code, 1);
   assert.match(left.stderr, 'not found');
-  for (const ref of [resources.pods, resources.jobs, resources.cronjobs, resources.deployments, resources.replicasets]) {
+  for (const ref of [resources.pods, resources.jobs, resources.cronjobs, resources.deployments, resources.replicasets] as ResourceRef[]) {
     assert.equal((await api.client.list(ref, { namespace: 'shop' })).items, [], ref.resource);
   }
 });

@@ -34,6 +34,13 @@ test('client.apply: creates, records the manager, refuses another manager a fiel
   assert.equal(forced['data'], { owner: 'b' });
 });
 
+test('refs carry their object type: the client infers ConfigMap from resources.configmaps', async () => {
+  const got = await cluster.client.get(resources.configmaps, 'default', 'applied');
+  // Compiles only because `got` is a ConfigMap (on SvcObject, data would be unknown).
+  const data: Record<string, string> | undefined = got.data;
+  assert.equal(data, { owner: 'b' });
+});
+
 test('createOrUpdate: created, updated, unchanged; a conflicting write in between is absorbed', async () => {
   const { client } = cluster;
   const first = await createOrUpdate<ConfigMap>(client, resources.configmaps, 'default', 'cou', (o) => void (o.data = { a: '1' }));
