@@ -19,6 +19,8 @@
  *                                    replaces its section of docs/benchmarks.md
  *   --only=controllers | BENCH_ONLY=controllers  only the controller-manager part (a Deployment of 1,000 on 500 nodes, its
  *                                    rolling update, 100 x 10 Deployments at once, RSS, CPU by layer); replaces its section
+ *   --only=backup | BENCH_ONLY=backup  only the controller-authoring part (the guide's backup controller under svc run
+ *                                    against svc up, 2,000 sources, documented and default client settings); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,6 +51,8 @@ import { measureScale, measureStartup, type NodesBenchSettings } from './measure
 import { NODES_HEADING, renderNodesSection } from './report-nodes.js';
 import { measureControllers } from './measure-controllers.js';
 import { CONTROLLERS_HEADING, renderControllersSection } from './report-controllers.js';
+import { measureBackup } from './measure-backup.js';
+import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
@@ -58,8 +62,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes" and "controllers"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers' && only !== 'backup') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes", "controllers" and "backup"`);
   process.exit(2);
 }
 
@@ -239,6 +243,18 @@ async function mainNodesOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), NODES_HEADING, section));
   log('wrote the simulated-nodes section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** The guide's documented client settings for the backup example (docs/writing-controllers.md). */
+export const DOCUMENTED_BACKUP_FLAGS = ['--svc-api-qps=200', '--svc-api-burst=400'];
+
+async function mainBackupOnly(): Promise<void> {
+  const figures = await measureBackup(2_000, [{ label: 'documented', flags: DOCUMENTED_BACKUP_FLAGS }, { label: 'defaults', flags: [] }], log);
+  const section = renderBackupSection(figures, { command: 'BENCH_ONLY=backup npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), BACKUP_HEADING, section));
+  log('wrote the controller-authoring section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -432,7 +448,9 @@ async function main(): Promise<void> {
             ? mainNodesOnly()
             : only === 'controllers'
               ? mainControllersOnly()
-              : main()
+              : only === 'backup'
+                ? mainBackupOnly()
+                : main()
 ).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
