@@ -63,7 +63,7 @@ export async function runCharts(modules: string[], opts: ChartsOptions, write: (
         `${chosen.length} machines to export (${chosen.map((m) => m.name).join(', ')}); choose one with --machine NAME or write them all with --out DIR`,
       );
     }
-    write(await renderChart(chartModel(chosen[0]!.machine, chosen[0]!.name), opts.format));
+    write(await renderChart(chosen[0]!.model ?? chartModel(chosen[0]!.machine, chosen[0]!.name), opts.format));
     return;
   }
   try {
@@ -73,7 +73,7 @@ export async function runCharts(modules: string[], opts: ChartsOptions, write: (
   }
   for (const m of chosen) {
     const file = join(opts.out, `${m.name}.${CHART_EXTENSIONS[opts.format]}`);
-    writeFileSync(file, await renderChart(chartModel(m.machine, m.name), opts.format));
+    writeFileSync(file, await renderChart(m.model ?? chartModel(m.machine, m.name), opts.format));
     write(`wrote ${file}\n`);
   }
 }

@@ -52,7 +52,7 @@ test('--out writes one file per machine', () => {
   assert.match(r.stdout, /wrote .*worker\.svg/);
 });
 
-test('user modules by path: a defineController definition and a plain machine', () => {
+test('user modules by path: a defineController definition (charted from its definition) and a plain machine', () => {
   const r = run(['--list', join(examples, 'copy-controller.js'), join(examples, 'poller-machine.js')]);
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /^configmap-copy\t/m);
@@ -62,7 +62,11 @@ test('user modules by path: a defineController definition and a plain machine', 
   assert.match(one.stdout, /^stateDiagram-v2\n {2}%% poller \(machine poller\)/);
   const copy = run([join(examples, 'copy-controller.js'), '--format', 'json']);
   assert.is(copy.status, 0, copy.stderr);
-  assert.is((JSON.parse(copy.stdout) as { machineId: string }).machineId, 'controller', 'a definition is charted as the machine it runs');
+  // A definition is charted from itself: what it watches feeding its queue, workers, outcomes.
+  const model = JSON.parse(copy.stdout) as { machineId: string; root: { children: { path: string; description?: string }[] }; transitions: { label: string }[] };
+  assert.is(model.machineId, 'configmap-copy');
+  assert.ok(model.root.children.some((c) => c.path === 'watch_configmaps' && c.description?.startsWith('watches ConfigMap')), JSON.stringify(model.root.children));
+  for (const outcome of ['done()', 'requeueAfter(ms)', 'error / back off', 'TerminalError']) assert.ok(model.transitions.some((t) => t.label.startsWith(outcome)), outcome);
 });
 
 test('a definition exported twice (named and default) is one chart', () => {

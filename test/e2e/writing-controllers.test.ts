@@ -78,7 +78,8 @@ test("the page's chart is what svc charts prints for the module", async () => {
   assert.ok(chart, 'a mermaid block');
   const { stdout } = await promisify(execFile)(process.execPath, [SVC_BIN, 'charts', '--machine', 'configmap-mirror', MIRROR_MODULE], { cwd: ROOT });
   assert.is(chart, stdout.trimEnd());
-  assert.ok(stdout.includes('waitingForLeader --> syncingCaches'), 'the controller machine');
+  // Drawn from the definition: the watched kind, both triggers, the outcomes.
+  for (const line of ['watches ConfigMap', 'triggered by Namespace', 'queue --> reconcile', 'reconcile --> backoff']) assert.ok(stdout.includes(line), line);
 });
 
 test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => {

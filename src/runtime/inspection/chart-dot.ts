@@ -13,9 +13,9 @@ const anchorName = (path: string) => q(`init:${path}`);
 const anyName = (path: string) => q(`any:${path}`);
 const clusterName = (path: string) => q(`cluster_${path || 'root'}`);
 
-/** The lines under a state's name: what it invokes, spawns and does on entry/exit. */
+/** The lines under a state's name: its description, what it invokes, spawns and does on entry/exit. */
 export function stateDetails(s: ChartState): string[] {
-  const lines: string[] = [];
+  const lines: string[] = s.description ? [s.description] : [];
   for (const i of s.invokes) lines.push(`invoke ${i.src}${i.id && i.id !== i.src ? ` (${i.id})` : ''}`);
   for (const sp of s.spawns) lines.push(`spawn ${sp.src}${sp.id && sp.id !== sp.src ? ` (${sp.id})` : ''}`);
   if (s.entry.length) lines.push(`entry / ${s.entry.join(', ')}`);

@@ -18,3 +18,4 @@ export {
 } from './machine-inspector.js';
 export { machinesOfModule, projectMachines, type NamedMachine } from './project-machines.js';
 export { activePaths, describeStateValue, leafPaths, type StateValueLike } from './state-value.js';
+export * from './controller-chart.js';

@@ -5,7 +5,8 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { controllerMachine, leaderElectionMachine, nodeAgentMachine, schedulerMachine, workerMachine } from '../../../machines/index.js';
-import { isStateMachine } from './chart-model.js';
+import { type ChartModel, isStateMachine } from './chart-model.js';
+import { type ControllerChartSpec, controllerChartModel } from './controller-chart.js';
 
 export interface NamedMachine {
   /** File-name-safe and stable: the chart files are `<name>.mmd`, `<name>.svg` ... */
@@ -13,6 +14,8 @@ export interface NamedMachine {
   machine: AnyStateMachine;
   /** One line for listings. */
   description: string;
+  /** The chart to draw instead of the machine's own (a controller's, from its definition). */
+  model?: ChartModel;
 }
 
 export function projectMachines(): NamedMachine[] {
@@ -25,7 +28,7 @@ export function projectMachines(): NamedMachine[] {
   ];
 }
 
-function isControllerDefinition(v: unknown): v is { name: string; machine: AnyStateMachine } {
+function isControllerDefinition(v: unknown): v is { name: string; machine: AnyStateMachine; spec?: ControllerChartSpec } {
   return typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string' && isStateMachine((v as { machine?: unknown }).machine);
 }
 
@@ -46,10 +49,12 @@ export function machinesOfModule(exports: Record<string, unknown>, source: strin
     let name: string;
     let machine: AnyStateMachine;
     let description: string;
+    let model: ChartModel | undefined;
     if (isControllerDefinition(value)) {
       name = value.name;
       machine = value.machine;
       description = `controller "${value.name}" (${source}, export ${exportName})`;
+      if (value.spec?.watches) model = controllerChartModel(value.spec);
     } else if (isStateMachine(value)) {
       name = value.id;
       machine = value;
@@ -60,7 +65,7 @@ export function machinesOfModule(exports: Record<string, unknown>, source: strin
     name = fileSafe(name);
     if (taken.has(name)) name = fileSafe(`${name}-${exportName}`);
     taken.add(name);
-    out.push({ name, machine, description });
+    out.push({ name, machine, description, ...(model ? { model: { ...model, name } } : {}) });
   }
   return out;
 }
