@@ -1,6 +1,7 @@
 /** Public API of src/client: the API client, its HTTP transport and configuration, and informers. */
 export * from './types.js';
 export * from './informer-types.js';
+export { keyFor, splitKey, type KeyParts, type ObjectKey } from './object-keys.js';
 export * from './clock.js';
 export * from './token-bucket.js';
 export * from './body-codecs.js';

@@ -20,11 +20,7 @@ export type InformerEvent<T extends SvcObject = SvcObject> =
   | { type: 'DELETED'; object: T }
   | { type: 'SYNCED' };
 
-/** Key of an object in caches and work queues: `namespace/name`, or `name` when cluster-scoped. */
-export function objectKey(obj: Pick<SvcObject, 'metadata'>): string {
-  const ns = obj.metadata.namespace;
-  return ns ? `${ns}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
-}
+export { objectKey } from './object-keys.js';
 
 /** Computes index values of an object (e.g. its namespace, its owners' uids). */
 export type IndexFunction<T extends SvcObject = SvcObject> = (obj: T) => string[];

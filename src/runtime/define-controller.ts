@@ -13,7 +13,8 @@ import type { Registry } from 'prom-client';
 import { createActor, toPromise, type InspectionEvent } from 'xstate';
 import { controllerMachine, type ControllerActor, type ControllerSource } from '../../machines/controller.js';
 import type { SvcObject } from '../api/types.js';
-import { objectKey, type IndexedCache, type InformerFactory, type InformerSelector, type SharedInformer } from '../client/informer-types.js';
+import { type IndexedCache, type InformerFactory, type InformerSelector, type SharedInformer } from '../client/informer-types.js';
+import { keyFor, objectKey, splitKey } from '../client/object-keys.js';
 import type { ApiClient, ResourceRef } from '../client/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './event-recorder.js';
@@ -110,18 +111,13 @@ export interface ControllerDefinition<T extends SvcObject = SvcObject> {
   start(host: ControllerHost): RunningController;
 }
 
-/** Splits `namespace/name` (or `name`). */
-export function splitKey(key: string): { namespace: string | undefined; name: string } {
-  const i = key.indexOf('/');
-  return i < 0 ? { namespace: undefined, name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
-}
 
 /** Keys of the watched owners that control `obj` (controller ownerReferences of the watched kind). */
 export function controllerOwnerKeys(obj: SvcObject, owner: ResourceRef): string[] {
   const apiVersion = apiVersionOf(owner);
   return (obj.metadata.ownerReferences ?? [])
     .filter((r) => r.controller === true && r.kind === owner.kind && r.apiVersion === apiVersion)
-    .map((r) => (owner.namespaced && obj.metadata.namespace ? `${obj.metadata.namespace}/${r.name}` : r.name));
+    .map((r) => keyFor(owner.namespaced ? obj.metadata.namespace : undefined, r.name));
 }
 
 function refId(ref: ResourceRef): string {

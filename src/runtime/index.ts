@@ -1,11 +1,13 @@
 /** The actor runtime: work queues, controllers, Events, leader election (docs/runtime.md). */
 export { systemClock, type Clock } from './clock.js';
+// Keys are the client's (one home, src/client/object-keys.ts); controllers split them back often.
+export { splitKey } from '../client/object-keys.js';
 export { getCondition, isConditionTrue, removeCondition, sameConditions, setCondition, type ConditionInput } from './conditions.js';
 export { createOrUpdate, type CreateOrUpdateResult } from './create-or-update.js';
 export { addFinalizer, finalize, hasFinalizer, removeFinalizer, type FinalizeStep } from './finalizers.js';
 export { claim, controllerRefOf, controllerRefTo, type Claimed } from './owner-references.js';
 export {
-  controllerOwnerKeys, defineController, runControllerMachine, splitKey,
+  controllerOwnerKeys, defineController, runControllerMachine,
   type ControllerDefinition, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerMachineParts, type ControllerSpec, type ReconcileContext, type RunningController,
 } from './define-controller.js';
 export { EventRecorder, type EventRecorderOptions, type EventType, type RecordOutcome } from './event-recorder.js';
