@@ -217,8 +217,11 @@ test('an unschedulable pod gets PodScheduled=False, a FailedScheduling event, an
     const c = p.status?.conditions?.find((x) => x.type === 'PodScheduled');
     return c?.status === 'False' && c.reason === 'Unschedulable' && c.message === '0/1 nodes are available: 1 Insufficient cpu.';
   }, 10_000, 'PodScheduled=False');
-  const events = await typed<SvcObject>(s.client, resources.events).list({ namespace: ns });
-  assert.ok(events.items.some((e) => e['reason'] === 'FailedScheduling' && e['message'] === '0/1 nodes are available: 1 Insufficient cpu.'), JSON.stringify(events.items));
+  // The Event is recorded asynchronously, after the condition: wait for it too.
+  await eventually(async () => {
+    const events = await typed<SvcObject>(s.client, resources.events).list({ namespace: ns });
+    return events.items.some((e) => e['reason'] === 'FailedScheduling' && e['message'] === '0/1 nodes are available: 1 Insufficient cpu.');
+  }, 10_000, 'a FailedScheduling event');
   const why = s.running.scheduler.explanations.get(`${ns}/big`)!;
   assert.equal(why.filtered.map((g) => [g.plugin, g.reasons, g.nodes]), [['NodeResourcesFit', ['Insufficient cpu'], [nodeName('tiny')]]]);
   await addNode('large');
