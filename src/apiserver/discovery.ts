@@ -2,7 +2,7 @@
  * Discovery documents: /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>, derived from
  * the resource registry (the one description of each kind).
  */
-import { establishedGroup } from '../api/established-spelling.js';
+import { canonicalGroup, establishedGroup } from '../api/established-spelling.js';
 import type { ResourceRegistry } from '../api/index.js';
 import { parseAccept } from '../codec/negotiation.js';
 import type { ResourceDefinition } from '../api/types.js';
@@ -26,6 +26,24 @@ const SUBRESOURCE_VERBS: Record<string, { verbs: string[]; kind?: string; group?
   eviction: { verbs: ['create'], kind: 'Eviction', group: 'policy', version: 'v1beta1' },
 };
 
+/** One served subresource of a kind: its name, what it answers with, its verbs (both discovery forms list these). */
+interface ServedSubresource {
+  name: string;
+  kind: string;
+  group?: string;
+  version?: string;
+  verbs: string[];
+}
+
+function subresourcesOf(d: ResourceDefinition): ServedSubresource[] {
+  const out: ServedSubresource[] = d.subresources.map((sub) => {
+    const info = SUBRESOURCE_VERBS[sub]!;
+    return { name: sub, kind: info.kind ?? d.kind, verbs: info.verbs, ...(info.group ? { group: info.group } : {}), ...(info.version ? { version: info.version } : {}) };
+  });
+  if (d.group === '' && d.plural === 'namespaces') out.push({ name: 'finalize', kind: 'Namespace', verbs: ['update'] });
+  return out;
+}
+
 export function apiResources(defs: ResourceDefinition[]): ApiResource[] {
   const out: ApiResource[] = [];
   for (const d of defs) {
@@ -33,22 +51,18 @@ export function apiResources(defs: ResourceDefinition[]): ApiResource[] {
     if (d.shortNames.length) r.shortNames = [...d.shortNames];
     if (d.categories.length) r.categories = [...d.categories];
     out.push(r);
-    for (const sub of d.subresources) {
-      const info = SUBRESOURCE_VERBS[sub]!;
-      const sr: ApiResource = { name: `${d.plural}/${sub}`, singularName: '', namespaced: d.namespaced, kind: info.kind ?? d.kind, verbs: info.verbs };
-      if (info.group) sr.group = info.group;
-      if (info.version) sr.version = info.version;
+    for (const sub of subresourcesOf(d)) {
+      const sr: ApiResource = { name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, kind: sub.kind, verbs: sub.verbs };
+      if (sub.group) sr.group = sub.group;
+      if (sub.version) sr.version = sub.version;
       out.push(sr);
-    }
-    if (d.group === '' && d.plural === 'namespaces') {
-      out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
     }
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** Aggregated discovery's media type parameters, in either spelling of the group and either version. */
-const AGGREGATED_GROUPS = new Set(['apidiscovery.svc.io', 'apidiscovery.k8s.io']);
+/** Aggregated discovery's group (either spelling is accepted, through the alias table) and versions. */
+const AGGREGATED_GROUP = 'apidiscovery.svc.io';
 const AGGREGATED_VERSIONS = new Set(['v2', 'v2beta1']);
 
 /** A discovery document and the Content-Type it goes out with. */
@@ -197,11 +211,7 @@ function aggregatedResources(defs: ResourceDefinition[], group: string, version:
       };
       if (d.shortNames.length) r['shortNames'] = [...d.shortNames];
       if (d.categories.length) r['categories'] = [...d.categories];
-      const subs: { subresource: string; responseKind: object; verbs: string[] }[] = d.subresources.map((sub) => {
-        const info = SUBRESOURCE_VERBS[sub]!;
-        return { subresource: sub, responseKind: { group: info.group ?? group, version: info.version ?? version, kind: info.kind ?? d.kind }, verbs: info.verbs };
-      });
-      if (d.group === '' && d.plural === 'namespaces') subs.push({ subresource: 'finalize', responseKind: { group, version, kind: 'Namespace' }, verbs: ['update'] });
+      const subs = subresourcesOf(d).map((sub) => ({ subresource: sub.name, responseKind: { group: sub.group ?? group, version: sub.version ?? version, kind: sub.kind }, verbs: sub.verbs }));
       if (subs.length) r['subresources'] = subs;
       return r;
     });
@@ -214,7 +224,7 @@ function aggregatedResources(defs: ResourceDefinition[], group: string, version:
 function aggregatedClause(accept: string | undefined): { group: string; version: string; contentType: string } | undefined {
   for (const range of parseAccept(accept)) {
     const { g, v, as } = range.params;
-    if (range.type === 'application/json' && as === 'APIGroupDiscoveryList' && g && v && AGGREGATED_GROUPS.has(g) && AGGREGATED_VERSIONS.has(v)) {
+    if (range.type === 'application/json' && as === 'APIGroupDiscoveryList' && g && v && canonicalGroup(g) === AGGREGATED_GROUP && AGGREGATED_VERSIONS.has(v)) {
       return { group: g, version: v, contentType: `application/json;g=${g};v=${v};as=APIGroupDiscoveryList` };
     }
     if (typeMatchesJson(range.type) && range.params['as'] === undefined) return undefined;

@@ -92,7 +92,7 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
     return (await transport.request({ ...req, typeMeta: { apiVersion: apiVersionOf(ref), kind: ref.kind } })).body as T;
   }
 
-  return {
+  const client: ApiClient = {
     get: async (ref, namespace, name) => call(ref, { method: 'GET', path: objectPath(ref, namespace, name) }),
 
     list<T extends SvcObject>(ref: ResourceRef, o: ListOptions = {}) {
@@ -164,8 +164,7 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
       const name = nameOf(ref, obj);
       const namespace = obj.metadata.namespace ?? '';
       if (ref.namespaced && !namespace) throw badRequest(`${ref.resource}: an applied object needs metadata.namespace`);
-      const query = { ...writeQuery({ dryRun: o.dryRun, fieldManager: o.fieldManager }, fm), ...queryOf({ force: o.force ? 'true' : undefined }) };
-      return call<T>(ref, { method: 'PATCH', path: objectPath(ref, namespace, name, o.subresource), query, body: withTypeMeta(ref, obj), headers: { 'content-type': PATCH_CONTENT_TYPES.apply } });
+      return client.patch<T>(ref, namespace, name, 'apply', withTypeMeta(ref, obj), o);
     },
 
     async delete<T extends SvcObject>(ref: ResourceRef, namespace: string, name: string, o: DeleteOptions = {}) {
@@ -235,4 +234,5 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
     subresource: async (ref, namespace, name, subresource, method, body) =>
       call(ref, { method, path: objectPath(ref, namespace, name, subresource), ...(body === undefined ? {} : { body }) }),
   };
+  return client;
 }

@@ -78,6 +78,9 @@ test('watch-list: the initial state, then a bookmark carrying the initial-events
   assert.ok(end >= 2, JSON.stringify(events.map((e) => e.type)));
   assert.equal(events.slice(0, end).map((e) => e.object.metadata.name).filter((n) => n?.startsWith('wl-')), ['wl-a', 'wl-b']);
   assert.is(events[end]!.object.metadata.annotations?.['svc.io/initial-events-end'], 'true');
+  const fromNow = await server.request('GET', '/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&timeoutSeconds=1');
+  assert.is(fromNow.status, 200);
+  assert.not.match(fromNow.text, '"type":"ADDED"', 'sendInitialEvents=false: changes from now on only');
   const bad = await server.request('GET', '/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true');
   assert.is(bad.status, 400);
   assert.match(bad.json.message, 'resourceVersionMatch');

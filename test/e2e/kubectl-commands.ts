@@ -5,7 +5,6 @@
 // the same spelling.
 import * as assert from 'uvu/assert';
 import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import { resources, type Connection } from '../../src/client/index.js';
 import { eventually } from '../helpers/client.js';
@@ -17,14 +16,13 @@ export function runKubectlCommands(bin: string, version: string): void {
 // (Not indented: the manifests below are template literals whose indentation is YAML's.)
 const test = suite(`kubectl ${version}`);
 let up: SvcUp;
-let dir = '';
 let kubeconfig = '';
 let api: Connection;
 const NS = `k${version.replace('.', '')}`;
 
 test.before(async () => {
   up = await startSvcUp(`kubectl-v${version}`);
-  ({ dir, kubeconfig, api } = up);
+  ({ kubeconfig, api } = up);
 });
 
 test.after(async () => {
@@ -35,17 +33,8 @@ function run(args: string[], opts: ToolOptions = {}) {
   return kubectl(kubeconfig, args, 90_000, { bin, ...opts });
 }
 
-async function k(...args: string[]): Promise<string> {
-  const r = await run(args);
-  assert.is(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-function manifest(name: string, text: string): string {
-  const file = join(dir, name);
-  writeFileSync(file, text);
-  return file;
-}
+const k = (...args: string[]): Promise<string> => up.kubectlOk(args, { bin });
+const manifest = (name: string, text: string): string => up.manifest(name, text);
 
 test('version', async () => {
   const out = await k('version');

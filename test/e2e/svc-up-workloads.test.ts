@@ -5,8 +5,6 @@
 // foreground deletion of a Deployment removes its ReplicaSets and pods first; deleting the
 // namespace removes everything in it and then the namespace.
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import type { Subscription } from 'rxjs';
 import type { Job, Pod } from '../../src/api/generated/kinds.js';
@@ -16,30 +14,20 @@ import { kubectl } from '../helpers/kubectl.js';
 import { type SvcUp, startSvcUp } from '../helpers/svc-up.js';
 
 let up: SvcUp;
-let dir = '';
 let kubeconfig = '';
 let api: Connection;
 
 test.before(async () => {
   up = await startSvcUp('svc-up-workloads', ['--nodes=3', '--image-pull-delay=50ms', '--container-start-delay=20ms']);
-  ({ dir, kubeconfig, api } = up);
+  ({ kubeconfig, api } = up);
 });
 
 test.after(async () => {
   await up?.stop();
 });
 
-async function k(...args: string[]): Promise<string> {
-  const r = await kubectl(kubeconfig, args, 90_000);
-  assert.is(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-function manifest(name: string, text: string): string {
-  const file = join(dir, name);
-  writeFileSync(file, text);
-  return file;
-}
+const k = (...args: string[]): Promise<string> => up.kubectlOk(args);
+const manifest = (name: string, text: string): string => up.manifest(name, text);
 
 test('a Deployment of 10: 10 pods Running, Available; a rolling update never below 8 available; rollout history and undo; scale to 0 and back', async () => {
   await k('create', 'namespace', 'shop');

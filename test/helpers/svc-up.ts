@@ -2,11 +2,13 @@
  * `svc up` as a test fixture: the whole control plane as a real process in a fresh folder, its
  * client configuration, and a client of ours on it (for checks the client under test does not make).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type Connection } from '../../src/client/index.js';
 import { freePort } from './apiserver.js';
+import { kubectl, type ToolOptions } from './kubectl.js';
 import { startSvc, type SvcProcess } from './svc-process.js';
 
 export interface SvcUp {
@@ -16,6 +18,10 @@ export interface SvcUp {
   /** The client configuration `svc up` writes (a kubeconfig). */
   kubeconfig: string;
   api: Connection;
+  /** Writes `text` to `<dir>/<name>` and returns its path (a manifest for `kubectl -f`). */
+  manifest(name: string, text: string): string;
+  /** Runs kubectl (1.31 unless `opts.bin`) against this cluster; fails the test unless it exits 0; its stdout. */
+  kubectlOk(args: string[], opts?: ToolOptions): Promise<string>;
   /** Closes the client, stops the process, removes the folder. */
   stop(): Promise<void>;
 }
@@ -34,6 +40,16 @@ export async function startSvcUp(prefix: string, args: string[] = ['--nodes=3', 
     svc,
     kubeconfig,
     api,
+    manifest(name, text) {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    },
+    async kubectlOk(args, opts = {}) {
+      const r = await kubectl(kubeconfig, args, 90_000, opts);
+      assert.is(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    },
     async stop() {
       await api.close();
       await svc.stop('SIGTERM');

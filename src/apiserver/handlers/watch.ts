@@ -108,10 +108,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     backlog = new WatchBacklog(list.items);
     after = list.revision;
   } else if (initialEvents === false && !rv) {
-    // No initial state: changes from now on.
-    const list = await store.list({ namespace: info.namespace, limit: 1, filtered: false });
+    // No initial state: changes from now on (the cache's position when it serves the watch).
     backlog = new WatchBacklog();
-    after = list.revision;
+    after = store.cache ? store.cache.revision : await store.kv.currentRevision();
   } else if (rv === undefined || rv === 0) {
     const list = await store.list({ namespace: info.namespace, resourceVersion: rv === 0 ? '0' : undefined, filtered: false });
     backlog = new WatchBacklog(list.items);

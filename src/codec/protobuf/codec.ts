@@ -172,9 +172,8 @@ export class ProtobufCodec {
 
   /** An enveloped object back to its JSON form (apiVersion and kind from the envelope). */
   decodeObject(body: Uint8Array): Json {
-    const spelled = this.decodeEnvelope(body);
-    // The established spelling of a group names the same messages (src/api/established-spelling.ts).
-    const env = { ...spelled, apiVersion: canonicalApiVersion(spelled.apiVersion) };
+    // messageOf reads either spelling of a group; the server rewrites the decoded body to ours.
+    const env = this.decodeEnvelope(body);
     if (env.contentEncoding) throw new ProtobufDecodeError(`contentEncoding ${JSON.stringify(env.contentEncoding)} is not supported; send raw unencoded`);
     if (env.contentType && env.contentType !== PROTOBUF_MEDIA_TYPE) {
       throw new ProtobufDecodeError(`contentType ${JSON.stringify(env.contentType)} inside the envelope is not supported; leave it empty`);
