@@ -23,6 +23,7 @@ import { enqueueActions, fromCallback, fromPromise, setup, spawnChild, stopChild
 import type { SvcObject } from '../src/api/types.js';
 import type { IndexedCache, InformerEvent } from '../src/client/informer-types.js';
 import type { Observable } from 'rxjs';
+import { ControllerActivity, type SourceRole } from '../src/runtime/controller-activity.js';
 import type { WorkQueue } from '../src/runtime/work-queue.js';
 import { workerMachine, type ReconcileFunction } from './worker.js';
 
@@ -40,6 +41,10 @@ export interface ControllerSource {
   hasSynced(): boolean;
   /** The keys to reconcile when `obj` changes (its own key, or its controlling owner's). */
   keysFor(obj: SvcObject): string[];
+  /** Names the source in the live view (`configmaps`, `apps/replicasets`); default `source <i>`. */
+  readonly resource?: string;
+  /** Default `source`. */
+  readonly role?: SourceRole;
 }
 
 export interface ControllerMachineInput {
@@ -57,6 +62,8 @@ export interface ControllerMachineInput {
   minResyncPeriodMs?: number;
   /** Source of randomness for the resync jitter, in [0, 1); default Math.random. */
   random?: () => number;
+  /** Where the live view's facts are kept (give it the actor's clock); default one on the system clock. */
+  activity?: ControllerActivity;
 }
 
 export type ControllerEvent =
@@ -87,7 +94,7 @@ function enqueueCached(sources: ControllerSource[], queue: WorkQueue): number {
 }
 
 /** Subscribes to every source, queues the keys of changed objects, reports when all caches synced. */
-const feed = fromCallback<ControllerEvent, { sources: ControllerSource[]; queue: WorkQueue }>(({ input, sendBack }) => {
+const feed = fromCallback<ControllerEvent, { sources: ControllerSource[]; queue: WorkQueue; activity: ControllerActivity }>(({ input, sendBack }) => {
   let synced = false;
   const checkSynced = () => {
     if (!synced && input.sources.every((s) => s.hasSynced())) {
@@ -95,10 +102,11 @@ const feed = fromCallback<ControllerEvent, { sources: ControllerSource[]; queue:
       sendBack({ type: 'CACHES_SYNCED' });
     }
   };
-  const subs = input.sources.map((s) =>
+  const subs = input.sources.map((s, i) =>
     s.events$.subscribe({
       next: (ev) => {
         if (ev.type === 'SYNCED') return checkSynced();
+        input.activity.sourceEvent(i);
         for (const key of s.keysFor(ev.object)) input.queue.add(key);
         // A change of owner queues the old owner too, so it sees its child leave.
         if (ev.type === 'MODIFIED') for (const key of s.keysFor(ev.oldObject)) input.queue.add(key);
@@ -110,6 +118,13 @@ const feed = fromCallback<ControllerEvent, { sources: ControllerSource[]; queue:
   checkSynced();
   return () => subs.forEach((s) => s.unsubscribe());
 });
+
+/** The input's activity (or a new one) with every source registered, in source order. */
+function activityFor(input: ControllerMachineInput): ControllerActivity {
+  const activity = input.activity ?? new ControllerActivity({ name: input.name, queue: input.queue });
+  input.sources.forEach((s, i) => activity.addSource(s.resource ?? `source ${i}`, s.role ?? 'source', () => s.hasSynced()));
+  return activity;
+}
 
 export const controllerMachine = setup({
   types: {
@@ -148,7 +163,7 @@ export const controllerMachine = setup({
       for (let i = 0; i < context.concurrency; i++) {
         enqueue.spawnChild('worker', {
           id: `worker-${i}`,
-          input: { queue: context.queue, reconcile: context.reconcile, logger: context.logger.child({ worker: i }) },
+          input: { queue: context.queue, reconcile: context.reconcile, logger: context.logger.child({ worker: i }), activity: context.activity },
         });
       }
     }),
@@ -166,6 +181,7 @@ export const controllerMachine = setup({
     cacheSyncTimeoutMs: input.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     minResyncPeriodMs: input.minResyncPeriodMs ?? DEFAULT_MIN_RESYNC_PERIOD_MS,
     random: input.random ?? Math.random,
+    activity: activityFor(input),
     resyncs: 0,
   }),
   initial: 'waitingForLeader',
@@ -176,7 +192,7 @@ export const controllerMachine = setup({
     },
     syncingCaches: {
       // The feed lives on through running; stopping and cacheSyncFailed stop it.
-      entry: ['logSyncing', spawnChild('feed', { id: 'feed', input: ({ context }) => ({ sources: context.sources, queue: context.queue }) })],
+      entry: ['logSyncing', spawnChild('feed', { id: 'feed', input: ({ context }) => ({ sources: context.sources, queue: context.queue, activity: context.activity }) })],
       on: {
         CACHES_SYNCED: { target: 'running', actions: 'enqueueCached' },
         STOP: 'stopping',

@@ -16,6 +16,7 @@
  */
 import type { Logger } from 'pino';
 import { fromPromise, setup } from 'xstate';
+import type { ControllerActivity } from '../src/runtime/controller-activity.js';
 import { TerminalError, type ReconcileOutcome, type ReconcileResult } from '../src/runtime/outcome.js';
 import type { WorkQueue } from '../src/runtime/work-queue.js';
 
@@ -25,6 +26,8 @@ export interface WorkerInput {
   queue: WorkQueue;
   reconcile: ReconcileFunction;
   logger: Logger;
+  /** Told of every reconcile (key, duration, outcome, retries) for the live view. */
+  activity?: ControllerActivity;
 }
 
 /** A worker's live counters: the key in hand and reconciles finished, by result kind. */
@@ -81,7 +84,7 @@ export function settle(queue: WorkQueue, logger: Logger, key: string, result: Re
  * (its signal aborts) a key taken meanwhile is handed back to the queue, never lost.
  */
 export async function workLoop(input: WorkerInput & { stats: WorkerStats }, signal: AbortSignal): Promise<void> {
-  const { queue, reconcile, logger, stats } = input;
+  const { queue, reconcile, logger, stats, activity } = input;
   // Begin once the transition that started this worker is over: a reconcile never runs inside one.
   await Promise.resolve();
   for (;;) {
@@ -94,6 +97,8 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
       return;
     }
     stats.key = key;
+    const startedAt = activity ? activity.started(key) : 0;
+    const retries = activity ? queue.numRequeues(key) : 0;
     // runReconcile inlined: one await per reconcile, as a plain loop has.
     let result: ReconcileResult;
     try {
@@ -102,6 +107,7 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
       result = failure(error);
     }
     settle(queue, logger, key, result);
+    activity?.finished(key, startedAt, result, retries);
     stats.key = undefined;
     stats.counts[result.kind]++;
   }

@@ -136,6 +136,8 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
         cache,
         hasSynced,
         keysFor: (obj: SvcObject) => [obj.metadata.uid ?? ''],
+        resource: 'every resource with ownerReferences (graph)',
+        role: 'watches' as const,
       };
       const actx = {
         graph,

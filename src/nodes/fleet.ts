@@ -89,6 +89,7 @@ export class NodeFleet {
     this.opts.shapes.forEach((shape, index) => {
       const node = new SimNode(shape, index, ctx);
       const agent = createActor(nodeAgentMachine, {
+        id: `node/${shape.name}`,
         clock: this.clock,
         systemId: `node/${shape.name}`,
         ...(this.opts.inspect ? { inspect: this.opts.inspect } : {}),

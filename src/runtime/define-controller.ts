@@ -17,6 +17,7 @@ import { type IndexedCache, type InformerFactory, type InformerSelector, type Sh
 import { keyFor, objectKey, splitKey } from '../client/object-keys.js';
 import type { ApiClient, ResourceRef } from '../client/types.js';
 import { systemClock, type Clock } from './clock.js';
+import { ControllerActivity, type SourceRole } from './controller-activity.js';
 import { EventRecorder } from './event-recorder.js';
 import type { ReconcileOutcome } from './outcome.js';
 import { apiVersionOf } from './resource-refs.js';
@@ -95,6 +96,8 @@ export interface RunningController {
   readonly actor: ControllerActor;
   readonly queue: WorkQueue;
   readonly recorder: EventRecorder;
+  /** What it is doing now (queue, keys in hand, recent reconciles, informers): the live view's facts. */
+  readonly activity: ControllerActivity;
   leaderElected(): void;
   leaderLost(): void;
   /** Stops taking keys, waits for in-flight reconciles, resolves how it ended. */
@@ -124,6 +127,11 @@ function refId(ref: ResourceRef): string {
   return `${ref.group}/${ref.resource}`;
 }
 
+/** `configmaps`, `apps/replicasets`: how the live view names a resource. */
+function resourceLabel(ref: ResourceRef): string {
+  return ref.group ? `${ref.group}/${ref.resource}` : ref.resource;
+}
+
 export function defineController<T extends SvcObject = SvcObject>(spec: ControllerSpec<T>): ControllerDefinition<T> {
   if (!spec.name) throw new Error('defineController: name is required');
   return {
@@ -137,22 +145,24 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
       const recorder = new EventRecorder({ client: host.client, component: spec.name, clock, logger });
       const watched = host.informers.informer<T>(spec.watches, spec.selector);
       const informers = new Map<string, SharedInformer>([[refId(spec.watches), watched as unknown as SharedInformer]]);
-      const source = (inf: SharedInformer, keysFor: (o: SvcObject) => string[]): ControllerSource => ({
+      const source = (inf: SharedInformer, ref: ResourceRef, role: SourceRole, keysFor: (o: SvcObject) => string[]): ControllerSource => ({
         events$: inf.events$,
         cache: inf.cache,
         hasSynced: () => inf.hasSynced(),
         keysFor,
+        resource: resourceLabel(ref),
+        role,
       });
-      const sources = [source(watched as unknown as SharedInformer, (o) => [objectKey(o)])];
+      const sources = [source(watched as unknown as SharedInformer, spec.watches, 'watches', (o) => [objectKey(o)])];
       for (const ref of spec.owns ?? []) {
         const inf = host.informers.informer(ref);
         informers.set(refId(ref), inf);
-        sources.push(source(inf, (o) => controllerOwnerKeys(o, spec.watches)));
+        sources.push(source(inf, ref, 'owns', (o) => controllerOwnerKeys(o, spec.watches)));
       }
       for (const t of spec.triggers ?? []) {
         const inf = host.informers.informer(t.resource, t.selector);
         if (!informers.has(refId(t.resource))) informers.set(refId(t.resource), inf);
-        sources.push(source(inf, (o) => t.keysFor(o, watched.cache)));
+        sources.push(source(inf, t.resource, 'triggers', (o) => t.keysFor(o, watched.cache)));
       }
       const reconcile = (key: string) => {
         const { namespace, name } = splitKey(key);
@@ -197,10 +207,15 @@ export interface ControllerMachineParts {
  */
 export function runControllerMachine(p: ControllerMachineParts): RunningController {
   const { host } = p;
+  const activity = new ControllerActivity({ name: p.name, queue: p.queue, clock: p.clock });
+  // Named after the controller, so /debug/machines lists `replicaset`, not `x:3`.
   const actor = createActor(controllerMachine, {
+    id: p.name,
+    systemId: `controller/${p.name}`,
     clock: p.clock,
     ...(host.inspect ? { inspect: host.inspect } : {}),
     input: {
+      activity,
       name: p.name,
       queue: p.queue,
       sources: p.sources,
@@ -220,6 +235,7 @@ export function runControllerMachine(p: ControllerMachineParts): RunningControll
     actor,
     queue: p.queue,
     recorder: p.recorder,
+    activity,
     finished,
     leaderElected: () => actor.send({ type: 'LEADER_ELECTED' }),
     leaderLost: () => actor.send({ type: 'LEADER_LOST' }),

@@ -3,6 +3,9 @@ export { systemClock, type Clock } from './clock.js';
 // Keys are the client's (one home, src/client/object-keys.ts); controllers split them back often.
 export { splitKey } from '../client/object-keys.js';
 export { getCondition, isConditionTrue, removeCondition, sameConditions, setCondition, type ConditionInput } from './conditions.js';
+export {
+  ControllerActivity, type ControllerActivityFacts, type ControllerActivityOptions, type ReconcileRecord, type SourceFacts, type SourceRole,
+} from './controller-activity.js';
 export { createOrUpdate, type CreateOrUpdateResult } from './create-or-update.js';
 export { addFinalizer, finalize, hasFinalizer, removeFinalizer, type FinalizeStep } from './finalizers.js';
 export { claim, controllerRefOf, controllerRefTo, type Claimed } from './owner-references.js';

@@ -81,6 +81,17 @@ export class WorkQueue {
     return this.shutting;
   }
 
+  /** The first `limit` ready keys, in the order they will be handed out (for inspection). */
+  readyKeys(limit: number): string[] {
+    const out: string[] = [];
+    if (limit <= 0) return out;
+    for (const key of this.queue) {
+      out.push(key);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   /** Queues `key` now (no-op if it is already queued, or after shutdown). */
   add(key: string): void {
     if (this.shutting || this.dirty.has(key)) return;

@@ -60,6 +60,7 @@ export function startScheduler(opts: StartSchedulerOptions): RunningScheduler {
     ...(opts.registry ? { metrics: schedulerMetrics(opts.registry) } : {}),
   });
   const actor = createActor(schedulerMachine, {
+    id: 'scheduler',
     clock,
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
     input: { scheduler, needsLeader: opts.leaderElection !== false },

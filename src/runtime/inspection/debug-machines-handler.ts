@@ -4,7 +4,8 @@
  *
  *   GET /debug/machines                    JSON: MachinesSnapshot (the actor tree, states, context, transitions)
  *   GET /debug/machines/ui                 a self-contained HTML page drawing every machine, current state highlighted
- *   GET /debug/machines/events             server-sent events: `snapshot` once, then `actor` / `removed` per change
+ *   GET /debug/machines/events             server-sent events: `snapshot` once, then `actor` / `removed` per change,
+ *                                          and `live` (an actor's live facts) about once a second when they changed
  *   GET /debug/machines/charts/<id>.svg    the chart of a machine seen by the inspector (rendered locally)
  *
  * `debugMachinesHandler(inspector)` returns `(req, res) => boolean`: true when it took the request.
@@ -34,6 +35,8 @@ export const DEBUG_MACHINES_PATH = '/debug/machines';
 
 /** How often the event stream sends a comment so proxies and idle timers keep it open. */
 const HEARTBEAT_MS = 15_000;
+/** How often live facts (queues, recent reconciles) are looked at and sent when they changed. */
+const DEFAULT_LIVE_REFRESH_MS = 1_000;
 
 const PAGE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
 
@@ -53,6 +56,8 @@ function sse(res: DebugResponse, event: string, data: unknown): void {
 export interface DebugMachinesOptions {
   /** Detail panels under machines' cards (e.g. the scheduler's pending-pod explanations). */
   panels?: readonly DetailPanel[];
+  /** How often the event stream sends changed live facts; default 1 s. */
+  liveRefreshMs?: number;
 }
 
 export function debugMachinesHandler(inspector: MachineInspector, options: DebugMachinesOptions = {}): DebugMachinesHandler {
@@ -90,8 +95,23 @@ export function debugMachinesHandler(inspector: MachineInspector, options: Debug
       const unsubscribe = inspector.subscribe((u: InspectorUpdate) => sse(res, u.type, u));
       const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
       heartbeat.unref();
+      // Live facts change without transitions (a key reconciled): send them when they differ.
+      const lastSent = new Map<string, string>();
+      const live = setInterval(() => {
+        const seen = new Set<string>();
+        for (const { sessionId, live: facts } of inspector.liveFacts()) {
+          seen.add(sessionId);
+          const body = JSON.stringify({ type: 'live', sessionId, live: facts });
+          if (lastSent.get(sessionId) === body) continue;
+          lastSent.set(sessionId, body);
+          res.write(`event: live\ndata: ${body}\n\n`);
+        }
+        for (const id of lastSent.keys()) if (!seen.has(id)) lastSent.delete(id);
+      }, Math.max(50, options.liveRefreshMs ?? DEFAULT_LIVE_REFRESH_MS));
+      live.unref();
       res.on('close', () => {
         clearInterval(heartbeat);
+        clearInterval(live);
         unsubscribe();
       });
     } else if (rest.startsWith('/charts/') && rest.endsWith('.svg')) {

@@ -5,7 +5,9 @@
  * changes through the event stream at `/debug/machines/events`.
  *
  * Every card has `data-session`, `data-machine` and `data-state`, and highlighted chart elements
- * get the class `active`, so tests and people can see the same thing.
+ * get the class `active`, so tests and people can see the same thing. An actor with live facts (a
+ * controller) gets a `.live` block: queue depth, keys waiting and in hand, recent reconciles with
+ * outcome, duration and retries, and its informers; the numbers carry `data-live="<name>"`.
  */
 
 const STYLE = `
@@ -27,6 +29,12 @@ pre { background: #f4f4f4; padding: 6px; border-radius: 4px; font-size: 12px; ma
 table { border-collapse: collapse; font-size: 12px; }
 td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; font-family: ui-monospace, monospace; }
 .others { font-size: 12px; color: #555; }
+.live { margin: 0 0 6px; }
+.live .facts { display: flex; gap: 14px; flex-wrap: wrap; font-size: 13px; margin: 2px 0 6px; }
+.live .facts b { font-family: ui-monospace, monospace; }
+.live td.failed, .live td.terminal { color: #b71c1c; }
+.live td.requeue, .live td.requeueAfter { color: #8d6e00; }
+.live td.done { color: #1b5e20; }
 .panel { margin-top: 8px; border-top: 1px solid #eee; padding-top: 6px; }
 .panel select { margin: 4px 6px 4px 0; max-width: 60ch; }
 .detail table { margin: 4px 0 8px; }
@@ -178,6 +186,63 @@ function eventLabel(type) {
   return type;
 }
 
+function table(cols, rows, attrs) {
+  const t = el('table', attrs);
+  const head = el('tr');
+  head.append(...cols.map((c) => el('th', {}, c)));
+  t.append(head);
+  for (const r of rows) {
+    const tr = el('tr');
+    tr.append(...r.map((c) => (c instanceof Node ? c : el('td', {}, c === undefined || c === null ? '' : String(c)))));
+    t.append(tr);
+  }
+  return t;
+}
+
+function ago(iso) {
+  if (!iso) return 'never';
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  return s < 1 ? 'just now' : s < 120 ? Math.round(s) + ' s ago' : Math.round(s / 60) + ' min ago';
+}
+
+/** A controller's live facts (queue, keys in hand, recent reconciles, informers); others as JSON. */
+function liveBlock(live) {
+  const box = el('div', { class: 'live' });
+  if (!live.queue) {
+    box.append(el('div', { class: 'meta' }, 'live'), el('pre', {}, JSON.stringify(live, null, 1)));
+    return box;
+  }
+  const q = live.queue;
+  const fact = (label, name, value) => {
+    const s = el('span', {}, label + ' ');
+    s.append(el('b', { 'data-live': name }, String(value)));
+    return s;
+  };
+  const facts = el('div', { class: 'facts' });
+  facts.append(fact('queue depth', 'depth', q.depth), fact('in flight', 'inFlight', q.inFlight), fact('delayed', 'delayed', q.delayed));
+  for (const [k, n] of Object.entries(live.outcomes || {})) facts.append(fact(k, 'outcome-' + k, n));
+  box.append(el('div', { class: 'meta' }, 'live · ' + live.controller), facts);
+  if (q.working.length) box.append(el('div', { class: 'meta' }, 'being reconciled'),
+    table(['key', 'for'], q.working.map((w) => [w.key, w.forMs + ' ms']), { 'data-live': 'working' }));
+  if (q.waiting.length) box.append(el('div', { class: 'meta' }, 'waiting (next first)'),
+    table(['key'], q.waiting.map((k) => [k]), { 'data-live': 'waiting' }));
+  box.append(el('div', { class: 'meta' }, 'recent reconciles (newest first)'), table(['key', 'outcome', 'took', 'retries', 'at', 'error'],
+    live.recent.map((r) => [r.key, el('td', { class: r.outcome }, r.outcome), r.durationMs + ' ms', r.retries, r.at.slice(11, 23), r.error || '']),
+    { 'data-live': 'recent' }));
+  box.append(el('div', { class: 'meta' }, 'informers'), table(['resource', 'role', 'synced', 'events', 'last event'],
+    live.informers.map((i) => [i.resource, i.role, i.synced ? 'yes' : 'no', i.events, ago(i.lastEventAt)]), { 'data-live': 'informers' }));
+  return box;
+}
+
+function renderLive(card, a) {
+  const side = card.querySelector('.side');
+  const old = side.querySelector('.live');
+  if (!a.live) { old?.remove(); return; }
+  const box = liveBlock(a.live);
+  if (old) old.replaceWith(box); else side.prepend(box);
+  card.dataset.queueDepth = String(a.live.queue ? a.live.queue.depth : '');
+}
+
 function render(a) {
   if (a.kind !== 'machine') return renderOthers();
   const card = cardFor(a);
@@ -186,7 +251,7 @@ function render(a) {
   card.classList.toggle('ended', a.status !== 'active');
   const h = card.querySelector('h2');
   h.replaceChildren(
-    el('span', {}, a.machineId + (typeof a.context.name === 'string' ? ' · ' + a.context.name : '')),
+    el('span', {}, (a.id !== a.sessionId ? a.id : a.machineId) + (a.id !== a.sessionId && a.id !== a.machineId ? ' (' + a.machineId + ')' : '')),
     el('span', { class: 'state' }, a.state || '(starting)'),
     el('span', { class: 'meta' }, [a.id !== a.sessionId ? 'id ' + a.id : '', a.systemId ? 'systemId ' + a.systemId : '', 'session ' + a.sessionId,
       a.parentSessionId ? 'parent ' + a.parentSessionId : '', a.status].filter(Boolean).join(' · ')),
@@ -197,9 +262,10 @@ function render(a) {
     tr.append(el('td', {}, t.at.slice(11, 23)), el('td', { title: t.event }, eventLabel(t.event)), el('td', {}, (t.from || '·') + ' → ' + t.to));
     return tr;
   });
-  const table = el('table');
-  table.append(...rows);
-  side.replaceChildren(el('div', { class: 'meta' }, 'context'), el('pre', {}, JSON.stringify(a.context, null, 1)), el('div', { class: 'meta' }, 'last transitions'), table);
+  const transitions = el('table', { class: 'transitions' });
+  transitions.append(...rows);
+  side.replaceChildren(el('div', { class: 'meta' }, 'context'), el('pre', {}, JSON.stringify(a.context, null, 1)), el('div', { class: 'meta' }, 'last transitions'), transitions);
+  renderLive(card, a);
   highlight(card, a);
 }
 
@@ -232,6 +298,14 @@ function connect() {
   es.addEventListener('snapshot', (e) => applySnapshot(JSON.parse(e.data)));
   es.addEventListener('actor', (e) => { const a = JSON.parse(e.data).actor; actors.set(a.sessionId, a); render(a); });
   es.addEventListener('removed', (e) => remove(JSON.parse(e.data).sessionId));
+  es.addEventListener('live', (e) => {
+    const { sessionId, live } = JSON.parse(e.data);
+    const a = actors.get(sessionId);
+    const card = document.querySelector('.card[data-session="' + CSS.escape(sessionId) + '"]');
+    if (!a || !card) return;
+    a.live = live;
+    renderLive(card, a);
+  });
 }
 
 fetch(api).then((r) => r.json()).then(applySnapshot).catch(() => {}).finally(connect);

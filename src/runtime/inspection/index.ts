@@ -16,6 +16,7 @@ export {
   MachineInspector,
   type ActorStatus, type InspectedActor, type InspectedTransition, type InspectorUpdate, type MachineInspectorOptions, type MachinesSnapshot,
 } from './machine-inspector.js';
+export { LIVE_FACTS, liveFactsOf, type LiveFactsSource, type LiveFactsValue } from './live-facts.js';
 export { machinesOfModule, projectMachines, type NamedMachine } from './project-machines.js';
 export { activePaths, describeStateValue, leafPaths, type StateValueLike } from './state-value.js';
 export * from './controller-chart.js';

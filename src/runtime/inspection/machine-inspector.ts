@@ -3,7 +3,9 @@
  * `inspector.inspect` as xstate's `inspect` option (`createActor(machine, { inspect })`, or
  * `inspect` on a ControllerHost / startLeaderElection) and it keeps, per actor: its place in the
  * actor tree, its machine, its current state value, a small context summary and its last
- * transitions. Actors that end are marked so and forgotten `stoppedRetentionMs` later.
+ * transitions, and the live facts its context reports (live-facts.ts). A root actor that ends is
+ * marked so and forgotten `stoppedRetentionMs` later; a child that ends (a finished lease renewal,
+ * a stopped worker) is forgotten at once, so the tree shows what is running.
  *
  * Cheap on the hot path: an inspection event only stores references and, when the state value
  * changed, one transition record; summaries are made when someone asks (snapshot(), listeners).
@@ -12,6 +14,7 @@ import type { AnyActor, AnyStateMachine, InspectionEvent } from 'xstate';
 import { systemClock, type Clock } from '../clock.js';
 import { isStateMachine } from './chart-model.js';
 import { summarizeContext, type ContextSummary } from './context-summary.js';
+import { liveFactsOf, type LiveFactsValue } from './live-facts.js';
 import { activePaths, describeStateValue, isStateValue, type StateValueLike } from './state-value.js';
 
 /** `active`, or how the actor ended. */
@@ -47,6 +50,8 @@ export interface InspectedActor {
   /** Every active state's path, ancestors included; the chart highlights these. */
   activePaths: string[];
   context: ContextSummary;
+  /** Facts reported by the context (e.g. a controller's queue, keys in hand and recent reconciles). */
+  live?: { [key: string]: LiveFactsValue };
   /** The last transitions, oldest first. */
   transitions: InspectedTransition[];
   startedAt: string;
@@ -68,7 +73,7 @@ export type InspectorUpdate = { type: 'actor'; actor: InspectedActor } | { type:
 export interface MachineInspectorOptions {
   /** Transitions kept per actor; default 20. */
   maxTransitions?: number;
-  /** How long an ended actor stays visible; default 60 s. */
+  /** How long an ended root actor stays visible; default 60 s (ended children go at once). */
   stoppedRetentionMs?: number;
   /** Ended actors kept at most (the oldest go first); default 200. */
   maxStopped?: number;
@@ -145,6 +150,16 @@ export class MachineInspector {
     return { generatedAt: new Date(this.clock.now()).toISOString(), actors: out, machines: [...this.machines.keys()] };
   }
 
+  /** The live facts of every known actor that reports some (what the live page refreshes). */
+  liveFacts(): Array<{ sessionId: string; live: { [key: string]: LiveFactsValue } }> {
+    const out: Array<{ sessionId: string; live: { [key: string]: LiveFactsValue } }> = [];
+    for (const rec of this.actors.values()) {
+      const live = liveFactsOf(rec.context);
+      if (live) out.push({ sessionId: rec.sessionId, live });
+    }
+    return out;
+  }
+
   private onActor(ref: AnyActor): void {
     const machine = isStateMachine(ref.logic) ? ref.logic : undefined;
     if (machine && !this.machines.has(machine.id)) this.machines.set(machine.id, machine);
@@ -183,15 +198,22 @@ export class MachineInspector {
       }
     }
     this.setStatus(rec, status);
-    this.notify(rec);
+    if (this.actors.has(rec.sessionId)) this.notify(rec);
   }
 
   private setStatus(rec: ActorRecord, status: ActorStatus): void {
-    if (status !== 'active' && rec.status === 'active') {
-      rec.endedAt = this.clock.now();
-      this.ended.add(rec.sessionId);
-    }
+    const ending = status !== 'active' && rec.status === 'active';
     rec.status = status;
+    if (!ending) return;
+    rec.endedAt = this.clock.now();
+    if (rec.parentSessionId !== undefined && this.actors.has(rec.parentSessionId)) this.remove(rec);
+    else this.ended.add(rec.sessionId);
+  }
+
+  private remove(rec: ActorRecord): void {
+    this.actors.delete(rec.sessionId);
+    if (rec.parentSessionId !== undefined) this.actors.get(rec.parentSessionId)?.children.delete(rec.sessionId);
+    for (const l of this.listeners) l({ type: 'removed', sessionId: rec.sessionId });
   }
 
   /** Errors end an actor without an inspection event; its snapshot still says so. */
@@ -209,10 +231,7 @@ export class MachineInspector {
       const rec = this.actors.get(sessionId);
       if (rec && this.ended.size <= this.maxStopped && now - rec.endedAt! < this.retentionMs) break;
       this.ended.delete(sessionId);
-      if (!rec) continue;
-      this.actors.delete(sessionId);
-      if (rec.parentSessionId !== undefined) this.actors.get(rec.parentSessionId)?.children.delete(sessionId);
-      for (const l of this.listeners) l({ type: 'removed', sessionId });
+      if (rec) this.remove(rec);
     }
   }
 
@@ -233,6 +252,7 @@ export class MachineInspector {
 
   private describe(rec: ActorRecord): InspectedActor {
     const systemId = rec.ref.systemId;
+    const live = liveFactsOf(rec.context);
     return {
       sessionId: rec.sessionId,
       id: rec.ref.id,
@@ -245,6 +265,7 @@ export class MachineInspector {
       ...(rec.value !== undefined ? { value: rec.value, state: rec.valueLine! } : {}),
       activePaths: rec.value !== undefined ? activePaths(rec.value) : [],
       context: summarizeContext(rec.context),
+      ...(live ? { live } : {}),
       transitions: [...rec.transitions],
       startedAt: new Date(rec.startedAt).toISOString(),
       ...(rec.endedAt !== undefined ? { endedAt: new Date(rec.endedAt).toISOString() } : {}),

@@ -33,7 +33,9 @@ export function startLeaderElection(opts: StartLeaderElectionOptions): LeaderEle
   const config = leaderElectionConfig(opts.config);
   const clock = opts.clock ?? systemClock;
   const lock = newResourceLock(config.lockType, opts.client, { namespace: config.resourceNamespace, name: config.resourceName, identity: config.identity });
+  // Named after its lock, so /debug/machines shows which election this is.
   const actor = createActor(leaderElectionMachine, {
+    id: `leader-election/${config.resourceNamespace}/${config.resourceName}`,
     clock,
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
     input: {

@@ -1,0 +1,176 @@
+/**
+ * `ControllerActivity`: what one controller is doing now, for people (the live view at
+ * /debug/machines/ui, the `live` field of /debug/machines) and tests: the queue's depth and the
+ * keys waiting, the keys being reconciled and for how long, the last reconciles with their outcome,
+ * duration and retry count, and each informer feeding the queue with its sync state and last event.
+ *
+ * The controller machine keeps one in its context; its workers and feed report to it. Recording is
+ * a few field writes per reconcile and per informer event; everything is bounded (`recentLimit`
+ * reconciles, `waitingLimit` keys), so a busy controller costs the same memory as an idle one.
+ */
+import { systemClock, type Clock } from './clock.js';
+import { LIVE_FACTS, type LiveFactsSource, type LiveFactsValue } from './inspection/live-facts.js';
+import type { ReconcileResult } from './outcome.js';
+import type { WorkQueue } from './work-queue.js';
+
+/** How a source relates to the controller: the watched kind, an owned kind, or a trigger. */
+export type SourceRole = 'watches' | 'owns' | 'triggers' | 'source';
+
+export interface SourceFacts {
+  /** `configmaps`, `apps/replicasets`, ... */
+  resource: string;
+  role: SourceRole;
+  synced: boolean;
+  /** Informer events received (adds, updates, deletes). */
+  events: number;
+  /** ISO time of the last event; null before the first. */
+  lastEventAt: string | null;
+}
+
+export interface ReconcileRecord {
+  key: string;
+  outcome: ReconcileResult['kind'];
+  durationMs: number;
+  /** Failed attempts of this key before this one (0 on a first try). */
+  retries: number;
+  /** ISO time the reconcile ended. */
+  at: string;
+  /** The error's message for `failed` and `terminal`. */
+  error?: string;
+}
+
+export interface ControllerActivityFacts {
+  controller: string;
+  queue: {
+    /** Keys ready to be handed out. */
+    depth: number;
+    /** Keys being reconciled. */
+    inFlight: number;
+    /** Keys waiting for a back-off or `requeueAfter` delay. */
+    delayed: number;
+    shuttingDown: boolean;
+    /** The first ready keys, in the order they will be handed out. */
+    waiting: string[];
+    /** Keys being reconciled and for how long so far. */
+    working: Array<{ key: string; forMs: number }>;
+  };
+  /** Reconciles finished since start, by outcome. */
+  outcomes: Record<ReconcileResult['kind'], number>;
+  /** The last reconciles, newest first. */
+  recent: ReconcileRecord[];
+  informers: SourceFacts[];
+}
+
+export interface ControllerActivityOptions {
+  name: string;
+  queue: WorkQueue;
+  clock?: Pick<Clock, 'now'>;
+  /** Reconciles kept in `recent`; default 20. */
+  recentLimit?: number;
+  /** Ready keys listed in `queue.waiting`; default 10. */
+  waitingLimit?: number;
+}
+
+interface SourceRecord {
+  resource: string;
+  role: SourceRole;
+  hasSynced: () => boolean;
+  events: number;
+  lastEventAt: number | undefined;
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+export class ControllerActivity implements LiveFactsSource {
+  readonly name: string;
+  private readonly queue: WorkQueue;
+  private readonly clock: Pick<Clock, 'now'>;
+  private readonly recentLimit: number;
+  private readonly waitingLimit: number;
+  private readonly sources: SourceRecord[] = [];
+  /** Key -> clock time its reconcile started. */
+  private readonly working = new Map<string, number>();
+  /** A ring of the last reconciles; `next` is where the next one goes. */
+  private readonly ring: ReconcileRecord[] = [];
+  private next = 0;
+  private readonly counts: Record<ReconcileResult['kind'], number> = { done: 0, requeue: 0, requeueAfter: 0, failed: 0, terminal: 0 };
+
+  constructor(opts: ControllerActivityOptions) {
+    this.name = opts.name;
+    this.queue = opts.queue;
+    this.clock = opts.clock ?? systemClock;
+    this.recentLimit = Math.max(1, opts.recentLimit ?? 20);
+    this.waitingLimit = Math.max(0, opts.waitingLimit ?? 10);
+  }
+
+  /** Registers a source feeding the queue; returns its index for `sourceEvent`. */
+  addSource(resource: string, role: SourceRole, hasSynced: () => boolean): number {
+    this.sources.push({ resource, role, hasSynced, events: 0, lastEventAt: undefined });
+    return this.sources.length - 1;
+  }
+
+  /** Source `index` delivered an object event. */
+  sourceEvent(index: number): void {
+    const s = this.sources[index];
+    if (!s) return;
+    s.events++;
+    s.lastEventAt = this.clock.now();
+  }
+
+  /** A worker took `key`; returns the start time to hand back to `finished`. */
+  started(key: string): number {
+    const now = this.clock.now();
+    this.working.set(key, now);
+    return now;
+  }
+
+  /** The reconcile of `key` begun at `startedAt` ended with `result` after `retries` earlier failures. */
+  finished(key: string, startedAt: number, result: ReconcileResult, retries: number): void {
+    const now = this.clock.now();
+    this.working.delete(key);
+    this.counts[result.kind]++;
+    const record: ReconcileRecord = { key, outcome: result.kind, durationMs: now - startedAt, retries, at: new Date(now).toISOString() };
+    if (result.kind === 'failed' || result.kind === 'terminal') record.error = messageOf(result.error);
+    if (this.ring.length < this.recentLimit) this.ring.push(record);
+    else this.ring[this.next] = record;
+    this.next = (this.next + 1) % this.recentLimit;
+  }
+
+  /** The last reconciles, newest first. */
+  recent(): ReconcileRecord[] {
+    const out: ReconcileRecord[] = [];
+    for (let i = 1; i <= this.ring.length; i++) out.push(this.ring[(this.next - i + this.recentLimit) % this.recentLimit]!);
+    return out;
+  }
+
+  facts(): ControllerActivityFacts {
+    const now = this.clock.now();
+    return {
+      controller: this.name,
+      queue: {
+        depth: this.queue.length,
+        inFlight: this.queue.inFlight,
+        delayed: this.queue.delayed,
+        shuttingDown: this.queue.shuttingDown,
+        waiting: this.queue.readyKeys(this.waitingLimit),
+        working: [...this.working].map(([key, since]) => ({ key, forMs: now - since })),
+      },
+      outcomes: { ...this.counts },
+      recent: this.recent(),
+      informers: this.sources.map((s) => ({
+        resource: s.resource,
+        role: s.role,
+        synced: s.hasSynced(),
+        events: s.events,
+        lastEventAt: s.lastEventAt === undefined ? null : new Date(s.lastEventAt).toISOString(),
+      })),
+    };
+  }
+
+  [LIVE_FACTS](): { [key: string]: LiveFactsValue } {
+    return this.facts() as unknown as { [key: string]: LiveFactsValue };
+  }
+}
