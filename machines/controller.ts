@@ -163,7 +163,7 @@ export const controllerMachine = setup({
       for (let i = 0; i < context.concurrency; i++) {
         enqueue.spawnChild('worker', {
           id: `worker-${i}`,
-          input: { queue: context.queue, reconcile: context.reconcile, logger: context.logger.child({ worker: i }), activity: context.activity },
+          input: { queue: context.queue, reconcile: context.reconcile, logger: context.logger.child({ worker: i }), recorder: context.activity.recorder() },
         });
       }
     }),

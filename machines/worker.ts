@@ -16,7 +16,7 @@
  */
 import type { Logger } from 'pino';
 import { fromPromise, setup } from 'xstate';
-import type { ControllerActivity } from '../src/runtime/controller-activity.js';
+import type { ReconcileRecorder } from '../src/runtime/controller-activity.js';
 import { TerminalError, type ReconcileOutcome, type ReconcileResult } from '../src/runtime/outcome.js';
 import type { WorkQueue } from '../src/runtime/work-queue.js';
 
@@ -27,7 +27,7 @@ export interface WorkerInput {
   reconcile: ReconcileFunction;
   logger: Logger;
   /** Told of every reconcile (key, duration, outcome, retries) for the live view. */
-  activity?: ControllerActivity;
+  recorder?: ReconcileRecorder;
 }
 
 /** A worker's live counters: the key in hand and reconciles finished, by result kind. */
@@ -84,7 +84,7 @@ export function settle(queue: WorkQueue, logger: Logger, key: string, result: Re
  * (its signal aborts) a key taken meanwhile is handed back to the queue, never lost.
  */
 export async function workLoop(input: WorkerInput & { stats: WorkerStats }, signal: AbortSignal): Promise<void> {
-  const { queue, reconcile, logger, stats, activity } = input;
+  const { queue, reconcile, logger, stats, recorder } = input;
   // Begin once the transition that started this worker is over: a reconcile never runs inside one.
   await Promise.resolve();
   for (;;) {
@@ -97,8 +97,8 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
       return;
     }
     stats.key = key;
-    const startedAt = activity ? activity.started(key) : 0;
-    const retries = activity ? queue.numRequeues(key) : 0;
+    const startedAt = recorder ? recorder.started(key) : 0;
+    const retries = recorder ? queue.numRequeues(key) : 0;
     // runReconcile inlined: one await per reconcile, as a plain loop has.
     let result: ReconcileResult;
     try {
@@ -107,7 +107,7 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
       result = failure(error);
     }
     settle(queue, logger, key, result);
-    activity?.finished(key, startedAt, result, retries);
+    recorder?.finished(key, startedAt, result, retries);
     stats.key = undefined;
     stats.counts[result.kind]++;
   }

@@ -71,6 +71,14 @@ export interface ControllerActivityOptions {
   waitingLimit?: number;
 }
 
+/** What a worker reports through: the reconcile half of an activity, not itself a live-facts source. */
+export interface ReconcileRecorder {
+  /** A worker took `key`; returns the start time to hand back to `finished`. */
+  started(key: string): number;
+  /** The reconcile of `key` begun at `startedAt` ended with `result` after `retries` earlier failures. */
+  finished(key: string, startedAt: number, result: ReconcileResult, retries: number): void;
+}
+
 interface SourceRecord {
   resource: string;
   role: SourceRole;
@@ -110,6 +118,11 @@ export class ControllerActivity implements LiveFactsSource {
   addSource(resource: string, role: SourceRole, hasSynced: () => boolean): number {
     this.sources.push({ resource, role, hasSynced, events: 0, lastEventAt: undefined });
     return this.sources.length - 1;
+  }
+
+  /** The recorder a worker is given (so workers' contexts do not report the controller's facts). */
+  recorder(): ReconcileRecorder {
+    return { started: (key) => this.started(key), finished: (key, at, result, retries) => this.finished(key, at, result, retries) };
   }
 
   /** Source `index` delivered an object event. */

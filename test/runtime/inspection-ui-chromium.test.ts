@@ -88,6 +88,40 @@ test('the page highlights `leader` in the leader-election chart and `running` in
   await page.close();
 });
 
+test('the live view: the controller card, named after it, shows queue depth, recent reconciles with outcomes and its informers', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${base}/debug/machines/ui`);
+  const card = '.card[data-machine="controller"]';
+  await page.waitForSelector(`${card} .chart svg [id="state-running"].active`, { timeout: 30_000 });
+  assert.match(await page.locator(`${card} h2`).innerText(), /^configmap-copy/);
+  // Three originals get copies (done); one named *-copy is refused with a TerminalError.
+  for (const name of ['live-a', 'live-b', 'live-c', 'live-oops-copy']) {
+    await conn.client.create({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }, 'default', {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { copy: 'yes' } }, data: { k: name },
+    });
+  }
+  // The page refreshes live facts about once a second, without a reload.
+  const recent = page.locator(`${card} table[data-live="recent"]`);
+  for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 200))) {
+    const text = (await recent.count()) ? await recent.innerText() : '';
+    if (/default\/live-oops-copy\s+terminal/.test(text) && ['a', 'b', 'c'].every((n) => new RegExp(`default/live-${n}\\s+done`).test(text))) break;
+    if (Date.now() > deadline) throw new Error(`recent reconciles never showed the four keys: ${text}`);
+  }
+  assert.match(await recent.innerText(), /a copy cannot itself be copied/, 'the terminal error is shown');
+  assert.match(await page.locator(`${card} [data-live="depth"]`).innerText(), /^\d+$/);
+  assert.ok(Number(await page.locator(`${card} [data-live="outcome-terminal"]`).innerText()) >= 1);
+  const informers = await page.locator(`${card} table[data-live="informers"]`).innerText();
+  assert.match(informers, /configmaps\s+watches\s+yes\s+\d+\s+(just now|\d+ s ago)/);
+  assert.match(informers, /configmaps\s+owns\s+yes/);
+  // The JSON says the same.
+  const body = (await (await fetch(`${base}/debug/machines`)).json()) as { actors: Array<{ id: string; machineId?: string; status: string; parentSessionId?: string; live?: { recent: Array<{ key: string; outcome: string }> } }> };
+  const ctl = body.actors.find((a) => a.machineId === 'controller')!;
+  assert.is(ctl.id, 'configmap-copy');
+  assert.ok(ctl.live!.recent.some((r) => r.key === 'default/live-oops-copy' && r.outcome === 'terminal'));
+  assert.not.ok(body.actors.some((a) => a.parentSessionId !== undefined && a.status !== 'active'), 'no finished children listed');
+  await page.close();
+});
+
 test('docs/inspection.md shows the committed screenshot and the example verbatim', () => {
   const doc = readFileSync(join(ROOT, 'docs', 'inspection.md'), 'utf8');
   const example = readFileSync(join(ROOT, 'docs', 'examples', 'inspection', 'inspected-controller.ts'), 'utf8').trimEnd();
