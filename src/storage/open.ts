@@ -88,7 +88,7 @@ export async function openStorage(cfg: StorageConfig, logger: Logger): Promise<S
       caFile: cfg.caFile,
       certFile: cfg.certFile,
       keyFile: cfg.keyFile,
-      logger: logger.child({ component: 'etcd', servers: k }),
+      logger: logger.child({ module: 'etcd', servers: k }),
     });
     bySet.set(k, store);
     opened.push(store);
@@ -98,7 +98,7 @@ export async function openStorage(cfg: StorageConfig, logger: Logger): Promise<S
   try {
     let fallback: KVStore;
     if (defaults.length === 0) {
-      fallback = openEmbeddedStore({ dir: cfg.dataDir, logger: logger.child({ component: 'embedded-store' }) });
+      fallback = openEmbeddedStore({ dir: cfg.dataDir, logger: logger.child({ module: 'embedded-store' }) });
       opened.push(fallback);
     } else {
       fallback = await etcdFor(defaults);

@@ -61,6 +61,23 @@ async function startUp(extra: string[] = []): Promise<Up> {
   };
 }
 
+/** The keys of a JSON object's top level in the order written, repeats included (JSON.parse drops them). */
+function topLevelKeys(json: string): string[] {
+  const keys: string[] = [];
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
+      if (depth === 1 && json[j + 1] === ':') keys.push(json.slice(i + 1, j));
+      i = j;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  }
+  return keys;
+}
+
 async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   for (const deadline = Date.now() + timeoutMs; ; ) {
     const v = await fn();
@@ -121,9 +138,21 @@ test('svc up serves the API, hosts a --controller-module controller over the in-
     assert.match(metrics, /workqueue_adds_total\{name="configmap-echo"\} [1-9]/);
     assert.match(metrics, /leader_election_master_status\{name="svc-controller-manager"\} 1/);
 
+    // The live facts of the hosted controller: its queue and the reconcile of the ConfigMap.
+    const echoCtl = (JSON.parse((await up.get('/debug/machines')).text) as { actors: Array<{ id: string; live?: { queue: { depth: number }; recent: Array<{ key: string; outcome: string }> } }> })
+      .actors.find((a) => a.id === 'configmap-echo');
+    assert.is(typeof echoCtl?.live?.queue.depth, 'number', JSON.stringify(echoCtl));
+    assert.ok(echoCtl!.live!.recent.some((r) => r.key === 'default/hello' && r.outcome === 'done'), JSON.stringify(echoCtl!.live));
+
     assert.is(await up.svc.stop('SIGTERM'), 0, up.svc.output());
     const lines = up.svc.lines.map((l) => l.msg);
     assert.ok(lines.indexOf('stopped leading') < lines.indexOf('shutdown complete'), 'controllers stop before the API server');
+    // No record repeats a key (pino would write both when a child re-binds a key of its parent).
+    const repeated = up.svc.output().split('\n').filter((l) => l.startsWith('{')).filter((l) => {
+      const keys = topLevelKeys(l);
+      return keys.length !== new Set(keys).size;
+    });
+    assert.equal(repeated, [], 'records with a repeated key');
   } finally {
     await up.svc.stop('SIGKILL');
     await up.agent.close();

@@ -29,6 +29,15 @@ export interface LeaderElection {
   stop(): void;
 }
 
+/**
+ * The election's logger: `module: leader-election` unless the host already set a module (pino would
+ * repeat the key in every record), and always the lock it contends for.
+ */
+function electionLogger(logger: Logger, config: LeaderElectionConfig): Logger {
+  const lock = `${config.resourceNamespace}/${config.resourceName}`;
+  return logger.child(logger.bindings()['module'] === undefined ? { module: 'leader-election', election: lock } : { election: lock });
+}
+
 export function startLeaderElection(opts: StartLeaderElectionOptions): LeaderElection {
   const config = leaderElectionConfig(opts.config);
   const clock = opts.clock ?? systemClock;
@@ -41,7 +50,7 @@ export function startLeaderElection(opts: StartLeaderElectionOptions): LeaderEle
     input: {
       lock,
       config,
-      logger: opts.logger.child({ module: 'leader-election' }),
+      logger: electionLogger(opts.logger, config),
       clock,
       ...(opts.random ? { random: opts.random } : {}),
       ...(opts.onStartedLeading ? { onStartedLeading: opts.onStartedLeading } : {}),
