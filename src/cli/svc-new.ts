@@ -1,11 +1,12 @@
 /**
  * `svc new controller <name>`: a project of your own with a controller, its test against a test
  * cluster, and a build, working as generated (`npm install && npm test`). The project depends on
- * this package where it is installed (a `file:` dependency until the package is published), so
- * it builds against one copy of the runtime; `npx svc run` hosts the built controller.
+ * svc as the project that installed this copy does (the same registry version or tarball), or on
+ * this folder when svc is not installed as a dependency (a clone); so it builds against one copy of
+ * the runtime, and `npx svc run` hosts the built controller.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 
@@ -22,6 +23,25 @@ function packageRoot(): string {
     if (up === dir) throw new Error('cannot find the svc package root above this command');
     dir = up;
   }
+}
+
+/**
+ * The dependency spec for svc in a new project: when this copy sits in `<project>/node_modules/svc`,
+ * the spec `<project>` used (a `file:` path made absolute); otherwise `file:<root>`.
+ */
+export function svcDependencySpec(root: string): string {
+  const modules = dirname(root);
+  if (basename(modules) === 'node_modules') {
+    const project = dirname(modules);
+    try {
+      const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+      const spec = pkg.dependencies?.['svc'] ?? pkg.devDependencies?.['svc'];
+      if (spec) return spec.startsWith('file:') ? `file:${resolve(project, spec.slice('file:'.length))}` : spec;
+    } catch {
+      // no readable project around it: fall back to this folder
+    }
+  }
+  return `file:${root}`;
 }
 
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
@@ -117,7 +137,7 @@ export function newCommand(): Command {
       const root = packageRoot();
       const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
       const dev = { typescript: own.devDependencies?.['typescript'] ?? '^5.0.0', '@types/node': own.devDependencies?.['@types/node'] ?? '^20.0.0' };
-      for (const [file, text] of Object.entries(controllerProjectFiles(name, `file:${root}`, dev))) {
+      for (const [file, text] of Object.entries(controllerProjectFiles(name, svcDependencySpec(root), dev))) {
         mkdirSync(dirname(join(dir, file)), { recursive: true });
         writeFileSync(join(dir, file), text);
       }

@@ -1,12 +1,15 @@
-// The package as a user consumes it, outside this repository: `npm pack` of this repository is
-// installed into a scratch project; a controller written there against the package's entry points
-// ('svc', 'svc/client', 'svc/kinds', 'svc/testing') type-checks and builds with tsc from the
-// shipped declarations; its test-cluster script sees one copy of the runtime (`instanceof
-// ApiError` holds for the package's own client errors); and `npx svc up` plus `npx svc run` of
-// the built module make the controller act on a real control plane.
+// What a new user does, outside this repository, from a clean scratch folder: `npm pack` of this
+// repository is installed into a scratch project; a controller written there against the package's
+// entry points ('svc', 'svc/client', 'svc/kinds', 'svc/testing') type-checks and builds with tsc
+// from the shipped declarations, and sees one copy of the runtime (`instanceof ApiError` holds for
+// the package's own client errors). Then `npx svc new controller` scaffolds a project (depending
+// on the same tarball), which installs, builds and passes its own test; `npx svc up` and
+// `npx svc run` make the scaffolded controller act; `npx svc charts` draws it (its watched kind
+// appears); and its live view (/debug/machines on svc run's port) shows its queue and outcomes.
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -16,6 +19,9 @@ import { eventually } from '../helpers/client.js';
 
 let dir: string;
 let project: string;
+let tarballPath: string;
+/** The scaffolded controller's project. */
+let scaffold: string;
 const children: ReturnType<typeof spawn>[] = [];
 
 test.before(() => {
@@ -54,6 +60,7 @@ test('npm pack, then npm install of the tarball into a scratch project', () => {
   run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], ROOT);
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   assert.ok(tarball, 'a tarball');
+  tarballPath = join(dir, tarball!);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-controllers', version: '1.0.0', private: true, type: 'module' }, null, 2));
   run('npm', ['install', '--prefer-offline', join(dir, tarball!)], project);
 });
@@ -108,34 +115,79 @@ try {
   assert.equal(JSON.parse(out), { same: true, instance: true, code: 404 });
 });
 
-test('npx svc up and npx svc run host the built controller', async () => {
+test('npx svc new controller: the scaffold depends on the same tarball, installs, builds and passes its test', () => {
+  const out = run('npx', ['svc', 'new', 'controller', 'cm-copy'], project);
+  scaffold = join(project, 'cm-copy');
+  assert.match(out, `created ${scaffold}`);
+  const pkg = JSON.parse(readFileSync(join(scaffold, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  assert.is(pkg.dependencies['svc'], `file:${tarballPath}`, 'the spec the installing project used, made absolute');
+  run('npm', ['install', '--prefer-offline'], scaffold);
+  const test = run('npm', ['test'], scaffold);
+  assert.match(test, /# pass 1/);
+  assert.match(test, /# fail 0/);
+});
+
+/** GET over HTTPS from svc run's self-signed serving certificate (a local debug endpoint). */
+function getInsecure(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+interface LiveActor {
+  id: string;
+  live?: { queue: { depth: number; inFlight: number }; recent: Array<{ key: string; outcome: string; durationMs: number; retries: number }>; informers: Array<{ resource: string; synced: boolean }> };
+}
+
+test('npx svc up and npx svc run host the scaffolded controller; svc charts draws it; its live view shows the queue and outcomes', async () => {
   const port = await freePort();
-  const up = spawn('npx', ['svc', 'up', `--secure-port=${port}`, '--bind-address=127.0.0.1', '--data-dir=data', '--cert-dir=data/certs', '--nodes=0'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const up = spawn('npx', ['svc', 'up', `--secure-port=${port}`, '--bind-address=127.0.0.1', '--data-dir=data', '--cert-dir=data/certs', '--nodes=0'], { cwd: scaffold, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(up);
   let upOut = '';
   up.stdout!.on('data', (d) => (upOut += d));
   up.stderr!.on('data', (d) => (upOut += d));
-  await eventually(async () => /^ready$/m.test(upOut), 60_000, `svc up ready:\n${upOut.slice(-2000)}`);
-  const svcconfig = join(project, 'data', 'admin.svcconfig');
-  const runner = spawn('npx', ['svc', 'run', `--svcconfig=${svcconfig}`, '--secure-port=0', '--bind-address=127.0.0.1', 'dist/echo.js'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  await eventually(async () => /^ready$/m.test(upOut) || /"msg":"ready"/.test(upOut), 60_000, `svc up ready:\n${upOut.slice(-2000)}`);
+  const svcconfig = join(scaffold, 'data', 'admin.svcconfig');
+  const debugPort = await freePort();
+  const runner = spawn('npx', ['svc', 'run', `--svcconfig=${svcconfig}`, `--secure-port=${debugPort}`, '--bind-address=127.0.0.1', '--cert-dir=data/run-certs', 'dist/src/cm-copy.js'], { cwd: scaffold, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(runner);
   let runOut = '';
   runner.stdout!.on('data', (d) => (runOut += d));
   runner.stderr!.on('data', (d) => (runOut += d));
   const api: Connection = connect({ svcconfig, qps: 0, contentType: 'application/json' });
   try {
-    await api.client.create(resources.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hello', labels: { echo: 'yes' } }, data: { greeting: 'hi' } });
+    await api.client.create(resources.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hello', labels: { 'example.com/cm-copy': 'true' } }, data: { greeting: 'hi' } });
     await eventually(
-      async () => {
-        try {
-          return ((await api.client.get(resources.configmaps, 'default', 'hello-echo'))['data'] as Record<string, string>)['greeting'] === 'hi';
-        } catch {
-          return false;
-        }
-      },
+      async () => ((await api.client.get(resources.configmaps, 'default', 'hello-copy').catch(() => undefined))?.data?.['greeting']) === 'hi',
       60_000,
-      `the controller's echo:\n${runOut.slice(-2000)}`,
+      `the controller's copy:\n${runOut.slice(-2000)}`,
     );
+
+    // Its chart, drawn from the definition: the watched kind and its selector appear.
+    const chart = run('npx', ['svc', 'charts', 'dist/src/cm-copy.js'], scaffold);
+    assert.match(chart, /watches ConfigMap \(labels example\.com\/cm-copy=true\)/);
+    assert.match(chart, /TerminalError/);
+
+    // Its live view: named after it, the queue depth, the reconcile of default/hello, its informer synced.
+    let actor: LiveActor | undefined;
+    await eventually(async () => {
+      const r = await getInsecure(`https://127.0.0.1:${debugPort}/debug/machines`).catch(() => undefined);
+      if (r?.status !== 200) return false;
+      actor = (JSON.parse(r.body) as { actors: LiveActor[] }).actors.find((a) => a.id === 'cm-copy');
+      return actor?.live?.recent.some((x) => x.key === 'default/hello' && x.outcome === 'done') === true;
+    }, 30_000, `the live view of cm-copy:\n${runOut.slice(-2000)}`);
+    assert.is(typeof actor!.live!.queue.depth, 'number');
+    assert.equal(actor!.live!.informers.map((i) => [i.resource, i.synced]), [['configmaps', true]]);
+    const ui = await getInsecure(`https://127.0.0.1:${debugPort}/debug/machines/ui`);
+    assert.is(ui.status, 200);
+    assert.match(ui.body, /data-live/);
   } finally {
     await api.close();
     stop(runner);
