@@ -3,8 +3,7 @@
 // step with it by server-side apply (one write, no read: the copy holds exactly what this
 // controller owns). A copy outlives its source: it is a backup. A failure is recorded as an Event;
 // success is not (each Event is one more write against the client's rate limit).
-import { isNotFound, resources } from '../../src/client/index.js';
-import { defineController, done } from '../../src/runtime/index.js';
+import { isNotFound, resources, defineController, done } from 'svc';
 
 export const BACKUP_NAMESPACE = 'backups';
 export const FIELD_MANAGER = 'configmap-backup';

@@ -2,8 +2,7 @@
 // Run: node dist/docs/examples/client-quickstart.js --svcconfig <file> [--master <url>]
 import { parseArgs } from 'node:util';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
-import type { SvcObject } from '../../src/api/types.js';
-import { connect, createInformerFactory, resources, typed, waitForSync, type InformerEvent } from '../../src/client/index.js';
+import { connect, createInformerFactory, resources, typed, waitForSync, type SvcObject, type InformerEvent } from 'svc';
 
 interface ConfigMap extends SvcObject {
   data?: Record<string, string>;

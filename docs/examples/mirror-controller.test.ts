@@ -3,8 +3,8 @@
 // Run: node dist/docs/examples/mirror-controller.test.js
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-// The package's entry point (src/index.ts; `import ... from 'svc'` from a project of yours).
-import { resources, startTestCluster, type ApiClient, type TestCluster } from '../../src/index.js';
+// Everything comes from the package's entry point, as in a project of yours.
+import { resources, startTestCluster, type ApiClient, type TestCluster } from 'svc';
 import { mirrorController } from './mirror-controller.js';
 
 let cluster: TestCluster;

@@ -2,24 +2,21 @@
 // copied into every other namespace, new namespaces included. Copies carry the label
 // `mirror.svc.io/source=<namespace>.<name>`; they follow the source's data and go away when the
 // source is deleted or loses its label. Every reconcile reads the caches, never GETs.
-import type { SvcObject } from '../../src/api/types.js';
-import { ApiError, resources, type IndexedCache } from '../../src/client/index.js';
-import { defineController, done, TerminalError } from '../../src/runtime/index.js';
+import { defineController, done, isConflict, isForbidden, isNotFound, resources, TerminalError, type IndexedCache } from 'svc';
+import type { ConfigMap } from 'svc/kinds';
 
 export const MIRROR_LABEL = 'mirror';
 export const SOURCE_LABEL = 'mirror.svc.io/source';
 
-type ConfigMap = SvcObject & { data?: Record<string, string> };
-
-const isSource = (cm: SvcObject | undefined): cm is ConfigMap => cm?.metadata.labels?.[MIRROR_LABEL] === 'true';
+const isSource = (cm: ConfigMap | undefined): cm is ConfigMap => cm?.metadata.labels?.[MIRROR_LABEL] === 'true';
 /** `<namespace>.<name>`: a namespace name has no dots, so the first dot splits it again. */
 const sourceId = (namespace: string, name: string) => `${namespace}.${name}`;
 const sourceKeyOf = (id: string) => id.replace('.', '/');
 /** Keys of every source ConfigMap in the cache (a new namespace needs all of them). */
-const allSources = (cache: IndexedCache) => cache.list().filter(isSource).map((cm) => `${cm.metadata.namespace}/${cm.metadata.name}`);
-const sameData = (a: SvcObject, b: SvcObject) => JSON.stringify(a['data'] ?? {}) === JSON.stringify(b['data'] ?? {});
+const allSources = (cache: IndexedCache<ConfigMap>) => cache.list().filter(isSource).map((cm) => `${cm.metadata.namespace}/${cm.metadata.name}`);
+const sameData = (a: ConfigMap, b: ConfigMap) => JSON.stringify(a.data ?? {}) === JSON.stringify(b.data ?? {});
 
-export const mirrorController = defineController<ConfigMap>({
+export const mirrorController = defineController({
   name: 'configmap-mirror',
   watches: resources.configmaps,
   triggers: [
@@ -72,7 +69,7 @@ export const mirrorController = defineController<ConfigMap>({
       } catch (e) {
         // The cache was behind (409) or the namespace is going (403/404): the watch events that
         // follow queue this key again.
-        if (e instanceof ApiError && [403, 404, 409].includes(e.code)) continue;
+        if (isConflict(e) || isForbidden(e) || isNotFound(e)) continue;
         throw e;
       }
     }
@@ -82,11 +79,11 @@ export const mirrorController = defineController<ConfigMap>({
     }
     return done();
 
-    async function deleteIfThere(copy: SvcObject) {
+    async function deleteIfThere(copy: ConfigMap) {
       try {
         await client.delete(resources.configmaps, copy.metadata.namespace!, copy.metadata.name!, { preconditions: { uid: copy.metadata.uid! } });
       } catch (e) {
-        if (!(e instanceof ApiError && [404, 409].includes(e.code))) throw e;
+        if (!isNotFound(e) && !isConflict(e)) throw e;
       }
     }
   },

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Watch the mirror controller act (it must be running). Uses the kubectl `npm ci` unpacked and
-# the svcconfig.yaml of step 1 (kubeconfig shape, so kubectl reads it too).
+# Watch the mirror controller act (it must be running). Uses $KUBECTL (default: kubectl on the
+# PATH) with the client configuration $SVCCONFIG (default: data/admin.svcconfig, as svc up writes).
 set -e
-k() { .tools/kubectl-v31/kubectl --kubeconfig "${SVCCONFIG:-svcconfig.yaml}" "$@"; }
+k() { "${KUBECTL:-kubectl}" --kubeconfig "${SVCCONFIG:-data/admin.svcconfig}" "$@"; }
 # wait_for <what> <command...>: retries the command for up to 20 s.
 wait_for() {
   what=$1; shift; i=0

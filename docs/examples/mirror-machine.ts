@@ -4,10 +4,7 @@
 // a WorkQueue, workerMachine children, an EventRecorder.
 import type { Logger } from 'pino';
 import { createActor, enqueueActions, fromCallback, fromPromise, setup, stopChild } from 'xstate';
-import { workerMachine, type ReconcileFunction } from '../../machines/index.js';
-import type { SvcObject } from '../../src/api/types.js';
-import { objectKey, resources, type ApiClient, type IndexedCache, type InformerFactory, type SharedInformer } from '../../src/client/index.js';
-import { EventRecorder, splitKey, systemClock, WorkQueue } from '../../src/runtime/index.js';
+import { workerMachine, objectKey, resources, EventRecorder, splitKey, systemClock, WorkQueue, type ReconcileFunction, type SvcObject, type ApiClient, type IndexedCache, type InformerFactory, type SharedInformer } from 'svc';
 import { mirrorController } from './mirror-controller.js';
 
 /** An informer and the keys a change of one of its objects queues. */

@@ -1,7 +1,7 @@
 // Runs the mirror controller against an API server: node dist/docs/examples/run-mirror.js <svcconfig>
 // A client from the svcconfig file, a shared informer factory, and definition.start(host);
 // Ctrl-C (SIGINT) or SIGTERM stops it once in-flight reconciles are done.
-import { connect, createInformerFactory } from '../../src/client/index.js';
+import { connect, createInformerFactory } from 'svc';
 import { mirrorController } from './mirror-controller.js';
 
 const svcconfig = process.argv[2];

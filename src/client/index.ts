@@ -1,4 +1,6 @@
 /** Public API of src/client: the API client, its HTTP transport and configuration, and informers. */
+// The object shapes every client call takes and returns.
+export type { ObjectMeta, OwnerReference, SvcList, SvcObject } from '../api/types.js';
 export * from './types.js';
 export * from './informer-types.js';
 export { keyFor, splitKey, type KeyParts, type ObjectKey } from './object-keys.js';

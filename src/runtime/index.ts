@@ -23,3 +23,9 @@ export {
 } from './rate-limiters.js';
 export { apiVersionOf, CONFIGMAPS, ENDPOINTS, EVENTS, LEASES } from './resource-refs.js';
 export { WorkQueue, type WorkQueueOptions } from './work-queue.js';
+// The machines a controller of one's own is built from (docs/writing-controllers.md, "Full control").
+export {
+  controllerMachine, type ControllerActor, type ControllerEvent, type ControllerMachineInput, type ControllerSource,
+} from '../../machines/controller.js';
+export { leaderElectionMachine, type LeaderElectionActor } from '../../machines/leader-election.js';
+export { workerMachine, type ReconcileFunction, type WorkerInput, type WorkerStats } from '../../machines/worker.js';

@@ -72,12 +72,15 @@ test("the page's test of the mirror (a whole cluster in its process) passes as a
   assert.match(stdout, /Passed:\s+2/);
 });
 
-test("the page's chart is what svc charts prints for the module", async () => {
+test("the page's charts are what svc charts prints for the backup and the mirror", async () => {
   const doc = readFileSync(DOC, 'utf8');
-  const chart = /```mermaid\n([\s\S]*?)\n```/.exec(doc)?.[1];
-  assert.ok(chart, 'a mermaid block');
+  const charts = [...doc.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+  assert.is(charts.length, 2, 'two mermaid blocks');
+  const backup = await promisify(execFile)(process.execPath, [SVC_BIN, 'charts', join(ROOT, 'dist', 'docs', 'examples', 'backup-controller.js')], { cwd: ROOT });
+  assert.is(charts[0], backup.stdout.trimEnd());
+  assert.ok(backup.stdout.includes('watches ConfigMap (labels replicate=true)'));
   const { stdout } = await promisify(execFile)(process.execPath, [SVC_BIN, 'charts', '--machine', 'configmap-mirror', MIRROR_MODULE], { cwd: ROOT });
-  assert.is(chart, stdout.trimEnd());
+  assert.is(charts[1], stdout.trimEnd());
   // Drawn from the definition: the watched kind, both triggers, the outcomes.
   for (const line of ['watches ConfigMap', 'triggered by Namespace', 'queue --> reconcile', 'reconcile --> backoff']) assert.ok(stdout.includes(line), line);
 });
@@ -92,7 +95,7 @@ test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => 
     await svc.waitFor((l) => l.msg === 'caches synced; running', 20_000, 'running');
     const { stdout } = await promisify(execFile)('sh', [join(ROOT, 'docs', 'examples', 'mirror-demo.sh')], {
       cwd: ROOT,
-      env: { ...process.env, SVCCONFIG: svcconfig },
+      env: { ...process.env, SVCCONFIG: svcconfig, KUBECTL: join(ROOT, '.tools', 'kubectl-v31', 'kubectl') },
       timeout: 120_000,
     });
     for (const line of ['ok: copy in team-b', 'ok: the copy follows the change', 'ok: a new namespace gets a copy', 'ok: unlabelled: copies removed']) {

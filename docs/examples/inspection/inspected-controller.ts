@@ -3,11 +3,7 @@
 // (JSON), /debug/machines/events (live updates) and /debug/machines/ui (the page) on any server.
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { ApiClient, InformerFactory } from '../../../src/client/index.js';
-import {
-  debugMachinesHandler, MachineInspector, startLeaderElection,
-  type ControllerDefinition, type LeaderElection, type RunningController,
-} from '../../../src/runtime/index.js';
+import { debugMachinesHandler, MachineInspector, startLeaderElection, type ApiClient, type InformerFactory, type ControllerDefinition, type LeaderElection, type RunningController } from 'svc';
 
 export function runInspected(
   definition: ControllerDefinition,

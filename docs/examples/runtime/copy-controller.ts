@@ -1,10 +1,7 @@
 // A controller written with defineController: every ConfigMap labelled `copy=yes` gets a copy
 // named `<name>-copy`, owned by it (a controller ownerReference). Deleting or changing the copy
 // queues the original again (it is `owns`), so the copy comes back.
-import type { SvcObject } from '../../../src/api/types.js';
-import { resources } from '../../../src/client/index.js';
-import { ApiError } from '../../../src/client/types.js';
-import { defineController, done, TerminalError } from '../../../src/runtime/index.js';
+import { resources, ApiError, defineController, done, TerminalError, type SvcObject } from 'svc';
 
 export const copyController = defineController({
   name: 'configmap-copy',

@@ -2,8 +2,7 @@
 // On `lost` a daemon exits (as the established implementation does); an embedder may choose
 // otherwise in `onLost`.
 import type { Logger } from 'pino';
-import type { ApiClient, InformerFactory } from '../../../src/client/index.js';
-import { startLeaderElection, type ControllerDefinition, type LeaderElection, type RunningController } from '../../../src/runtime/index.js';
+import { startLeaderElection, type ApiClient, type InformerFactory, type ControllerDefinition, type LeaderElection, type RunningController } from 'svc';
 
 export function runWhileLeading(
   definition: ControllerDefinition,

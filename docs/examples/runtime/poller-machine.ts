@@ -3,8 +3,7 @@
 // `periodMs`, can be paused and resumed, and drains its workers on STOP.
 import type { Logger } from 'pino';
 import { enqueueActions, fromPromise, setup } from 'xstate';
-import { workerMachine, type ReconcileFunction } from '../../../machines/index.js';
-import type { WorkQueue } from '../../../src/runtime/index.js';
+import { workerMachine, type ReconcileFunction, type WorkQueue } from 'svc';
 
 export interface PollerInput {
   queue: WorkQueue;

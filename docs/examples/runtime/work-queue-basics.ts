@@ -1,6 +1,6 @@
 // The work queue on its own, on a simulated clock: deduplication, exclusivity, back-off.
 import { SimulatedClock } from 'xstate';
-import { ExponentialBackoffRateLimiter, WorkQueue } from '../../../src/runtime/index.js';
+import { ExponentialBackoffRateLimiter, WorkQueue } from 'svc';
 
 export function workQueueBasics(): string[] {
   const log: string[] = [];
