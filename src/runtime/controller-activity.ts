@@ -9,7 +9,8 @@
  * reconciles, `waitingLimit` keys), so a busy controller costs the same memory as an idle one.
  */
 import { systemClock, type Clock } from './clock.js';
-import { LIVE_FACTS, type LiveFactsSource, type LiveFactsValue } from './inspection/live-facts.js';
+import type { ChartModel } from './inspection/chart-model.js';
+import { LIVE_CHART, LIVE_FACTS, type LiveFactsSource, type LiveFactsValue } from './inspection/live-facts.js';
 import type { ReconcileResult } from './outcome.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -41,6 +42,8 @@ export interface ReconcileRecord {
 
 export interface ControllerActivityFacts {
   controller: string;
+  /** Id of the controller's own chart (served at /debug/machines/charts/<id>.svg), when it has one. */
+  chart?: string;
   queue: {
     /** Keys ready to be handed out. */
     depth: number;
@@ -69,6 +72,8 @@ export interface ControllerActivityOptions {
   recentLimit?: number;
   /** Ready keys listed in `queue.waiting`; default 10. */
   waitingLimit?: number;
+  /** The controller's own chart (a defineController definition's), drawn on the live page. */
+  chart?: ChartModel;
 }
 
 /** What a worker reports through: the reconcile half of an activity, not itself a live-facts source. */
@@ -94,6 +99,8 @@ function messageOf(error: unknown): string {
 
 export class ControllerActivity implements LiveFactsSource {
   readonly name: string;
+  /** The controller's own chart, if it has one (its id is `controller/<name>`). */
+  readonly chart: ChartModel | undefined;
   private readonly queue: WorkQueue;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly recentLimit: number;
@@ -108,6 +115,7 @@ export class ControllerActivity implements LiveFactsSource {
 
   constructor(opts: ControllerActivityOptions) {
     this.name = opts.name;
+    this.chart = opts.chart && { ...opts.chart, machineId: `controller/${opts.name}` };
     this.queue = opts.queue;
     this.clock = opts.clock ?? systemClock;
     this.recentLimit = Math.max(1, opts.recentLimit ?? 20);
@@ -163,6 +171,7 @@ export class ControllerActivity implements LiveFactsSource {
     const now = this.clock.now();
     return {
       controller: this.name,
+      ...(this.chart ? { chart: this.chart.machineId } : {}),
       queue: {
         depth: this.queue.length,
         inFlight: this.queue.inFlight,
@@ -185,5 +194,9 @@ export class ControllerActivity implements LiveFactsSource {
 
   [LIVE_FACTS](): { [key: string]: LiveFactsValue } {
     return this.facts() as unknown as { [key: string]: LiveFactsValue };
+  }
+
+  [LIVE_CHART](): ChartModel | undefined {
+    return this.chart;
   }
 }

@@ -18,6 +18,8 @@ import { keyFor, objectKey, splitKey } from '../client/object-keys.js';
 import type { ApiClient, ResourceRef } from '../client/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { ControllerActivity, type SourceRole } from './controller-activity.js';
+import type { ChartModel } from './inspection/chart-model.js';
+import { controllerChartModel } from './inspection/controller-chart.js';
 import { EventRecorder } from './event-recorder.js';
 import type { ReconcileOutcome } from './outcome.js';
 import { apiVersionOf } from './resource-refs.js';
@@ -183,7 +185,8 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
           clock,
         });
       };
-      return runControllerMachine({ name: spec.name, host, clock, queue, recorder, logger, sources, concurrency: spec.concurrency ?? 1, reconcile });
+      const chart = controllerChartModel(spec);
+      return runControllerMachine({ name: spec.name, host, clock, queue, recorder, logger, sources, concurrency: spec.concurrency ?? 1, reconcile, chart });
     },
   };
 }
@@ -198,6 +201,8 @@ export interface ControllerMachineParts {
   sources: ControllerSource[];
   concurrency: number;
   reconcile: (key: string) => Promise<ReconcileOutcome> | ReconcileOutcome;
+  /** The controller's own chart for the live view (defineController draws it from the spec). */
+  chart?: ChartModel;
 }
 
 /**
@@ -207,7 +212,7 @@ export interface ControllerMachineParts {
  */
 export function runControllerMachine(p: ControllerMachineParts): RunningController {
   const { host } = p;
-  const activity = new ControllerActivity({ name: p.name, queue: p.queue, clock: p.clock });
+  const activity = new ControllerActivity({ name: p.name, queue: p.queue, clock: p.clock, ...(p.chart ? { chart: p.chart } : {}) });
   // Named after the controller, so /debug/machines lists `replicaset`, not `x:3`.
   const actor = createActor(controllerMachine, {
     id: p.name,

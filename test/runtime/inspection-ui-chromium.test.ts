@@ -1,7 +1,7 @@
 // /debug/machines/ui in real headless Chromium: a leader-elected copy controller (docs example)
 // against the real apiserver; the page draws the leader-election chart with `leader` highlighted
-// and the controller's with `running`, follows transitions live, and is screenshotted for the
-// docs (UPDATE_DOCS_IMAGES=1 writes docs/images/debug-machines.png; otherwise dist/test-artifacts/).
+// and the controller's with `running` (and its own chart and live facts), follows transitions and
+// reconciles live, and is screenshotted for the docs (UPDATE_DOCS_IMAGES=1 writes docs/images/debug-machines.png; otherwise dist/test-artifacts/).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -80,11 +80,6 @@ test('the page highlights `leader` in the leader-election chart and `running` in
   assert.equal(external, [], 'the page asks nothing outside the server');
   // Let the renewal settle back into `holding` for a calm picture.
   await page.waitForSelector('.card[data-machine="leaderElection"][data-state="leader.holding"]', { timeout: 10_000 });
-  const png = await page.screenshot({ fullPage: true });
-  assert.ok(png.subarray(1, 4).toString('latin1') === 'PNG' && png.length > 20_000, 'a real screenshot');
-  const dir = process.env['UPDATE_DOCS_IMAGES'] === '1' ? join(ROOT, 'docs', 'images') : join(ROOT, 'dist', 'test-artifacts');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'debug-machines.png'), png);
   await page.close();
 });
 
@@ -94,6 +89,11 @@ test('the live view: the controller card, named after it, shows queue depth, rec
   const card = '.card[data-machine="controller"]';
   await page.waitForSelector(`${card} .chart svg [id="state-running"].active`, { timeout: 30_000 });
   assert.match(await page.locator(`${card} h2`).innerText(), /^configmap-copy/);
+  // Its own chart, drawn from its definition: the watched and owned ConfigMaps feed the queue.
+  await page.waitForSelector(`${card} .chart.own[data-chart="controller/configmap-copy"] svg [id="state-queue"]`, { timeout: 10_000 });
+  const own = await page.locator(`${card} .chart.own svg`).innerHTML();
+  assert.match(own, /watches ConfigMap \(labels copy=yes\)/);
+  assert.match(own, /owns ConfigMap/);
   // Three originals get copies (done); one named *-copy is refused with a TerminalError.
   for (const name of ['live-a', 'live-b', 'live-c', 'live-oops-copy']) {
     await conn.client.create({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }, 'default', {
@@ -119,6 +119,12 @@ test('the live view: the controller card, named after it, shows queue depth, rec
   assert.is(ctl.id, 'configmap-copy');
   assert.ok(ctl.live!.recent.some((r) => r.key === 'default/live-oops-copy' && r.outcome === 'terminal'));
   assert.not.ok(body.actors.some((a) => a.parentSessionId !== undefined && a.status !== 'active'), 'no finished children listed');
+  // The picture in the docs: the controller after this work.
+  const png = await page.screenshot({ fullPage: true });
+  assert.ok(png.subarray(1, 4).toString('latin1') === 'PNG' && png.length > 20_000, 'a real screenshot');
+  const dir = process.env['UPDATE_DOCS_IMAGES'] === '1' ? join(ROOT, 'docs', 'images') : join(ROOT, 'dist', 'test-artifacts');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'debug-machines.png'), png);
   await page.close();
 });
 

@@ -6,7 +6,8 @@
  *   GET /debug/machines/ui                 a self-contained HTML page drawing every machine, current state highlighted
  *   GET /debug/machines/events             server-sent events: `snapshot` once, then `actor` / `removed` per change,
  *                                          and `live` (an actor's live facts) about once a second when they changed
- *   GET /debug/machines/charts/<id>.svg    the chart of a machine seen by the inspector (rendered locally)
+ *   GET /debug/machines/charts/<id>.svg    the chart of a machine seen by the inspector, or of a controller
+ *                                          (`controller/<name>`, from its definition; rendered locally)
  *
  * `debugMachinesHandler(inspector)` returns `(req, res) => boolean`: true when it took the request.
  */
@@ -63,13 +64,14 @@ export interface DebugMachinesOptions {
 export function debugMachinesHandler(inspector: MachineInspector, options: DebugMachinesOptions = {}): DebugMachinesHandler {
   const charts = new Map<string, Promise<string>>();
   const chartSvg = (machineId: string): Promise<string> | undefined => {
-    const machine = inspector.machine(machineId);
-    if (!machine) return undefined;
     let svg = charts.get(machineId);
-    if (!svg) {
-      svg = toSvg(chartModel(machine));
-      charts.set(machineId, svg);
-    }
+    if (svg) return svg;
+    const machine = inspector.machine(machineId);
+    // A machine's chart, or one an actor offers (a controller's own, drawn from its definition).
+    const model = machine ? chartModel(machine) : inspector.liveChart(machineId);
+    if (!model) return undefined;
+    svg = toSvg(model);
+    charts.set(machineId, svg);
     return svg;
   };
 

@@ -24,6 +24,7 @@ main { padding: 12px 16px; display: flex; flex-direction: column; gap: 12px; }
 .cols { display: flex; gap: 16px; flex-wrap: wrap; align-items: flex-start; }
 .chart { overflow: auto; max-width: 100%; }
 .chart svg { max-width: 100%; height: auto; }
+.chart.own { max-width: 45%; }
 .side { min-width: 260px; flex: 1; }
 pre { background: #f4f4f4; padding: 6px; border-radius: 4px; font-size: 12px; margin: 4px 0; max-height: 180px; overflow: auto; }
 table { border-collapse: collapse; font-size: 12px; }
@@ -67,7 +68,7 @@ function el(tag, attrs, text) {
 }
 
 function highlight(card, a) {
-  const svg = card.querySelector('.chart svg');
+  const svg = card.querySelector('.chart:not(.own) svg');
   if (!svg) return;
   for (const g of svg.querySelectorAll('g.state.active')) g.classList.remove('active');
   for (const p of a.activePaths || []) {
@@ -86,6 +87,16 @@ function cardFor(a) {
     const c = el('div', { class: 'chart' });
     const side = el('div', { class: 'side' });
     cols.append(c, side);
+    // A controller's own chart (from its definition): its sources, queue, workers and outcomes.
+    if (a.live && a.live.chart) {
+      const own = el('div', { class: 'chart own', 'data-chart': a.live.chart });
+      cols.prepend(own);
+      chart(a.live.chart).then((svg) => {
+        own.innerHTML = svg.replace(/^[\s\S]*?(<svg)/, '$1');
+        const cur = actors.get(a.sessionId);
+        if (cur) highlightOwn(card, cur);
+      });
+    }
     card.append(h, cols);
     const panel = PANELS.find((p) => p.machineId === a.machineId);
     if (panel) card.append(panelFor(panel));
@@ -234,6 +245,17 @@ function liveBlock(live) {
   return box;
 }
 
+/** On the controller's own chart: the queue lit while keys wait, reconcile while keys are in hand, back-off while delayed. */
+function highlightOwn(card, a) {
+  const svg = card.querySelector('.chart.own svg');
+  if (!svg || !a.live || !a.live.queue) return;
+  const q = a.live.queue;
+  const lit = [q.depth > 0 ? 'queue' : '', q.inFlight > 0 ? 'reconcile' : '', q.delayed > 0 ? 'backoff' : ''].filter(Boolean);
+  for (const g of svg.querySelectorAll('g.state.active')) g.classList.remove('active');
+  for (const p of lit) svg.querySelector('[id="' + CSS.escape('state-' + p) + '"]')?.classList.add('active');
+  card.dataset.ownHighlighted = lit.join(' ');
+}
+
 function renderLive(card, a) {
   const side = card.querySelector('.side');
   const old = side.querySelector('.live');
@@ -241,6 +263,7 @@ function renderLive(card, a) {
   const box = liveBlock(a.live);
   if (old) old.replaceWith(box); else side.prepend(box);
   card.dataset.queueDepth = String(a.live.queue ? a.live.queue.depth : '');
+  highlightOwn(card, a);
 }
 
 function render(a) {

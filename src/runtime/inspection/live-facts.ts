@@ -6,10 +6,18 @@
  * time the inspector describes the actor; the answer (plain JSON) is served as `live` beside the
  * context summary and refreshed on the live page about once a second. The method must be cheap
  * and bounded (a few dozen entries), as it runs on every snapshot and refresh.
+ *
+ * Such an object may also have a `[LIVE_CHART]()` method returning a chart of its own (a controller's
+ * chart drawn from its definition); the page draws it beside the machine's, found by the `chart`
+ * id its facts name.
  */
+import type { ChartModel } from './chart-model.js';
 
 /** The method name an object implements to report live facts (a registered symbol, one per realm). */
 export const LIVE_FACTS: unique symbol = Symbol.for('svc.liveFacts') as typeof LIVE_FACTS;
+
+/** The method name for an object's own chart (see the module comment). */
+export const LIVE_CHART: unique symbol = Symbol.for('svc.liveChart') as typeof LIVE_CHART;
 
 /** Plain JSON, as the facts are served. */
 export type LiveFactsValue = string | number | boolean | null | LiveFactsValue[] | { [key: string]: LiveFactsValue };
@@ -17,6 +25,7 @@ export type LiveFactsValue = string | number | boolean | null | LiveFactsValue[]
 /** An object that reports live facts (see the module comment). */
 export interface LiveFactsSource {
   [LIVE_FACTS](): { [key: string]: LiveFactsValue };
+  [LIVE_CHART]?(): ChartModel | undefined;
 }
 
 function isLiveFactsSource(v: unknown): v is LiveFactsSource {
@@ -28,6 +37,15 @@ export function liveFactsOf(context: unknown): { [key: string]: LiveFactsValue }
   if (typeof context !== 'object' || context === null) return undefined;
   for (const value of Object.values(context as Record<string, unknown>)) {
     if (isLiveFactsSource(value)) return value[LIVE_FACTS]();
+  }
+  return undefined;
+}
+
+/** The chart of the first top-level context value that offers one. */
+export function liveChartOf(context: unknown): ChartModel | undefined {
+  if (typeof context !== 'object' || context === null) return undefined;
+  for (const value of Object.values(context as Record<string, unknown>)) {
+    if (isLiveFactsSource(value) && typeof value[LIVE_CHART] === 'function') return value[LIVE_CHART]();
   }
   return undefined;
 }

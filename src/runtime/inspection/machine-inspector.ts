@@ -14,7 +14,8 @@ import type { AnyActor, AnyStateMachine, InspectionEvent } from 'xstate';
 import { systemClock, type Clock } from '../clock.js';
 import { isStateMachine } from './chart-model.js';
 import { summarizeContext, type ContextSummary } from './context-summary.js';
-import { liveFactsOf, type LiveFactsValue } from './live-facts.js';
+import type { ChartModel } from './chart-model.js';
+import { liveChartOf, liveFactsOf, type LiveFactsValue } from './live-facts.js';
 import { activePaths, describeStateValue, isStateValue, type StateValueLike } from './state-value.js';
 
 /** `active`, or how the actor ended. */
@@ -148,6 +149,15 @@ export class MachineInspector {
     };
     for (const rec of this.actors.values()) if (rec.parentSessionId === undefined || !this.actors.has(rec.parentSessionId)) visit(rec);
     return { generatedAt: new Date(this.clock.now()).toISOString(), actors: out, machines: [...this.machines.keys()] };
+  }
+
+  /** A chart an actor's context offers (a controller's own, by its `controller/<name>` id). */
+  liveChart(id: string): ChartModel | undefined {
+    for (const rec of this.actors.values()) {
+      const chart = liveChartOf(rec.context);
+      if (chart?.machineId === id) return chart;
+    }
+    return undefined;
   }
 
   /** The live facts of every known actor that reports some (what the live page refreshes). */
