@@ -35,7 +35,8 @@ test('a finished Job with ttlSecondsAfterFinished: 1 is deleted about a second a
     const j = await cluster.client.get<Job>(resources.jobs, 'default', 'short').catch(() => undefined);
     completionTime = j?.status?.completionTime ?? '';
     return completionTime !== '';
-  }, 10_000, 'short: Complete');
+    // Generous: the Job's pod must be scheduled, started and finish on a simulated node first (slow on a loaded machine).
+  }, 30_000, 'short: Complete');
   await eventually(async () => cluster.client.get(resources.jobs, 'default', 'short').then(() => false, () => true), 10_000, 'short: deleted');
   assert.ok(Date.now() >= Date.parse(completionTime) + 1_000, `deleted at ${new Date().toISOString()}, finished ${completionTime}: not before the TTL`);
   await eventually(async () => (await cluster.client.list<Pod>(resources.pods, { namespace: 'default', labelSelector: 'job-name=short' })).items.length === 0, 10_000, 'its pods gone');
