@@ -137,10 +137,10 @@ export function groupVerdicts(d: Diagnosis): NodeVerdictGroup[] {
 }
 
 /** The best `MAX_SCORED_NODES_KEPT` nodes with their per-plugin scores. */
-export function topScores(totals: readonly NodeScore[], perPlugin: ReadonlyMap<string, readonly NodeScore[]>): NodeScoreDetail[] {
+export function topScores(totals: readonly NodeScore[], perPlugin: ReadonlyMap<string, ArrayLike<number>>): NodeScoreDetail[] {
   return bestIndexes(totals, MAX_SCORED_NODES_KEPT).map((i) => {
     const plugins: Record<string, number> = {};
-    for (const [name, scores] of perPlugin) plugins[name] = scores[i]!.score;
+    for (const [name, scores] of perPlugin) plugins[name] = scores[i]!;
     return { node: totals[i]!.name, total: totals[i]!.score, plugins };
   });
 }

@@ -30,6 +30,11 @@ export class Nominator {
     else this.byNode.delete(node);
   }
 
+  /** Nodes with at least one nominated pod (0: a cycle need not look per node). */
+  get nodeCount(): number {
+    return this.byNode.size;
+  }
+
   podsOn(nodeName: string): readonly PodInfo[] {
     return this.byNode.get(nodeName) ?? NONE;
   }

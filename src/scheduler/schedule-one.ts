@@ -47,7 +47,8 @@ export type ScheduleOutcome =
       feasibleNodes: number;
       /** Per feasible node: total and per-plugin scores (for explanations). */
       scores: NodeScore[];
-      pluginScores: Map<string, NodeScore[]>;
+      /** Each plugin's scores, by position in `scores`. */
+      pluginScores: Map<string, ArrayLike<number>>;
       /** Verdicts of nodes that were evaluated and refused. */
       diagnosis: Diagnosis;
     }
@@ -58,12 +59,16 @@ export interface ScheduleOptions {
   percentageOfNodesToScore: number;
   /** Nominated pods (priority >= the pod's) on a node, counted as if running there. */
   nominatedPodsFor?(nodeName: string): readonly PodInfo[];
+  /** Whether any pod is nominated anywhere; when false the per-node lookup is skipped for the cycle. */
+  anyNominated?(): boolean;
   random?: () => number;
 }
 
 export class PodScheduler {
   /** Where the next cycle starts filtering, so nodes share the load of being evaluated. */
   private nextStartNodeIndex = 0;
+  /** This cycle: whether nominated pods may sit on some node. */
+  private lookUpNominated = true;
 
   constructor(private readonly opts: ScheduleOptions) {}
 
@@ -81,6 +86,7 @@ export class PodScheduler {
     }
     const feasible: NodeInfo[] = [];
     let evaluated = 0;
+    this.lookUpNominated = this.opts.nominatedPodsFor !== undefined && (this.opts.anyNominated?.() ?? true);
     if (pre.nodeNames) {
       for (const name of pre.nodeNames) {
         const n = snapshot.get(name);
@@ -131,7 +137,7 @@ export class PodScheduler {
 
   /** Filters, counting nominated higher-priority pods on the node as if they ran there (as established). */
   private filterNode(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo): Verdict {
-    const nominated = this.opts.nominatedPodsFor?.(node.name);
+    const nominated = this.lookUpNominated ? this.opts.nominatedPodsFor?.(node.name) : undefined;
     if (nominated && nominated.length > 0) {
       const others = nominated.filter((p) => p.uid !== pod.uid && p.priority >= pod.priority);
       if (others.length > 0) {

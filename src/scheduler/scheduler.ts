@@ -155,6 +155,7 @@ export class Scheduler implements SchedulerSteps {
     this.podScheduler = new PodScheduler({
       percentageOfNodesToScore: cfg.percentageOfNodesToScore,
       nominatedPodsFor: (node) => this.nominator.podsOn(node),
+      anyNominated: () => this.nominator.nodeCount > 0,
       ...(opts.random ? { random: opts.random } : {}),
     });
     this.recorder = new EventRecorder({ client: opts.client, component: first.profileName, clock: this.clock, logger: this.logger });

@@ -131,27 +131,40 @@ export class Framework implements FilterRunner {
     return last;
   }
 
-  /** Pre-score then score: the weighted sum per node, in the order of `nodes`. */
-  runScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): { totals: NodeScore[]; perPlugin: Map<string, NodeScore[]> } | Verdict {
+  /**
+   * Pre-score then score: the weighted sum per node, in the order of `nodes`, and each plugin's
+   * scores (by node position). Scores live in typed arrays; only a plugin that normalises gets the
+   * `NodeScore` objects its `normalizeScores` takes (this runs for every feasible node of every pod).
+   */
+  runScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): { totals: NodeScore[]; perPlugin: Map<string, Float64Array> } | Verdict {
     for (const p of this.preScores) {
       const v = p.preScore(state, pod, nodes);
       if (v.code === 'Skip') state.skipScore.add(p.name);
       else if (!isSuccess(v)) return withPlugin(v, p.name);
     }
-    const totals: NodeScore[] = nodes.map((n) => ({ name: n.name, score: 0 }));
-    const perPlugin = new Map<string, NodeScore[]>();
+    const n = nodes.length;
+    const sums = new Float64Array(n);
+    const perPlugin = new Map<string, Float64Array>();
     for (const { plugin, weight } of this.scores) {
       if (state.skipScore.has(plugin.name)) continue;
-      const scores: NodeScore[] = new Array(nodes.length);
-      for (let i = 0; i < nodes.length; i++) scores[i] = { name: nodes[i]!.name, score: plugin.score(state, pod, nodes[i]!) };
-      plugin.normalizeScores?.(state, pod, scores);
-      for (let i = 0; i < scores.length; i++) {
-        const s = scores[i]!.score;
-        if (!(s >= 0 && s <= MAX_NODE_SCORE)) return pluginError(`plugin ${plugin.name} returned score ${s} for node ${scores[i]!.name}, outside [0, ${MAX_NODE_SCORE}]`);
-        totals[i]!.score += s * weight;
+      const scores = new Float64Array(n);
+      if (plugin.normalizeScores) {
+        const objects: NodeScore[] = new Array(n);
+        for (let i = 0; i < n; i++) objects[i] = { name: nodes[i]!.name, score: plugin.score(state, pod, nodes[i]!) };
+        plugin.normalizeScores(state, pod, objects);
+        for (let i = 0; i < n; i++) scores[i] = objects[i]!.score;
+      } else {
+        for (let i = 0; i < n; i++) scores[i] = plugin.score(state, pod, nodes[i]!);
+      }
+      for (let i = 0; i < n; i++) {
+        const s = scores[i]!;
+        if (!(s >= 0 && s <= MAX_NODE_SCORE)) return pluginError(`plugin ${plugin.name} returned score ${s} for node ${nodes[i]!.name}, outside [0, ${MAX_NODE_SCORE}]`);
+        sums[i] += s * weight;
       }
       perPlugin.set(plugin.name, scores);
     }
+    const totals: NodeScore[] = new Array(n);
+    for (let i = 0; i < n; i++) totals[i] = { name: nodes[i]!.name, score: sums[i]! };
     return { totals, perPlugin };
   }
 

@@ -36,6 +36,8 @@ function podImages(pod: PodInfo): { containers: number; images: { raw: string; n
 }
 
 export function score(pod: PodInfo, node: NodeInfo, snapshot: Pick<Snapshot, 'imageNodeCounts' | 'size'>): number {
+  // No images on the node: the sum is 0, below the threshold, so the score is 0 (most nodes, cheaply).
+  if (node.imageCount === 0) return 0;
   const { containers, images } = podImages(pod);
   if (containers === 0 || snapshot.size === 0) return 0;
   let sum = 0;

@@ -5,10 +5,8 @@
  */
 import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
-import type { NodeInfo } from '../../framework/node-info.js';
+import { HOT_ALLOC_CPU, HOT_ALLOC_MEMORY, HOT_NONZERO_MEMORY, type NodeInfo } from '../../framework/node-info.js';
 import type { PodInfo } from '../../framework/pod-info.js';
-import { CPU, MEMORY } from '../../framework/resources.js';
-import { requestedAndAllocatable } from '../node-resources-least-allocated/index.js';
 
 export const name = 'NodeResourcesBalancedAllocation';
 
@@ -17,8 +15,10 @@ function fraction(requested: number, capacity: number): number {
 }
 
 export function score(pod: PodInfo, node: NodeInfo): number {
-  const cpu = fraction(...requestedAndAllocatable(pod, node, CPU));
-  const mem = fraction(...requestedAndAllocatable(pod, node, MEMORY));
+  // Read straight from the node's hot numbers (this runs for every feasible node of every pod).
+  const h = node.hot;
+  const cpu = fraction(node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU, h[HOT_ALLOC_CPU]!);
+  const mem = fraction(h[HOT_NONZERO_MEMORY]! + pod.nonZeroRequests.memory, h[HOT_ALLOC_MEMORY]!);
   if (cpu >= 1 || mem >= 1) return 0;
   return Math.floor((1 - Math.abs(cpu - mem)) * MAX_NODE_SCORE);
 }

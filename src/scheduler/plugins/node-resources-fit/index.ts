@@ -7,7 +7,7 @@
  * extended resources another component accounts for.
  */
 import type { ClusterEvent, FilterPlugin, Plugin, PreFilterPlugin } from '../../framework/interfaces.js';
-import type { NodeInfo } from '../../framework/node-info.js';
+import { HOT_ALLOC_CPU, HOT_ALLOC_EPHEMERAL, HOT_ALLOC_MEMORY, HOT_ALLOC_PODS, HOT_REQ_CPU, HOT_REQ_EPHEMERAL, HOT_REQ_MEMORY, type NodeInfo } from '../../framework/node-info.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../../framework/resources.js';
 import { success, unschedulable, type Verdict } from '../../framework/status.js';
@@ -45,15 +45,14 @@ export function insufficientResources(pod: PodInfo, node: NodeInfo, args?: FitAr
 }
 
 export function fits(pod: PodInfo, node: NodeInfo, args?: FitArgs): Verdict {
-  // The common case, without building a list: every request fits.
-  const alloc = node.allocatable;
-  const used = node.requested;
+  // The common case, from the node's hot numbers and without building a list: every request fits.
+  const h = node.hot;
   const req = pod.requests;
   if (
-    node.pods.length + 1 <= alloc.allowedPodNumber &&
-    req.milliCPU <= alloc.milliCPU - used.milliCPU &&
-    req.memory <= alloc.memory - used.memory &&
-    req.ephemeralStorage <= alloc.ephemeralStorage - used.ephemeralStorage &&
+    node.podCount + 1 <= h[HOT_ALLOC_PODS]! &&
+    req.milliCPU <= h[HOT_ALLOC_CPU]! - h[HOT_REQ_CPU]! &&
+    req.memory <= h[HOT_ALLOC_MEMORY]! - h[HOT_REQ_MEMORY]! &&
+    req.ephemeralStorage <= h[HOT_ALLOC_EPHEMERAL]! - h[HOT_REQ_EPHEMERAL]! &&
     req.scalar.size === 0
   ) return success();
   const missing = insufficientResources(pod, node, args);

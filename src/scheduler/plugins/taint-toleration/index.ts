@@ -23,8 +23,8 @@ export function taintReason(taint: Taint): string {
 }
 
 export function fits(pod: PodInfo, node: NodeInfo): Verdict {
-  const taints = node.node?.spec?.taints;
-  if (!taints || taints.length === 0) return success();
+  const taints = node.taints;
+  if (taints.length === 0) return success();
   const tolerations = pod.pod.spec?.tolerations ?? [];
   for (const taint of taints) {
     if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
@@ -35,8 +35,8 @@ export function fits(pod: PodInfo, node: NodeInfo): Verdict {
 
 /** How many PreferNoSchedule taints the pod does not tolerate (raw score; reversed on normalising). */
 export function intolerablePreferNoSchedule(pod: PodInfo, node: NodeInfo): number {
-  const taints = node.node?.spec?.taints;
-  if (!taints) return 0;
+  const taints = node.taints;
+  if (taints.length === 0) return 0;
   const tolerations = (pod.pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
   let n = 0;
   for (const taint of taints) if (taint.effect === 'PreferNoSchedule' && !taintTolerated(taint, tolerations)) n++;
