@@ -200,6 +200,7 @@ export class SchedulerCache {
         snap.nodeInfoList.push(copy);
         if (ni.generation > snap.generation) snap.generation = ni.generation;
       }
+      snap.table.fill(snap.nodeInfoList);
     } else {
       for (const name of this.dirty) {
         const ni = this.nodes.get(name);
@@ -209,6 +210,7 @@ export class SchedulerCache {
         const copy = ni.clone();
         snap.nodeInfoList[i] = copy;
         snap.byName.set(name, copy);
+        snap.table.write(i, copy);
         if (ni.generation > snap.generation) snap.generation = ni.generation;
         affinityChanged ||=
           (old.podsWithAffinity.length > 0) !== (copy.podsWithAffinity.length > 0) ||

@@ -85,37 +85,49 @@ export class PodScheduler {
       return { kind: 'unschedulable', numAllNodes: all.length, diagnosis };
     }
     const feasible: NodeInfo[] = [];
+    /** Each feasible node's row in the snapshot's table (scores read rows, not NodeInfos). */
+    const feasibleRows: number[] = [];
     let evaluated = 0;
+    state.table = snapshot.table;
     this.lookUpNominated = this.opts.nominatedPodsFor !== undefined && (this.opts.anyNominated?.() ?? true);
     if (pre.nodeNames) {
       for (const name of pre.nodeNames) {
         const n = snapshot.get(name);
         if (!n) continue;
         evaluated++;
+        const row = snapshot.indexByName.get(name) ?? -1;
+        state.row = row;
         const v = this.filterNode(fwk, state, pod, n);
-        if (isSuccess(v)) feasible.push(n);
-        else if (v.code === 'Error') return { kind: 'error', message: v.message, diagnosis };
+        if (isSuccess(v)) {
+          feasible.push(n);
+          feasibleRows.push(row);
+        } else if (v.code === 'Error') return { kind: 'error', message: v.message, diagnosis };
         else this.reject(diagnosis, n.name, v);
       }
     } else {
       const want = numFeasibleNodesToFind(all.length, this.opts.percentageOfNodesToScore);
       const start = this.nextStartNodeIndex % all.length;
       for (let i = 0; i < all.length && feasible.length < want; i++) {
-        const n = all[(start + i) % all.length]!;
+        const row = (start + i) % all.length;
+        const n = all[row]!;
         evaluated++;
+        state.row = row;
         const v = this.filterNode(fwk, state, pod, n);
-        if (isSuccess(v)) feasible.push(n);
-        else if (v.code === 'Error') return { kind: 'error', message: v.message, diagnosis };
+        if (isSuccess(v)) {
+          feasible.push(n);
+          feasibleRows.push(row);
+        } else if (v.code === 'Error') return { kind: 'error', message: v.message, diagnosis };
         else this.reject(diagnosis, n.name, v);
       }
       this.nextStartNodeIndex = (start + evaluated) % all.length;
     }
+    state.row = -1;
     if (feasible.length === 0) return { kind: 'unschedulable', numAllNodes: all.length, diagnosis };
     if (feasible.length === 1) {
       const only = feasible[0]!;
       return { kind: 'scheduled', nodeName: only.name, evaluatedNodes: evaluated, feasibleNodes: 1, scores: [{ name: only.name, score: 0 }], pluginScores: new Map(), diagnosis };
     }
-    const scored = fwk.runScore(state, pod, feasible);
+    const scored = fwk.runScore(state, pod, feasible, feasibleRows);
     if ('code' in scored) {
       return { kind: 'error', message: scored.code === 'Error' ? scored.message : `pre-score refused the pod (${scored.code})`, diagnosis };
     }

@@ -4,6 +4,8 @@
  * reads it for every node. Keys are plugin names; nothing survives the cycle except through
  * `clone()` (preemption re-runs filters on a copy with victims removed).
  */
+import type { NodeTable } from './node-table.js';
+
 export interface CycleData {
   /** Copy for preemption's what-if runs; immutable data may return itself. */
   clone(): CycleData;
@@ -16,6 +18,13 @@ export class CycleState {
   readonly skipScore = new Set<string>();
   /** The filters left once pre-filters said which to skip (the framework fills it at first use). */
   filtersToRun: readonly unknown[] | undefined;
+  /**
+   * The snapshot's node table and the row of the node being filtered or scored now (-1: none), set
+   * by the cycle as it walks the nodes; plugins read them through `rowOf` (node-table.ts). A clone
+   * (preemption's what-if) has neither: its nodes are copies.
+   */
+  table: NodeTable | undefined;
+  row = -1;
 
   write(key: string, value: CycleData): void {
     this.data.set(key, value);

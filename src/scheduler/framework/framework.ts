@@ -136,13 +136,18 @@ export class Framework implements FilterRunner {
    * scores (by node position). Scores live in typed arrays; only a plugin that normalises gets the
    * `NodeScore` objects its `normalizeScores` takes (this runs for every feasible node of every pod).
    */
-  runScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): { totals: NodeScore[]; perPlugin: Map<string, Float64Array> } | Verdict {
+  runScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], rows?: readonly number[]): { totals: NodeScore[]; perPlugin: Map<string, Float64Array> } | Verdict {
     for (const p of this.preScores) {
       const v = p.preScore(state, pod, nodes);
       if (v.code === 'Skip') state.skipScore.add(p.name);
       else if (!isSuccess(v)) return withPlugin(v, p.name);
     }
     const n = nodes.length;
+    // With rows (the nodes' rows in the cycle's table), plugins read rows and names come from the table.
+    const names = rows && state.table ? rows.map((r) => state.table!.names[r]!) : nodes.map((node) => node.name);
+    const at = (i: number) => {
+      if (rows) state.row = rows[i]!;
+    };
     const sums = new Float64Array(n);
     const perPlugin = new Map<string, Float64Array>();
     for (const { plugin, weight } of this.scores) {
@@ -150,21 +155,31 @@ export class Framework implements FilterRunner {
       const scores = new Float64Array(n);
       if (plugin.normalizeScores) {
         const objects: NodeScore[] = new Array(n);
-        for (let i = 0; i < n; i++) objects[i] = { name: nodes[i]!.name, score: plugin.score(state, pod, nodes[i]!) };
+        for (let i = 0; i < n; i++) {
+          at(i);
+          objects[i] = { name: names[i]!, score: plugin.score(state, pod, nodes[i]!) };
+        }
         plugin.normalizeScores(state, pod, objects);
         for (let i = 0; i < n; i++) scores[i] = objects[i]!.score;
       } else {
-        for (let i = 0; i < n; i++) scores[i] = plugin.score(state, pod, nodes[i]!);
+        for (let i = 0; i < n; i++) {
+          at(i);
+          scores[i] = plugin.score(state, pod, nodes[i]!);
+        }
       }
       for (let i = 0; i < n; i++) {
         const s = scores[i]!;
-        if (!(s >= 0 && s <= MAX_NODE_SCORE)) return pluginError(`plugin ${plugin.name} returned score ${s} for node ${nodes[i]!.name}, outside [0, ${MAX_NODE_SCORE}]`);
+        if (!(s >= 0 && s <= MAX_NODE_SCORE)) {
+          state.row = -1;
+          return pluginError(`plugin ${plugin.name} returned score ${s} for node ${names[i]!}, outside [0, ${MAX_NODE_SCORE}]`);
+        }
         sums[i] += s * weight;
       }
       perPlugin.set(plugin.name, scores);
     }
+    state.row = -1;
     const totals: NodeScore[] = new Array(n);
-    for (let i = 0; i < n; i++) totals[i] = { name: nodes[i]!.name, score: sums[i]! };
+    for (let i = 0; i < n; i++) totals[i] = { name: names[i]!, score: sums[i]! };
     return { totals, perPlugin };
   }
 

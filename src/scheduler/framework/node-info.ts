@@ -9,21 +9,6 @@ import type { Node, Taint } from './objects.js';
 const NO_TAINTS: readonly Taint[] = Object.freeze([]);
 import { addResources, emptyResources, nodeAllocatable, type Resources } from './resources.js';
 
-/**
- * Positions in `NodeInfo.hot`: the numbers every filter and score reads for every node it visits,
- * copied into one 64-byte typed array (raw doubles, next to each other) so a visit costs a cache
- * line or two instead of a walk through several objects whose large numbers are boxed.
- */
-export const HOT_ALLOC_CPU = 0;
-export const HOT_ALLOC_MEMORY = 1;
-export const HOT_ALLOC_EPHEMERAL = 2;
-export const HOT_ALLOC_PODS = 3;
-export const HOT_REQ_CPU = 4;
-export const HOT_REQ_MEMORY = 5;
-export const HOT_REQ_EPHEMERAL = 6;
-export const HOT_NONZERO_MEMORY = 7;
-const HOT_SIZE = 8;
-
 let nextGeneration = 1;
 /** A process-wide increasing counter: a NodeInfo's generation says when it last changed. */
 export function newGeneration(): number {
@@ -31,21 +16,12 @@ export function newGeneration(): number {
 }
 
 export class NodeInfo {
-  // The fields read on every visit come first, so they share the object's first cache lines.
   node: Node | undefined;
   readonly name: string;
   /** `spec.unschedulable` of the node (cordoned), kept here so the filter need not reach into the node. */
   unschedulable = false;
   /** The node's taints (a shared empty list when it has none), without reaching into the node. */
   taints: readonly Taint[] = NO_TAINTS;
-  /** Pods counted on the node (`pods.length`). */
-  podCount = 0;
-  /** `nonZeroRequested.milliCPU`, a small integer kept inline. */
-  nonZeroMilliCPU = 0;
-  /** `images.size`. */
-  imageCount = 0;
-  /** Allocatable and requested cpu, memory, ephemeral storage and pods (see HOT_*). */
-  hot = new Float64Array(HOT_SIZE);
   pods: PodInfo[] = [];
   /** Pods with any (required or preferred) pod affinity or anti-affinity. */
   podsWithAffinity: PodInfo[] = [];
@@ -72,15 +48,10 @@ export class NodeInfo {
     this.unschedulable = node.spec?.unschedulable === true;
     this.taints = node.spec?.taints?.length ? node.spec.taints : NO_TAINTS;
     this.allocatable = nodeAllocatable(node.status);
-    this.hot[HOT_ALLOC_CPU] = this.allocatable.milliCPU;
-    this.hot[HOT_ALLOC_MEMORY] = this.allocatable.memory;
-    this.hot[HOT_ALLOC_EPHEMERAL] = this.allocatable.ephemeralStorage;
-    this.hot[HOT_ALLOC_PODS] = this.allocatable.allowedPodNumber;
     this.images = new Map();
     for (const img of node.status?.images ?? []) {
       for (const name of img.names ?? []) this.images.set(name, img.sizeBytes ?? 0);
     }
-    this.imageCount = this.images.size;
     this.generation = newGeneration();
   }
 
@@ -108,12 +79,6 @@ export class NodeInfo {
   private account(pi: PodInfo, sign: 1 | -1): void {
     addResources(this.requested, pi.requests, sign);
     addResources(this.nonZeroRequested, pi.nonZeroRequests, sign);
-    this.podCount = this.pods.length;
-    this.nonZeroMilliCPU = this.nonZeroRequested.milliCPU;
-    this.hot[HOT_REQ_CPU] = this.requested.milliCPU;
-    this.hot[HOT_REQ_MEMORY] = this.requested.memory;
-    this.hot[HOT_REQ_EPHEMERAL] = this.requested.ephemeralStorage;
-    this.hot[HOT_NONZERO_MEMORY] = this.nonZeroRequested.memory;
     for (const hp of pi.hostPorts) this.usePort(hp, sign);
     for (const v of pi.pod.spec?.volumes ?? []) {
       const claim = v.persistentVolumeClaim?.claimName;
@@ -151,10 +116,6 @@ export class NodeInfo {
     c.node = this.node;
     c.unschedulable = this.unschedulable;
     c.taints = this.taints;
-    c.podCount = this.podCount;
-    c.nonZeroMilliCPU = this.nonZeroMilliCPU;
-    c.imageCount = this.imageCount;
-    c.hot.set(this.hot);
     c.pods = [...this.pods];
     c.podsWithAffinity = [...this.podsWithAffinity];
     c.podsWithRequiredAntiAffinity = [...this.podsWithRequiredAntiAffinity];

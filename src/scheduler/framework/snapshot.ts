@@ -4,6 +4,7 @@
  * whose generation changed are copied), so taking it costs the changes, not the cluster size.
  */
 import type { NodeInfo } from './node-info.js';
+import { NodeTable } from './node-table.js';
 
 export class Snapshot {
   /** Nodes in a stable order (the cache's), the order filtering walks them round-robin. */
@@ -18,6 +19,8 @@ export class Snapshot {
   imageNodeCounts = new Map<string, number>();
   /** The cache generation this snapshot reflects. */
   generation = 0;
+  /** `nodeInfoList` as rows of numbers, in the same order (node-table.ts). */
+  readonly table = new NodeTable();
 
   get(name: string): NodeInfo | undefined {
     return this.byName.get(name);
@@ -51,6 +54,7 @@ export class Snapshot {
       s.indexByName.set(n.name, i);
     });
     s.rebuildLists(true);
+    s.table.fill(nodes);
     return s;
   }
 }

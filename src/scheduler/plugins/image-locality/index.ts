@@ -7,6 +7,7 @@
 import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
+import { FLAG_HAS_IMAGES, rowOf } from '../../framework/node-table.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import type { Snapshot } from '../../framework/snapshot.js';
 
@@ -36,8 +37,8 @@ function podImages(pod: PodInfo): { containers: number; images: { raw: string; n
 }
 
 export function score(pod: PodInfo, node: NodeInfo, snapshot: Pick<Snapshot, 'imageNodeCounts' | 'size'>): number {
-  // No images on the node: the sum is 0, below the threshold, so the score is 0 (most nodes, cheaply).
-  if (node.imageCount === 0) return 0;
+  // No images on the node: the sum is 0, below the threshold, so the score is 0.
+  if (node.images.size === 0) return 0;
   const { containers, images } = podImages(pod);
   if (containers === 0 || snapshot.size === 0) return 0;
   let sum = 0;
@@ -55,6 +56,13 @@ export function score(pod: PodInfo, node: NodeInfo, snapshot: Pick<Snapshot, 'im
 }
 
 export function factory(_args: Readonly<Record<string, unknown>>, handle: { snapshot(): Snapshot }): Plugin {
-  const plugin: ScorePlugin = { name, score: (_s, pod, node) => score(pod, node, handle.snapshot()) };
+  const plugin: ScorePlugin = {
+    name,
+    // Most nodes have none of the pod's images; the row says whether a node has any image at all.
+    score: (s, pod, node) => {
+      const row = rowOf(s, node);
+      return row >= 0 && (s.table!.flags(row) & FLAG_HAS_IMAGES) === 0 ? 0 : score(pod, node, handle.snapshot());
+    },
+  };
   return plugin;
 }

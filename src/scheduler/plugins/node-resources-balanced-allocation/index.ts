@@ -5,8 +5,12 @@
  */
 import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
-import { HOT_ALLOC_CPU, HOT_ALLOC_MEMORY, HOT_NONZERO_MEMORY, type NodeInfo } from '../../framework/node-info.js';
+import type { CycleState } from '../../framework/cycle-state.js';
+import type { NodeInfo } from '../../framework/node-info.js';
+import { COL_ALLOC_CPU, COL_ALLOC_MEMORY, COL_NONZERO_CPU, COL_NONZERO_MEMORY, rowOf } from '../../framework/node-table.js';
 import type { PodInfo } from '../../framework/pod-info.js';
+import { CPU, MEMORY } from '../../framework/resources.js';
+import { requestedAndAllocatable } from '../node-resources-least-allocated/index.js';
 
 export const name = 'NodeResourcesBalancedAllocation';
 
@@ -14,16 +18,24 @@ function fraction(requested: number, capacity: number): number {
   return capacity === 0 ? 1 : requested / capacity;
 }
 
-export function score(pod: PodInfo, node: NodeInfo): number {
-  // Read straight from the node's hot numbers (this runs for every feasible node of every pod).
-  const h = node.hot;
-  const cpu = fraction(node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU, h[HOT_ALLOC_CPU]!);
-  const mem = fraction(h[HOT_NONZERO_MEMORY]! + pod.nonZeroRequests.memory, h[HOT_ALLOC_MEMORY]!);
+export function score(pod: PodInfo, node: NodeInfo, state?: CycleState): number {
+  // From the node's table row when the cycle is on it (this runs for every feasible node of every pod).
+  const row = state ? rowOf(state, node) : -1;
+  let cpu: number;
+  let mem: number;
+  if (row >= 0) {
+    const t = state!.table!;
+    cpu = fraction(t.get(row, COL_NONZERO_CPU) + pod.nonZeroRequests.milliCPU, t.get(row, COL_ALLOC_CPU));
+    mem = fraction(t.get(row, COL_NONZERO_MEMORY) + pod.nonZeroRequests.memory, t.get(row, COL_ALLOC_MEMORY));
+  } else {
+    cpu = fraction(...requestedAndAllocatable(pod, node, CPU));
+    mem = fraction(...requestedAndAllocatable(pod, node, MEMORY));
+  }
   if (cpu >= 1 || mem >= 1) return 0;
   return Math.floor((1 - Math.abs(cpu - mem)) * MAX_NODE_SCORE);
 }
 
 export function factory(): Plugin {
-  const plugin: ScorePlugin = { name, score: (_s, pod, node) => score(pod, node) };
+  const plugin: ScorePlugin = { name, score: (s, pod, node) => score(pod, node, s) };
   return plugin;
 }

@@ -6,7 +6,9 @@
  */
 import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
-import { HOT_ALLOC_CPU, HOT_ALLOC_MEMORY, HOT_NONZERO_MEMORY, type NodeInfo } from '../../framework/node-info.js';
+import type { CycleState } from '../../framework/cycle-state.js';
+import type { NodeInfo } from '../../framework/node-info.js';
+import { COL_ALLOC_CPU, COL_ALLOC_MEMORY, COL_NONZERO_CPU, COL_NONZERO_MEMORY, rowOf } from '../../framework/node-table.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { CPU, MEMORY, type Resources } from '../../framework/resources.js';
 
@@ -29,9 +31,6 @@ export function amountOf(r: Resources, resource: string): number {
 
 /** Requested (node's non-zero requests plus the pod's) and allocatable of one resource. */
 export function requestedAndAllocatable(pod: PodInfo, node: NodeInfo, resource: string): [number, number] {
-  // cpu and memory (nearly every call) from the node's hot numbers.
-  if (resource === CPU) return [node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU, node.hot[HOT_ALLOC_CPU]!];
-  if (resource === MEMORY) return [node.hot[HOT_NONZERO_MEMORY]! + pod.nonZeroRequests.memory, node.hot[HOT_ALLOC_MEMORY]!];
   return [amountOf(node.nonZeroRequested, resource) + amountOf(pod.nonZeroRequests, resource), amountOf(node.allocatable, resource)];
 }
 
@@ -42,8 +41,11 @@ export function leastAllocatedScore(requested: number, capacity: number): number
 
 /** The weighted average over `weights` of `perResource(requested, allocatable)` (the allocation scores' shared shape). */
 export function weightedResourceScore(
-  pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[], perResource: (requested: number, capacity: number) => number,
+  pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[], perResource: (requested: number, capacity: number) => number, state?: CycleState,
 ): number {
+  // cpu and memory from the node's table row when the cycle is on it, without a tuple per call.
+  const row = state ? rowOf(state, node) : -1;
+  const t = state?.table;
   let total = 0;
   let weightSum = 0;
   for (let i = 0; i < weights.length; i++) {
@@ -51,12 +53,12 @@ export function weightedResourceScore(
     // cpu and memory from the node's hot numbers, without a tuple per call (the common case).
     let req: number;
     let cap: number;
-    if (res === CPU) {
-      req = node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU;
-      cap = node.hot[HOT_ALLOC_CPU]!;
-    } else if (res === MEMORY) {
-      req = node.hot[HOT_NONZERO_MEMORY]! + pod.nonZeroRequests.memory;
-      cap = node.hot[HOT_ALLOC_MEMORY]!;
+    if (row >= 0 && res === CPU) {
+      req = t!.get(row, COL_NONZERO_CPU) + pod.nonZeroRequests.milliCPU;
+      cap = t!.get(row, COL_ALLOC_CPU);
+    } else if (row >= 0 && res === MEMORY) {
+      req = t!.get(row, COL_NONZERO_MEMORY) + pod.nonZeroRequests.memory;
+      cap = t!.get(row, COL_ALLOC_MEMORY);
     } else {
       [req, cap] = requestedAndAllocatable(pod, node, res);
     }
@@ -68,8 +70,8 @@ export function weightedResourceScore(
   return weightSum === 0 ? 0 : Math.floor(total / weightSum);
 }
 
-export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS): number {
-  return weightedResourceScore(pod, node, weights, leastAllocatedScore);
+export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS, state?: CycleState): number {
+  return weightedResourceScore(pod, node, weights, leastAllocatedScore, state);
 }
 
 /** Reads `resources: [{name, weight}]` args; defaults to cpu and memory, weight 1. */
@@ -82,6 +84,6 @@ export function resourceWeights(v: unknown): readonly ResourceWeight[] {
 
 export function factory(args: Readonly<Record<string, unknown>>): Plugin {
   const weights = resourceWeights(args['resources']);
-  const plugin: ScorePlugin = { name, score: (_s, pod, node) => score(pod, node, weights) };
+  const plugin: ScorePlugin = { name, score: (s, pod, node) => score(pod, node, weights, s) };
   return plugin;
 }

@@ -5,6 +5,7 @@
 import { TAINT_NODE_UNSCHEDULABLE } from '../../../api/well-known-labels.js';
 import type { ClusterEvent, FilterPlugin, Plugin } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
+import { FLAG_UNSCHEDULABLE, rowOf } from '../../framework/node-table.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { success, unresolvable, type Verdict } from '../../framework/status.js';
 
@@ -22,6 +23,14 @@ export function fits(pod: PodInfo, node: NodeInfo): Verdict {
 }
 
 export function factory(): Plugin {
-  const plugin: FilterPlugin & { events: readonly ClusterEvent[] } = { name, events, filter: (_s, pod, node) => fits(pod, node) };
+  const plugin: FilterPlugin & { events: readonly ClusterEvent[] } = {
+    name,
+    events,
+    filter: (s, pod, node) => {
+      // A snapshot row exists only for a node with its Node object: its flag decides the common case.
+      const row = rowOf(s, node);
+      return row >= 0 && (s.table!.flags(row) & FLAG_UNSCHEDULABLE) === 0 ? success() : fits(pod, node);
+    },
+  };
   return plugin;
 }

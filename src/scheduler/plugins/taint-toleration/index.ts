@@ -6,7 +6,9 @@
  */
 import { taintTolerated } from '../../../api/node-selection.js';
 import type { ClusterEvent, FilterPlugin, Plugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces.js';
+import type { CycleState } from '../../framework/cycle-state.js';
 import type { NodeInfo } from '../../framework/node-info.js';
+import { FLAG_HAS_TAINTS, rowOf } from '../../framework/node-table.js';
 import { defaultNormalizeScore } from '../../framework/normalize.js';
 import type { Taint } from '../../framework/objects.js';
 import type { PodInfo } from '../../framework/pod-info.js';
@@ -43,13 +45,19 @@ export function intolerablePreferNoSchedule(pod: PodInfo, node: NodeInfo): numbe
   return n;
 }
 
+function untainted(s: CycleState, node: NodeInfo): boolean {
+  const row = rowOf(s, node);
+  return row >= 0 && (s.table!.flags(row) & FLAG_HAS_TAINTS) === 0;
+}
+
 export function factory(): Plugin {
   const plugin: FilterPlugin & PreScorePlugin & ScorePlugin & { events: readonly ClusterEvent[] } = {
     name,
     events,
-    filter: (_s, pod, node) => fits(pod, node),
+    // A node whose row says it has no taints passes and scores 0 without being read.
+    filter: (s, pod, node) => (untainted(s, node) ? success() : fits(pod, node)),
     preScore: () => success(),
-    score: (_s, pod, node) => intolerablePreferNoSchedule(pod, node),
+    score: (s, pod, node) => (untainted(s, node) ? 0 : intolerablePreferNoSchedule(pod, node)),
     normalizeScores: (_s, _pod, scores) => defaultNormalizeScore(scores, true),
   };
   return plugin;
