@@ -136,6 +136,30 @@ export function groupVerdicts(d: Diagnosis): NodeVerdictGroup[] {
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
+/**
+ * Makes `a.scores` computed on first read (then kept): ranking the feasible nodes costs a sort per
+ * scheduled pod, and almost no attempt is ever read. Assigning `scores` replaces the computation.
+ */
+export function deferScores(a: SchedulingAttempt, compute: () => NodeScoreDetail[]): void {
+  let pending: (() => NodeScoreDetail[]) | undefined = compute;
+  let value: NodeScoreDetail[] = [];
+  Object.defineProperty(a, 'scores', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (pending) {
+        value = pending();
+        pending = undefined;
+      }
+      return value;
+    },
+    set: (v: NodeScoreDetail[]) => {
+      value = v;
+      pending = undefined;
+    },
+  });
+}
+
 /** The best `MAX_SCORED_NODES_KEPT` nodes with their per-plugin scores. */
 export function topScores(totals: readonly NodeScore[], perPlugin: ReadonlyMap<string, ArrayLike<number>>): NodeScoreDetail[] {
   return bestIndexes(totals, MAX_SCORED_NODES_KEPT).map((i) => {

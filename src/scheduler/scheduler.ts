@@ -33,7 +33,7 @@ import { podKey } from './framework/objects.js';
 import { newPodInfo, podPriority, type PodInfo, type ResolvedPriority } from './framework/pod-info.js';
 import { Snapshot } from './framework/snapshot.js';
 import { isSuccess, verdictReasons } from './framework/status.js';
-import { ExplanationStore, groupVerdicts, topScores, type SchedulingAttempt } from './explanations.js';
+import { ExplanationStore, groupVerdicts, deferScores, topScores, type SchedulingAttempt } from './explanations.js';
 import type { SchedulerMetrics } from './metrics.js';
 import { Nominator } from './nominator.js';
 import { buildFramework } from './profile.js';
@@ -438,10 +438,11 @@ export class Scheduler implements SchedulerSteps {
       evaluatedNodes: o.kind === 'scheduled' ? o.evaluatedNodes : o.diagnosis.nodeVerdicts.size,
       feasibleNodes: o.kind === 'scheduled' ? o.feasibleNodes : 0,
       filtered: groupVerdicts(o.diagnosis),
-      scores: o.kind === 'scheduled' ? topScores(o.scores, o.pluginScores) : [],
+      scores: [],
       ...(node ? { node } : {}),
       ...(nominatedNode ? { nominatedNode } : {}),
     };
+    if (o.kind === 'scheduled') deferScores(a, () => topScores(o.scores, o.pluginScores));
     this.explanations.record(a);
   }
 

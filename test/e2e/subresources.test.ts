@@ -91,6 +91,13 @@ forEachEngine('subresources', (test, ctx) => {
     assert.is(p.spec.nodeName, 'node-1');
     const again = await server.request('POST', `${pods}/${name}/binding`, { metadata: { name }, target: { kind: 'Node', name: 'node-2' } });
     assert.is(again.status, 409, again.text);
+    // The node name is checked on the binding itself (the pod is not validated again), and nothing is written.
+    const other = uniqueName('pod');
+    await server.request('POST', pods, { metadata: { name: other }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    const bad = await server.request('POST', `${pods}/${other}/binding`, { metadata: { name: other }, target: { kind: 'Node', name: 'Not_A_Node' } });
+    assert.is(bad.status, 422, bad.text);
+    assert.match(bad.json.message, 'target.name');
+    assert.is((await server.request('GET', `${pods}/${other}`)).json.spec.nodeName, undefined);
   });
 
   test('field selectors on per-kind fields: spec.nodeName and status.phase of pods', async () => {

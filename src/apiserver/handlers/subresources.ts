@@ -2,7 +2,8 @@
  * Subresources: `status` (the status half of an object), `scale` (an autoscaling/v1 Scale view of
  * replicas), `binding` (assigns a pod to a node, once) and a namespace's `finalize`.
  */
-import { badRequest, conflict, methodNotAllowed, notFound } from '../../api/status.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound } from '../../api/status.js';
+import { isDNS1123Subdomain } from '../../api/validation/names.js';
 import type { ScaleMapping, SvcObject } from '../../api/types.js';
 import { getPath, labelSelectorFromMap, labelSelectorFromObject, setPath } from '../../api/index.js';
 import { readRequestBytes, readRequestValue, writeJson } from '../http.js';
@@ -128,6 +129,9 @@ export async function handleBinding(s: RequestScope): Promise<void> {
   const target = body['target'] as { kind?: string; name?: string } | undefined;
   if (!target?.name) throw badRequest('target.name: Required value: the node to bind to');
   if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') throw badRequest(`target.kind: must be Node, not ${target.kind}`);
+  if (typeof target.name !== 'string') throw badRequest('target.name: Invalid value: must be a string');
+  const nameErrors = isDNS1123Subdomain(target.name);
+  if (nameErrors.length) throw invalid('Binding', s.info.name, '', [{ type: 'FieldValueInvalid', field: 'target.name', message: `Invalid value: ${JSON.stringify(target.name)}: ${nameErrors.join('; ')}` }]);
   const ref = { group: '', resource: 'pods', name: s.info.name };
   await guaranteedUpdate(
     s,
@@ -146,7 +150,9 @@ export async function handleBinding(s: RequestScope): Promise<void> {
       current.status = status;
       return current;
     },
-    { dryRun, subresource: 'binding' },
+    // As established, binding writes the pod without validating it again: it changes nothing but
+    // spec.nodeName (checked above, and only when unset) and the PodScheduled condition.
+    { dryRun, subresource: 'binding', revalidate: false },
   );
   writeJson(s.res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
 }

@@ -88,7 +88,7 @@ export interface UpdateOutcome {
 export async function guaranteedUpdate(
   s: RequestScope,
   mutate: (current: SvcObject, draft: () => SvcObject, pause: (() => Promise<void>) | undefined) => Promise<SvcObject> | SvcObject,
-  opts: { dryRun: boolean; subresource: string; ownership?: Ownership },
+  opts: { dryRun: boolean; subresource: string; ownership?: Ownership; revalidate?: boolean },
 ): Promise<UpdateOutcome> {
   const { store, def, info, services } = s;
   for (let attempt = 0; attempt < 50; attempt++) {
@@ -116,7 +116,7 @@ export async function guaranteedUpdate(
       if (large) await otherRequestsTurn();
     }
     reportUnknownFields(s, next, current.object);
-    await validateOrThrowPausing(def, next, current.object, large ? otherRequestsTurn : undefined);
+    if (opts.revalidate !== false) await validateOrThrowPausing(def, next, current.object, large ? otherRequestsTurn : undefined);
     await services.admission.validate(attrs);
     if (large) await otherRequestsTurn();
     try {

@@ -5,7 +5,7 @@
 import type { ClusterEvent, FilterPlugin, Plugin, PreFilterPlugin } from '../../framework/interfaces.js';
 import type { NodeInfo } from '../../framework/node-info.js';
 import type { PodInfo } from '../../framework/pod-info.js';
-import { success, unresolvable, type Verdict } from '../../framework/status.js';
+import { skip, success, unresolvable, type Verdict } from '../../framework/status.js';
 
 export const name = 'NodeName';
 export const REASON = "node(s) didn't match the requested node name";
@@ -22,7 +22,8 @@ export function factory(): Plugin {
     events,
     preFilter: (_s, pod) => {
       const want = pod.pod.spec?.nodeName;
-      return want ? { verdict: success(), nodeNames: new Set([want]) } : { verdict: success() };
+      // No nodeName: nothing for the filter to check on any node.
+      return want ? { verdict: success(), nodeNames: new Set([want]) } : { verdict: skip() };
     },
     filter: (_s, pod, node) => fits(pod, node),
   };

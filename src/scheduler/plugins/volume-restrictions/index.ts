@@ -39,6 +39,8 @@ export function conflicts(a: PodVolume, b: PodVolume): boolean {
 const EXCLUSIVE = ['gcePersistentDisk', 'awsElasticBlockStore', 'iscsi', 'rbd'] as const;
 
 export function fits(pod: PodInfo, node: NodeInfo): Verdict {
+  // Most pods have no volumes: decided without a list per node.
+  if (!pod.pod.spec?.volumes?.length) return success();
   const mine = volumesOf(pod).filter((v) => EXCLUSIVE.some((k) => v[k] !== undefined));
   if (mine.length === 0) return success();
   for (const other of node.pods) {

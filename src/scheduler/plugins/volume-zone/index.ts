@@ -20,6 +20,8 @@ export const events: readonly ClusterEvent[] = [
 const TOPOLOGY_LABELS = [LABEL_ZONE, LABEL_REGION];
 
 export function fits(pod: PodInfo, node: NodeInfo, listers: ClusterListers): Verdict {
+  // Most pods have no volumes: decided without a list per node.
+  if (!pod.pod.spec?.volumes?.length) return success();
   const claims = claimNames(pod);
   if (claims.length === 0 || !node.node) return success();
   const nodeLabels = node.node.metadata.labels ?? {};
