@@ -3,22 +3,27 @@
  *
  *   waitingForLeader --LEADER_ELECTED (or no leader election)--> syncingCaches
  *   syncingCaches --CACHES_SYNCED--> scheduling            syncingCaches --cacheSyncTimeout--> cacheSyncFailed
- *   scheduling (parallel):
- *     loop:       idle --pods active (QUEUE_ACTIVE or on entry)--> cycle --done--> idle
- *                 (cycle invokes one scheduling cycle; a chosen node spawns a `binding` actor)
+ *   scheduling:   idle --pods active (QUEUE_ACTIVE or on entry)--> cycle --done--> idle
+ *                 (cycle invokes one scheduling cycle; a chosen node starts a `binding` actor),
+ *                 with the `flushTimers` child machine running beside it (parallel regions):
  *     backoff:    waiting --podBackoffFlushInterval (1 s)--> waiting (moves expired back-offs to active)
  *     leftovers:  waiting --unschedulableFlushInterval (30 s)--> waiting (moves pods parked > 60 s)
  *   syncingCaches | scheduling --STOP | LEADER_LOST | SOURCE_FAILED--> stopping --bindings done--> stopped
  *
  * Guarantees:
  * - One scheduling cycle at a time (the cache's assumptions are made in order); bindings run
- *   concurrently as spawned `binding` actors, each ends by itself (success or forget + back-off).
+ *   concurrently as `binding` actors, each ends by itself (success or forget + back-off). They are
+ *   not children of the machine: hundreds are in flight at once, and xstate copies a machine's
+ *   children map on every spawn and stop (quadratic in flight). `context.bindings` counts them
+ *   (its live facts on /debug/machines: in flight, started, done) and `stopping` waits for them.
  * - No actor per node or per queued pod: the per-pod cost is one cycle actor and one binding actor.
  * - The flush timers are delayed transitions on the actor's clock, so tests drive them with a
- *   simulated clock.
+ *   simulated clock. They live in a child machine so the per-pod transitions of `scheduling` run
+ *   on a plain compound state (a parallel state costs every transition a walk of all regions).
  */
-import { assign, enqueueActions, fromCallback, fromPromise, setup, spawnChild, stopChild, type ActorRefFrom } from 'xstate';
+import { assign, createActor, fromCallback, fromPromise, setup, spawnChild, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { Logger } from 'pino';
+import { LIVE_FACTS, type LiveFactsSource, type LiveFactsValue } from '../src/runtime/inspection/live-facts.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './controller.js';
 /** How often back-off pods whose time is up move to the active queue (established: 1 s). */
 export const POD_BACKOFF_FLUSH_INTERVAL_MS = 1_000;
@@ -70,14 +75,58 @@ export type SchedulerEvent =
   | { type: 'QUEUE_ACTIVE' }
   | { type: 'SOURCE_FAILED'; error: unknown };
 
+/** The binding cycle of one pod, as an actor (see BindingsInFlight). */
+export const bindingLogic = fromPromise<boolean, { scheduler: Scheduler; work: BindingWork }>(({ input }) => input.scheduler.bind(input.work));
+
+/** The `binding` actors running now, and how many started and ended (live facts for /debug/machines). */
+export class BindingsInFlight implements LiveFactsSource {
+  private readonly running = new Set<AnyActorRef>();
+  private drainWaiters: Array<() => void> = [];
+  started = 0;
+  done = 0;
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  start(scheduler: Scheduler, work: BindingWork): void {
+    const actor = createActor(bindingLogic, { id: `binding-${work.podUid}`, input: { scheduler, work } });
+    this.running.add(actor);
+    this.started++;
+    const end = () => {
+      if (!this.running.delete(actor)) return;
+      this.done++;
+      if (this.running.size === 0) for (const w of this.drainWaiters.splice(0)) w();
+    };
+    actor.subscribe({
+      complete: end,
+      // bind() settles its own failures; should it throw, the pod is left to its assumed-pod expiry.
+      error: (err: unknown) => {
+        scheduler.logger.error({ err, pod: work.podUid }, 'binding failed unexpectedly');
+        end();
+      },
+    });
+    actor.start();
+  }
+
+  /** Resolves once no binding is running. */
+  drained(): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  [LIVE_FACTS](): { [key: string]: LiveFactsValue } {
+    return { bindings: { inFlight: this.running.size, started: this.started, done: this.done } };
+  }
+}
+
 interface SchedulerContext {
   scheduler: Scheduler;
+  bindings: BindingsInFlight;
   needsLeader: boolean;
   cacheSyncTimeoutMs: number;
-  /** Cycles run and bindings started, for the machines page. */
+  /** Cycles run, for the machines page. */
   cycles: number;
-  bindingsStarted: number;
-  bindingsDone: number;
   lastResult: CycleResult['kind'] | undefined;
 }
 
@@ -91,11 +140,36 @@ const feed = fromCallback<SchedulerEvent, { scheduler: Scheduler }>(({ input, se
   return () => input.scheduler.stopFeeding();
 });
 
-/** `binding-<uid>` from `xstate.done.actor.binding-<uid>` / `xstate.error.actor.binding-<uid>`, else ''. */
-function bindingIdOf(event: { type: string }): string {
-  const m = /^xstate\.(?:done|error)\.actor\.(binding-.+)$/.exec(event.type);
-  return m?.[1] ?? '';
-}
+/** The back-off and leftover flushes as delayed transitions, beside the scheduling loop. */
+export const flushTimersMachine = setup({
+  types: { input: {} as { scheduler: Scheduler }, context: {} as { scheduler: Scheduler } },
+  delays: {
+    podBackoffFlushInterval: POD_BACKOFF_FLUSH_INTERVAL_MS,
+    unschedulableFlushInterval: UNSCHEDULABLE_FLUSH_INTERVAL_MS,
+  },
+}).createMachine({
+  id: 'flushTimers',
+  context: ({ input }) => ({ scheduler: input.scheduler }),
+  type: 'parallel',
+  states: {
+    backoff: {
+      initial: 'waiting',
+      states: {
+        waiting: {
+          after: { podBackoffFlushInterval: { target: 'waiting', reenter: true, actions: ({ context }) => context.scheduler.flushBackoff() } },
+        },
+      },
+    },
+    leftovers: {
+      initial: 'waiting',
+      states: {
+        waiting: {
+          after: { unschedulableFlushInterval: { target: 'waiting', reenter: true, actions: ({ context }) => context.scheduler.flushUnschedulable() } },
+        },
+      },
+    },
+  },
+});
 
 export const schedulerMachine = setup({
   types: {
@@ -105,16 +179,12 @@ export const schedulerMachine = setup({
   },
   actors: {
     feed,
+    flushTimers: flushTimersMachine,
     schedulingCycle: fromPromise<CycleResult, { scheduler: Scheduler }>(({ input }) => input.scheduler.scheduleOne()),
-    binding: fromPromise<boolean, { scheduler: Scheduler; work: BindingWork }>(({ input }) => input.scheduler.bind(input.work)),
-    drainBindings: fromPromise<void, { isDrained: () => boolean }>(async ({ input }) => {
-      while (!input.isDrained()) await new Promise((r) => setTimeout(r, 10));
-    }),
+    drainBindings: fromPromise<void, { bindings: BindingsInFlight }>(({ input }) => input.bindings.drained()),
   },
   delays: {
     cacheSyncTimeout: ({ context }) => context.cacheSyncTimeoutMs,
-    podBackoffFlushInterval: POD_BACKOFF_FLUSH_INTERVAL_MS,
-    unschedulableFlushInterval: UNSCHEDULABLE_FLUSH_INTERVAL_MS,
   },
   actions: {
     logSourceFailed: ({ context, event }) =>
@@ -128,11 +198,10 @@ export const schedulerMachine = setup({
   id: 'scheduler',
   context: ({ input }) => ({
     scheduler: input.scheduler,
+    bindings: new BindingsInFlight(),
     needsLeader: input.needsLeader,
     cacheSyncTimeoutMs: input.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     cycles: 0,
-    bindingsStarted: 0,
-    bindingsDone: 0,
     lastResult: undefined,
   }),
   initial: 'waitingForLeader',
@@ -158,60 +227,34 @@ export const schedulerMachine = setup({
         STOP: 'stopping',
         LEADER_LOST: 'stopping',
         SOURCE_FAILED: { target: 'stopping', actions: 'logSourceFailed' },
-        // A binding actor ended (it handled its own success or failure): count it and stop it, so
-        // finished bindings never pile up as children (stopping waits only for the running ones).
-        'xstate.done.actor.*': { actions: [assign({ bindingsDone: ({ context, event }) => context.bindingsDone + (bindingIdOf(event) ? 1 : 0) }), stopChild(({ event }) => bindingIdOf(event))] },
       },
-      type: 'parallel',
+      invoke: { id: 'flushTimers', src: 'flushTimers', input: ({ context }) => ({ scheduler: context.scheduler }) },
+      initial: 'idle',
       states: {
-        loop: {
-          initial: 'idle',
-          states: {
-            idle: {
-              always: { guard: 'podsActive', target: 'cycle' },
-              on: { QUEUE_ACTIVE: 'cycle' },
-            },
-            cycle: {
-              invoke: {
-                src: 'schedulingCycle',
-                input: ({ context }) => ({ scheduler: context.scheduler }),
-                onDone: {
-                  target: 'idle',
-                  actions: [
-                    assign({
-                      cycles: ({ context, event }) => context.cycles + (event.output.kind === 'idle' ? 0 : 1),
-                      lastResult: ({ event }) => event.output.kind,
-                    }),
-                    enqueueActions(({ event, enqueue, context }) => {
-                      if (event.output.kind !== 'scheduled') return;
-                      const work = event.output.binding;
-                      enqueue.assign({ bindingsStarted: context.bindingsStarted + 1 });
-                      // The binding cycle runs on as its own actor while the next cycles go on.
-                      enqueue.spawnChild('binding', { id: `binding-${work.podUid}`, input: { scheduler: context.scheduler, work } });
-                    }),
-                  ],
-                },
-                onError: {
-                  target: 'idle',
-                  actions: ({ context, event }) => context.scheduler.logger.error({ err: event.error }, 'scheduling cycle failed'),
-                },
-              },
-            },
-          },
+        idle: {
+          always: { guard: 'podsActive', target: 'cycle' },
+          on: { QUEUE_ACTIVE: 'cycle' },
         },
-        backoff: {
-          initial: 'waiting',
-          states: {
-            waiting: {
-              after: { podBackoffFlushInterval: { target: 'waiting', reenter: true, actions: ({ context }) => context.scheduler.flushBackoff() } },
+        cycle: {
+          invoke: {
+            src: 'schedulingCycle',
+            input: ({ context }) => ({ scheduler: context.scheduler }),
+            onDone: {
+              target: 'idle',
+              actions: [
+                assign({
+                  cycles: ({ context, event }) => context.cycles + (event.output.kind === 'idle' ? 0 : 1),
+                  lastResult: ({ event }) => event.output.kind,
+                }),
+                // The binding cycle runs on as its own actor while the next cycles go on.
+                ({ context, event }) => {
+                  if (event.output.kind === 'scheduled') context.bindings.start(context.scheduler, event.output.binding);
+                },
+              ],
             },
-          },
-        },
-        leftovers: {
-          initial: 'waiting',
-          states: {
-            waiting: {
-              after: { unschedulableFlushInterval: { target: 'waiting', reenter: true, actions: ({ context }) => context.scheduler.flushUnschedulable() } },
+            onError: {
+              target: 'idle',
+              actions: ({ context, event }) => context.scheduler.logger.error({ err: event.error }, 'scheduling cycle failed'),
             },
           },
         },
@@ -222,15 +265,8 @@ export const schedulerMachine = setup({
       type: 'final',
     },
     stopping: {
-      entry: [stopChild('feed'), ({ context }) => context.scheduler.logger.info({ inFlight: context.bindingsStarted - context.bindingsDone }, 'stopping; waiting for bindings in flight')],
-      // Bindings that end now are not stopped by a transition: count only the ones still running.
-      invoke: {
-        src: 'drainBindings',
-        input: ({ self }) => ({
-          isDrained: () => !Object.entries(self.getSnapshot().children).some(([id, child]) => id.startsWith('binding-') && child?.getSnapshot().status === 'active'),
-        }),
-        onDone: 'stopped',
-      },
+      entry: [stopChild('feed'), ({ context }) => context.scheduler.logger.info({ inFlight: context.bindings.size }, 'stopping; waiting for bindings in flight')],
+      invoke: { src: 'drainBindings', input: ({ context }) => ({ bindings: context.bindings }), onDone: 'stopped' },
     },
     stopped: { type: 'final' },
   },
