@@ -17,6 +17,7 @@
  * out by the client (bookmarks or the server end them).
  */
 import { Readable } from 'node:stream';
+import { createSecureContext } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import { ProtobufDecodeError } from '../codec/protobuf/index.js';
 import { apiError, isStatus, statusFor } from './api-errors.js';
@@ -157,9 +158,15 @@ export class HttpTransport implements Transport {
     this.onRetry = opts.onRetry;
     this.onResponse = opts.onResponse;
     const connect: Record<string, unknown> = { rejectUnauthorized: !config.tls.insecureSkipVerify };
-    if (config.tls.ca) connect['ca'] = config.tls.ca;
-    if (config.tls.cert) connect['cert'] = config.tls.cert;
-    if (config.tls.key) connect['key'] = config.tls.key;
+    // One TLS context for every connection: handing `ca`/`cert`/`key` to each connect would parse
+    // them again per connection (the pool opens one per concurrent request it has no idle one for).
+    if (config.tls.ca || config.tls.cert || config.tls.key) {
+      connect['secureContext'] = createSecureContext({
+        ...(config.tls.ca ? { ca: config.tls.ca } : {}),
+        ...(config.tls.cert ? { cert: config.tls.cert } : {}),
+        ...(config.tls.key ? { key: config.tls.key } : {}),
+      });
+    }
     if (config.tls.serverName) connect['servername'] = config.tls.serverName;
     this.agent = new Agent({ allowH2: opts.http2 ?? false, connect });
     this.baseHeaders = { 'user-agent': opts.userAgent ?? 'svc-client/0.1.0' };
