@@ -3,8 +3,9 @@
  *
  *   waitingForLeader --LEADER_ELECTED (or no leader election)--> syncingCaches
  *   syncingCaches --CACHES_SYNCED--> scheduling            syncingCaches --cacheSyncTimeout--> cacheSyncFailed
- *   scheduling:   idle --pods active (QUEUE_ACTIVE or on entry)--> cycle --done--> idle
- *                 (cycle invokes one scheduling cycle; a chosen node starts a `binding` actor),
+ *   scheduling:   idle --pods active (QUEUE_ACTIVE or on entry)--> cycle --CYCLE_DONE--> idle
+ *                 (cycle asks the `cycleRunner` child for one scheduling cycle; a chosen node starts a
+ *                 `binding` actor),
  *                 with the `flushTimers` child machine running beside it (parallel regions):
  *     backoff:    waiting --podBackoffFlushInterval (1 s)--> waiting (moves expired back-offs to active)
  *     leftovers:  waiting --unschedulableFlushInterval (30 s)--> waiting (moves pods parked > 60 s)
@@ -16,12 +17,13 @@
  *   not children of the machine: hundreds are in flight at once, and xstate copies a machine's
  *   children map on every spawn and stop (quadratic in flight). `context.bindings` counts them
  *   (its live facts on /debug/machines: in flight, started, done) and `stopping` waits for them.
- * - No actor per node or per queued pod: the per-pod cost is one cycle actor and one binding actor.
+ * - No actor per node or per queued pod: the per-pod cost is two transitions (into and out of
+ *   `cycle`) and one binding actor.
  * - The flush timers are delayed transitions on the actor's clock, so tests drive them with a
  *   simulated clock. They live in a child machine so the per-pod transitions of `scheduling` run
  *   on a plain compound state (a parallel state costs every transition a walk of all regions).
  */
-import { assign, createActor, fromCallback, fromPromise, setup, spawnChild, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate';
+import { assign, createActor, fromCallback, fromPromise, sendTo, setup, spawnChild, stopChild, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { Logger } from 'pino';
 import { LIVE_FACTS, type LiveFactsSource, type LiveFactsValue } from '../src/runtime/inspection/live-facts.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './controller.js';
@@ -73,6 +75,8 @@ export type SchedulerEvent =
   | { type: 'STOP' }
   | { type: 'CACHES_SYNCED' }
   | { type: 'QUEUE_ACTIVE' }
+  | { type: 'CYCLE_DONE'; output: CycleResult }
+  | { type: 'CYCLE_FAILED'; error: unknown }
   | { type: 'SOURCE_FAILED'; error: unknown };
 
 /** The binding cycle of one pod, as an actor (see BindingsInFlight). */
@@ -130,6 +134,24 @@ interface SchedulerContext {
   lastResult: CycleResult['kind'] | undefined;
 }
 
+/**
+ * Runs the scheduling cycle the machine asks for (RUN_CYCLE) and reports how it went (CYCLE_DONE,
+ * CYCLE_FAILED): one actor for all cycles of a `scheduling` stay, not one per pod (creating an
+ * actor per cycle cost more than the cycle's own bookkeeping).
+ */
+const cycleRunner = fromCallback<SchedulerEvent, { scheduler: Scheduler }, { type: 'RUN_CYCLE' }>(({ input, sendBack, receive }) => {
+  let stopped = false;
+  receive(() => {
+    input.scheduler.scheduleOne().then(
+      (output) => !stopped && sendBack({ type: 'CYCLE_DONE', output }),
+      (error: unknown) => !stopped && sendBack({ type: 'CYCLE_FAILED', error }),
+    );
+  });
+  return () => {
+    stopped = true;
+  };
+});
+
 /** Feeds informer events into the cache and queue; reports sync, active pods and failures. */
 const feed = fromCallback<SchedulerEvent, { scheduler: Scheduler }>(({ input, sendBack }) => {
   input.scheduler.startFeeding({
@@ -180,7 +202,7 @@ export const schedulerMachine = setup({
   actors: {
     feed,
     flushTimers: flushTimersMachine,
-    schedulingCycle: fromPromise<CycleResult, { scheduler: Scheduler }>(({ input }) => input.scheduler.scheduleOne()),
+    cycleRunner,
     drainBindings: fromPromise<void, { bindings: BindingsInFlight }>(({ input }) => input.bindings.drained()),
   },
   delays: {
@@ -228,18 +250,21 @@ export const schedulerMachine = setup({
         LEADER_LOST: 'stopping',
         SOURCE_FAILED: { target: 'stopping', actions: 'logSourceFailed' },
       },
-      invoke: { id: 'flushTimers', src: 'flushTimers', input: ({ context }) => ({ scheduler: context.scheduler }) },
+      invoke: [
+        { id: 'flushTimers', src: 'flushTimers', input: ({ context }) => ({ scheduler: context.scheduler }) },
+        { id: 'cycleRunner', src: 'cycleRunner', input: ({ context }) => ({ scheduler: context.scheduler }) },
+      ],
       initial: 'idle',
       states: {
         idle: {
           always: { guard: 'podsActive', target: 'cycle' },
           on: { QUEUE_ACTIVE: 'cycle' },
         },
+        // One scheduling cycle: the runner takes the next pod, decides, assumes it.
         cycle: {
-          invoke: {
-            src: 'schedulingCycle',
-            input: ({ context }) => ({ scheduler: context.scheduler }),
-            onDone: {
+          entry: sendTo('cycleRunner', { type: 'RUN_CYCLE' }),
+          on: {
+            CYCLE_DONE: {
               target: 'idle',
               actions: [
                 assign({
@@ -252,7 +277,7 @@ export const schedulerMachine = setup({
                 },
               ],
             },
-            onError: {
+            CYCLE_FAILED: {
               target: 'idle',
               actions: ({ context, event }) => context.scheduler.logger.error({ err: event.error }, 'scheduling cycle failed'),
             },
