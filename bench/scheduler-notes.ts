@@ -1,28 +1,26 @@
 /** What the profile of the scheduler benchmark showed; kept with the figures in docs/benchmarks.md. */
-export const SCHEDULER_NOTES = `What limits it (\`node --cpu-prof dist/bench/try-scheduler.js\` with N=5000 BG=1000 M=10000, in process):
+export const SCHEDULER_NOTES = `What limits it (\`node --max-semi-space-size=64 --cpu-prof dist/bench/try-scheduler.js\` with N=5000 BG=1000 M=10000, in process;
+\`dist/bench/try-scheduler-https.js\` with PROF=<dir> profiles the apiserver process of the HTTPS case too):
 per pod the scheduler filters about 500 nodes (the adaptive 10% of 5,000, at least 100) and scores
-the feasible ones with nine plugins; the filter and score loops are the largest single items
-(NodeResourcesFit's filter, runFilters, runScore, BalancedAllocation and LeastAllocated scores,
-together about a quarter of the time), then garbage collection (about 12%), then the API server's
-side of each pod (decode, validation, copy-on-read, SQLite transaction of the create, the binding
-and the Scheduled event). Two costs found on the way and fixed: the snapshot update walked every
-node per cycle (now it copies only the nodes changed since the last cycle), and the event
-recorder's cache eviction scanned its whole cache once it held 4,096 entries (now it drops from
-the oldest end). In process everything shares one core, so the API server's half of the work comes
-out of the scheduler's. Over HTTPS the API server has the other core, but the bench process still
-runs the load generator (64 creates in flight), the measuring watch and the scheduler on one
-thread, and each pod costs the API server three writes (create, binding, Scheduled event) and two
-watch deliveries. Both stay below the targets (1,000 and 900 pods/s) on this 2-core machine; the
-next steps are fewer allocations per node in the filter and score loops (scores in typed arrays
-instead of an object per node and plugin) and moving the explanation's grouping out of the cycle.
+the feasible ones; each pod costs the API server three writes (create, binding, Scheduled event)
+and their watch deliveries. After the changes below no single item is large: garbage collection
+(about 9%), the SQLite transactions of the three writes (8%), the score loop (5%), the first read of
+each visited node's row in the filter loop (5%: whichever filter reads first pays the cache miss),
+decoding stored objects for the watch cache and the binding's read (4%), JSON encoding (4%).
 
-Figures move with the machine's load: on 2026-11-25 the same code that gave 705 pods/s the day
-before gave 594-647 (\`try-scheduler.js\`, three runs). Changes of that day, compared in the same
-hour with the same command: NodeAffinity skips its filter for a pod without node constraints,
-NodeUnschedulable reads a flag kept on the node's info instead of the node object, ImageLocality
-normalises a pod's image names once instead of per node, the explanation picks its 50 best nodes
-by a packed numeric sort, and in-process responses and watch events are parsed from each object's
-shared JSON instead of deep-cloned per receiver: SchedulingBasic in process 594-647 -> 707-724
-pods/s; the anti-affinity variant 178 -> 217-224 pods/s (the commit before, rebuilt in a worktree).
-What remains is mostly the first touch of each node's objects per pod (cache misses spread over
-whichever filter reads a node first) and the API server's three writes per pod.`;
+What changed on 2026-11-26, each measured against the commit before in the same hour (try scripts,
+two or three runs each): the numbers filters and scores need per node moved from the NodeInfo
+objects (scattered on the heap, large numbers boxed) into one table of rows in the order the cycle
+walks them (node-table.ts), and scores into typed arrays: the decision alone at 5,000 nodes 300 ->
+140 µs per pod (\`dist/bench/try-schedule-cycle.js\`), in process ~620 -> ~750 pods/s; explanation
+scores ranked on first read, binding without re-validating the pod (as established), NodeName,
+VolumeRestrictions and VolumeZone decided without per-node lists: ~750 -> ~840; bindings run as
+actors of their own instead of children of the scheduler machine (xstate copies a machine's
+children on every spawn and stop, so each pod cost time linear in the bindings in flight, hundreds
+here), the flush timers in a child machine, one cycle-runner actor instead of an actor per cycle:
+the machine's own cost per pod 1.9 ms (with 2,000 bindings in flight) / 100 µs -> 48 µs
+(\`dist/bench/try-scheduler-machine.js\`), in process ~840 -> ~1,090; the client speaks HTTP/1.1 by
+default (Node's HTTP/2 client path costs more CPU per request) with one TLS context per client:
+over HTTPS ~600 -> ~950; the daemons run Node with a 64 MiB young generation (scavenges were ~13% of
+CPU): in process ~950 -> ~1,070 at the same commit. Figures move with this shared machine's load by
+about 5-10% between runs.`;
