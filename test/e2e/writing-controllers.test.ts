@@ -19,7 +19,8 @@ import { capturedLogger } from '../helpers/sim.js';
 import { startSvc, SVC_BIN } from '../helpers/svc-process.js';
 
 const DOC = join(ROOT, 'docs', 'writing-controllers.md');
-const EXAMPLES = ['mirror-controller.ts', 'run-mirror.ts', 'mirror-demo.sh', 'mirror-machine.ts', 'mirror-controller.test.ts'];
+const EXAMPLES = ['mirror-controller.ts', 'run-mirror.ts', 'mirror-demo.sh', 'mirror-machine.ts', 'mirror-controller.test.ts', 'backup-demo.sh'];
+const BACKUP_MODULE = join(ROOT, 'dist', 'docs', 'examples', 'backup-controller.js');
 const MIRROR_TEST = join(ROOT, 'dist', 'docs', 'examples', 'mirror-controller.test.js');
 const MIRROR_MODULE = join(ROOT, 'dist', 'docs', 'examples', 'mirror-controller.js');
 const RUN_MIRROR = join(ROOT, 'dist', 'docs', 'examples', 'run-mirror.js');
@@ -116,6 +117,29 @@ test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => 
     throw e;
   } finally {
     await agent?.close();
+    assert.is(await svc.stop('SIGTERM'), 0);
+    rmSync(certDir, { recursive: true, force: true });
+  }
+});
+
+test('svc run hosts the backup controller at the documented settings and backup-demo.sh sees its backup', async () => {
+  const certDir = mkdtempSync(join(tmpdir(), 'svc-run-certs-'));
+  const port = await freePort();
+  const svc = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, '--svc-api-qps=200', '--svc-api-burst=400', BACKUP_MODULE]);
+  try {
+    await svc.waitFor((l) => l.msg === 'caches synced; running', 20_000, 'running');
+    const { stdout } = await promisify(execFile)('sh', [join(ROOT, 'docs', 'examples', 'backup-demo.sh')], {
+      cwd: ROOT,
+      env: { ...process.env, SVCCONFIG: svcconfig, KUBECTL: join(ROOT, '.tools', 'kubectl-v31', 'kubectl') },
+      timeout: 60_000,
+    });
+    assert.match(stdout, /name: default\.settings/);
+    assert.match(stdout, /color: blue/);
+    assert.match(stdout, /backup\.svc\.io\/source-namespace: default/);
+  } catch (e) {
+    console.error(svc.output().slice(-3000));
+    throw e;
+  } finally {
     assert.is(await svc.stop('SIGTERM'), 0);
     rmSync(certDir, { recursive: true, force: true });
   }
