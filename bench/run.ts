@@ -56,7 +56,7 @@ import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
-import { ROOT, type ServerProcess, startApiServer, startBareServer } from './server-process.js';
+import { ROOT, type ServerProcess, startApiServer, startBareServer, writeSvcconfigFor } from './server-process.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
@@ -299,12 +299,7 @@ async function mainSchedulerOnly(): Promise<void> {
   {
     log('scheduler, over HTTPS: SchedulingBasic, 5,000 nodes');
     const api = await startApiServer({ dataDir, certDir });
-    const cfg = join(work, 'svcconfig.yaml');
-    writeFileSync(cfg, [
-      'apiVersion: v1', 'kind: Config', 'current-context: bench',
-      `clusters: [{ name: bench, cluster: { server: "${api.url}", certificate-authority: "${join(certDir, 'apiserver.crt')}" } }]`,
-      'users: [{ name: bench, user: {} }]', 'contexts: [{ name: bench, context: { cluster: bench, user: bench } }]', '',
-    ].join('\n'));
+    const cfg = writeSvcconfigFor(api, certDir, work);
     const load = connect({ svcconfig: cfg, qps: 0 });
     const sched = connect({ svcconfig: cfg, qps: 0, userAgent: 'scheduler' });
     try {

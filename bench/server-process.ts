@@ -4,7 +4,7 @@
  * bench process) and the server do not share an event loop, as with any real client.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +83,17 @@ export async function startApiServer(opts: ApiServerStartOptions): Promise<Serve
   ];
   const caFile = join(opts.certDir, 'apiserver.crt');
   return spawnAndWait(args, `https://127.0.0.1:${port}`, '/readyz', () => readFileSync(caFile, 'utf8'), opts.readyTimeoutMs ?? 60_000);
+}
+
+/** Writes a client configuration for `api` (its CA from `certDir`) to `<dir>/svcconfig.yaml`; returns its path. */
+export function writeSvcconfigFor(api: ServerProcess, certDir: string, dir: string): string {
+  const file = join(dir, 'svcconfig.yaml');
+  writeFileSync(file, [
+    'apiVersion: v1', 'kind: Config', 'current-context: bench',
+    `clusters: [{ name: bench, cluster: { server: "${api.url}", certificate-authority: "${join(certDir, 'apiserver.crt')}" } }]`,
+    'users: [{ name: bench, user: {} }]', 'contexts: [{ name: bench, context: { cluster: bench, user: bench } }]', '',
+  ].join('\n'));
+  return file;
 }
 
 /** The bare server, serving with the apiserver's own certificate and key so TLS costs the same. */

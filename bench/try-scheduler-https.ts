@@ -4,22 +4,17 @@
  *   N=5000 BG=1000 M=10000 PROF=/tmp/prof-api node --cpu-prof dist/bench/try-scheduler-https.js
  * (H2=1: the clients offer HTTP/2.)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '../src/client/index.js';
 import { measureScheduling } from './measure-scheduler.js';
-import { startApiServer } from './server-process.js';
+import { startApiServer, writeSvcconfigFor } from './server-process.js';
 
 const work = mkdtempSync(join(tmpdir(), 'svc-try-https-'));
 const certDir = join(work, 'certs');
 const api = await startApiServer({ dataDir: join(work, 'data'), certDir, ...(process.env['PROF'] ? { profileDir: process.env['PROF'] } : {}) });
-const cfg = join(work, 'svcconfig.yaml');
-writeFileSync(cfg, [
-  'apiVersion: v1', 'kind: Config', 'current-context: bench',
-  `clusters: [{ name: bench, cluster: { server: "${api.url}", certificate-authority: "${join(certDir, 'apiserver.crt')}" } }]`,
-  'users: [{ name: bench, user: {} }]', 'contexts: [{ name: bench, context: { cluster: bench, user: bench } }]', '',
-].join('\n'));
+const cfg = writeSvcconfigFor(api, certDir, work);
 // H2=1 offers HTTP/2 (the client's default is HTTP/1.1).
 const http2 = process.env['H2'] === '1';
 const load = connect({ svcconfig: cfg, qps: 0, http2 });
