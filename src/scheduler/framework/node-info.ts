@@ -5,9 +5,9 @@
  */
 import type { HostPort, PodInfo } from './pod-info.js';
 import type { Node, Taint } from './objects.js';
+import { addResources, emptyResources, nodeAllocatable, type Resources } from './resources.js';
 
 const NO_TAINTS: readonly Taint[] = Object.freeze([]);
-import { addResources, emptyResources, nodeAllocatable, type Resources } from './resources.js';
 
 let nextGeneration = 1;
 /** A process-wide increasing counter: a NodeInfo's generation says when it last changed. */

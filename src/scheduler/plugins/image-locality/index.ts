@@ -42,13 +42,11 @@ export function score(pod: PodInfo, node: NodeInfo, snapshot: Pick<Snapshot, 'im
   const { containers, images } = podImages(pod);
   if (containers === 0 || snapshot.size === 0) return 0;
   let sum = 0;
-  if (node.images.size > 0) {
-    for (const { raw, normalized } of images) {
-      const size = node.images.get(normalized) ?? node.images.get(raw);
-      if (size === undefined) continue;
-      const spread = (snapshot.imageNodeCounts.get(normalized) ?? snapshot.imageNodeCounts.get(raw) ?? 1) / snapshot.size;
-      sum += Math.floor(size * spread);
-    }
+  for (const { raw, normalized } of images) {
+    const size = node.images.get(normalized) ?? node.images.get(raw);
+    if (size === undefined) continue;
+    const spread = (snapshot.imageNodeCounts.get(normalized) ?? snapshot.imageNodeCounts.get(raw) ?? 1) / snapshot.size;
+    sum += Math.floor(size * spread);
   }
   const max = MAX_CONTAINER_THRESHOLD * containers;
   const clamped = Math.min(Math.max(sum, MIN_THRESHOLD), max);

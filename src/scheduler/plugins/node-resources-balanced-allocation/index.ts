@@ -7,10 +7,9 @@ import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
 import type { CycleState } from '../../framework/cycle-state.js';
 import type { NodeInfo } from '../../framework/node-info.js';
-import { COL_ALLOC_CPU, COL_ALLOC_MEMORY, COL_NONZERO_CPU, COL_NONZERO_MEMORY, rowOf } from '../../framework/node-table.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { CPU, MEMORY } from '../../framework/resources.js';
-import { requestedAndAllocatable } from '../node-resources-least-allocated/index.js';
+import { allocatableOf, requestedOf } from '../node-resources-least-allocated/index.js';
 
 export const name = 'NodeResourcesBalancedAllocation';
 
@@ -20,17 +19,8 @@ function fraction(requested: number, capacity: number): number {
 
 export function score(pod: PodInfo, node: NodeInfo, state?: CycleState): number {
   // From the node's table row when the cycle is on it (this runs for every feasible node of every pod).
-  const row = state ? rowOf(state, node) : -1;
-  let cpu: number;
-  let mem: number;
-  if (row >= 0) {
-    const t = state!.table!;
-    cpu = fraction(t.get(row, COL_NONZERO_CPU) + pod.nonZeroRequests.milliCPU, t.get(row, COL_ALLOC_CPU));
-    mem = fraction(t.get(row, COL_NONZERO_MEMORY) + pod.nonZeroRequests.memory, t.get(row, COL_ALLOC_MEMORY));
-  } else {
-    cpu = fraction(...requestedAndAllocatable(pod, node, CPU));
-    mem = fraction(...requestedAndAllocatable(pod, node, MEMORY));
-  }
+  const cpu = fraction(requestedOf(pod, node, CPU, state), allocatableOf(node, CPU, state));
+  const mem = fraction(requestedOf(pod, node, MEMORY, state), allocatableOf(node, MEMORY, state));
   if (cpu >= 1 || mem >= 1) return 0;
   return Math.floor((1 - Math.abs(cpu - mem)) * MAX_NODE_SCORE);
 }

@@ -29,9 +29,23 @@ export function amountOf(r: Resources, resource: string): number {
   return r.scalar.get(resource) ?? 0;
 }
 
-/** Requested (node's non-zero requests plus the pod's) and allocatable of one resource. */
-export function requestedAndAllocatable(pod: PodInfo, node: NodeInfo, resource: string): [number, number] {
-  return [amountOf(node.nonZeroRequested, resource) + amountOf(pod.nonZeroRequests, resource), amountOf(node.allocatable, resource)];
+/**
+ * Requested (the node's non-zero requests plus the pod's) of one resource. With `state` on the
+ * node's table row, cpu and memory (nearly every call) come from the row, not the NodeInfo.
+ */
+export function requestedOf(pod: PodInfo, node: NodeInfo, resource: string, state?: CycleState): number {
+  const row = state ? rowOf(state, node) : -1;
+  if (row >= 0 && resource === CPU) return state!.table!.get(row, COL_NONZERO_CPU) + pod.nonZeroRequests.milliCPU;
+  if (row >= 0 && resource === MEMORY) return state!.table!.get(row, COL_NONZERO_MEMORY) + pod.nonZeroRequests.memory;
+  return amountOf(node.nonZeroRequested, resource) + amountOf(pod.nonZeroRequests, resource);
+}
+
+/** Allocatable of one resource (from the node's table row for cpu and memory, as `requestedOf`). */
+export function allocatableOf(node: NodeInfo, resource: string, state?: CycleState): number {
+  const row = state ? rowOf(state, node) : -1;
+  if (row >= 0 && resource === CPU) return state!.table!.get(row, COL_ALLOC_CPU);
+  if (row >= 0 && resource === MEMORY) return state!.table!.get(row, COL_ALLOC_MEMORY);
+  return amountOf(node.allocatable, resource);
 }
 
 export function leastAllocatedScore(requested: number, capacity: number): number {
@@ -43,25 +57,11 @@ export function leastAllocatedScore(requested: number, capacity: number): number
 export function weightedResourceScore(
   pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[], perResource: (requested: number, capacity: number) => number, state?: CycleState,
 ): number {
-  // cpu and memory from the node's table row when the cycle is on it, without a tuple per call.
-  const row = state ? rowOf(state, node) : -1;
-  const t = state?.table;
   let total = 0;
   let weightSum = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const { name: res, weight } = weights[i]!;
-    // cpu and memory from the node's hot numbers, without a tuple per call (the common case).
-    let req: number;
-    let cap: number;
-    if (row >= 0 && res === CPU) {
-      req = t!.get(row, COL_NONZERO_CPU) + pod.nonZeroRequests.milliCPU;
-      cap = t!.get(row, COL_ALLOC_CPU);
-    } else if (row >= 0 && res === MEMORY) {
-      req = t!.get(row, COL_NONZERO_MEMORY) + pod.nonZeroRequests.memory;
-      cap = t!.get(row, COL_ALLOC_MEMORY);
-    } else {
-      [req, cap] = requestedAndAllocatable(pod, node, res);
-    }
+  for (const { name: res, weight } of weights) {
+    const req = requestedOf(pod, node, res, state);
+    const cap = allocatableOf(node, res, state);
     // Extended resources the node does not have do not count (established).
     if (cap === 0 && res !== CPU && res !== MEMORY) continue;
     total += perResource(req, cap) * weight;

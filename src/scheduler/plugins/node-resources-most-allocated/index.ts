@@ -5,6 +5,7 @@
  */
 import type { Plugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
+import type { CycleState } from '../../framework/cycle-state.js';
 import type { NodeInfo } from '../../framework/node-info.js';
 import type { PodInfo } from '../../framework/pod-info.js';
 import { DEFAULT_RESOURCE_WEIGHTS, resourceWeights, weightedResourceScore, type ResourceWeight } from '../node-resources-least-allocated/index.js';
@@ -16,12 +17,12 @@ export function mostAllocatedScore(requested: number, capacity: number): number 
   return (requested * MAX_NODE_SCORE) / capacity;
 }
 
-export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS): number {
-  return weightedResourceScore(pod, node, weights, mostAllocatedScore);
+export function score(pod: PodInfo, node: NodeInfo, weights: readonly ResourceWeight[] = DEFAULT_RESOURCE_WEIGHTS, state?: CycleState): number {
+  return weightedResourceScore(pod, node, weights, mostAllocatedScore, state);
 }
 
 export function factory(args: Readonly<Record<string, unknown>>): Plugin {
   const weights = resourceWeights(args['resources']);
-  const plugin: ScorePlugin = { name, score: (_s, pod, node) => score(pod, node, weights) };
+  const plugin: ScorePlugin = { name, score: (s, pod, node) => score(pod, node, weights, s) };
   return plugin;
 }
