@@ -116,7 +116,6 @@ export interface ControllerDefinition<T extends SvcObject = SvcObject> {
   start(host: ControllerHost): RunningController;
 }
 
-
 /** Keys of the watched owners that control `obj` (controller ownerReferences of the watched kind). */
 export function controllerOwnerKeys(obj: SvcObject, owner: ResourceRef): string[] {
   const apiVersion = apiVersionOf(owner);
@@ -125,11 +124,7 @@ export function controllerOwnerKeys(obj: SvcObject, owner: ResourceRef): string[
     .map((r) => keyFor(owner.namespaced ? obj.metadata.namespace : undefined, r.name));
 }
 
-function refId(ref: ResourceRef): string {
-  return `${ref.group}/${ref.resource}`;
-}
-
-/** `configmaps`, `apps/replicasets`: how the live view names a resource. */
+/** `configmaps`, `apps/replicasets`: names a resource in the informer map and the live view. */
 function resourceLabel(ref: ResourceRef): string {
   return ref.group ? `${ref.group}/${ref.resource}` : ref.resource;
 }
@@ -146,7 +141,7 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
       const queue = new WorkQueue({ name: spec.name, clock, ...(host.registry ? { registry: host.registry } : {}) });
       const recorder = new EventRecorder({ client: host.client, component: spec.name, clock, logger });
       const watched = host.informers.informer<T>(spec.watches, spec.selector);
-      const informers = new Map<string, SharedInformer>([[refId(spec.watches), watched as unknown as SharedInformer]]);
+      const informers = new Map<string, SharedInformer>([[resourceLabel(spec.watches), watched as unknown as SharedInformer]]);
       const source = (inf: SharedInformer, ref: ResourceRef, role: SourceRole, keysFor: (o: SvcObject) => string[]): ControllerSource => ({
         events$: inf.events$,
         cache: inf.cache,
@@ -158,12 +153,12 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
       const sources = [source(watched as unknown as SharedInformer, spec.watches, 'watches', (o) => [objectKey(o)])];
       for (const ref of spec.owns ?? []) {
         const inf = host.informers.informer(ref);
-        informers.set(refId(ref), inf);
+        informers.set(resourceLabel(ref), inf);
         sources.push(source(inf, ref, 'owns', (o) => controllerOwnerKeys(o, spec.watches)));
       }
       for (const t of spec.triggers ?? []) {
         const inf = host.informers.informer(t.resource, t.selector);
-        if (!informers.has(refId(t.resource))) informers.set(refId(t.resource), inf);
+        if (!informers.has(resourceLabel(t.resource))) informers.set(resourceLabel(t.resource), inf);
         sources.push(source(inf, t.resource, 'triggers', (o) => t.keysFor(o, watched.cache)));
       }
       const reconcile = (key: string) => {
@@ -175,7 +170,7 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
           object: watched.cache.get(key),
           cache: watched.cache,
           cacheOf: <U extends SvcObject>(ref: ResourceRef) => {
-            const inf = informers.get(refId(ref));
+            const inf = informers.get(resourceLabel(ref));
             if (!inf) throw new Error(`${spec.name}: ${ref.resource} is neither watched, owned nor a trigger; its cache is not kept`);
             return inf.cache as unknown as IndexedCache<U>;
           },

@@ -157,16 +157,7 @@ function detail(item) {
   for (const [k, v] of Object.entries(item)) {
     if (!Array.isArray(v) || v.length === 0 || typeof v[0] !== 'object') continue;
     const cols = [...new Set(v.flatMap((o) => Object.keys(o)))];
-    const t = el('table', { 'data-field': k });
-    const head = el('tr');
-    head.append(...cols.map((c) => el('th', {}, c)));
-    t.append(head);
-    for (const o of v) {
-      const tr = el('tr');
-      tr.append(...cols.map((c) => el('td', {}, o[c] === undefined ? '' : cell(o[c]))));
-      t.append(tr);
-    }
-    wrap.append(el('div', { class: 'meta' }, k), t);
+    wrap.append(el('div', { class: 'meta' }, k), table(cols, v.map((o) => cols.map((c) => (o[c] === undefined ? '' : cell(o[c])))), { 'data-field': k }));
   }
   return wrap;
 }

@@ -12,9 +12,8 @@
  */
 import type { AnyActor, AnyStateMachine, InspectionEvent } from 'xstate';
 import { systemClock, type Clock } from '../clock.js';
-import { isStateMachine } from './chart-model.js';
+import { isStateMachine, type ChartModel } from './chart-model.js';
 import { summarizeContext, type ContextSummary } from './context-summary.js';
-import type { ChartModel } from './chart-model.js';
 import { liveChartOf, liveFactsOf, type LiveFactsValue } from './live-facts.js';
 import { activePaths, describeStateValue, isStateValue, type StateValueLike } from './state-value.js';
 
