@@ -86,19 +86,35 @@ test("the page's charts are what svc charts prints for the backup and the mirror
   for (const line of ['watches ConfigMap', 'triggered by Namespace', 'queue --> reconcile', 'reconcile --> backoff']) assert.ok(stdout.includes(line), line);
 });
 
-test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => {
+/**
+ * Hosts `module` with `svc run` (extra `flags`) against the test's API server, runs the guide's demo
+ * `script` with kubectl once the controller runs (at most `scriptTimeoutMs`), hands its output and the debug port to `check`,
+ * and stops the process (which must exit 0).
+ */
+async function withSvcRun(module: string, flags: string[], script: string, scriptTimeoutMs: number, check: (stdout: string, port: number, certDir: string) => Promise<void>): Promise<void> {
   const certDir = mkdtempSync(join(tmpdir(), 'svc-run-certs-'));
   const port = await freePort();
-  const svc = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, MIRROR_MODULE]);
-  let agent: Agent | undefined;
+  const svc = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ...flags, module]);
   try {
     await svc.waitFor((l) => l.msg === 'started leading', 20_000, 'leading');
     await svc.waitFor((l) => l.msg === 'caches synced; running', 20_000, 'running');
-    const { stdout } = await promisify(execFile)('sh', [join(ROOT, 'docs', 'examples', 'mirror-demo.sh')], {
+    const { stdout } = await promisify(execFile)('sh', [join(ROOT, 'docs', 'examples', script)], {
       cwd: ROOT,
       env: { ...process.env, SVCCONFIG: svcconfig, KUBECTL: join(ROOT, '.tools', 'kubectl-v31', 'kubectl') },
-      timeout: 120_000,
+      timeout: scriptTimeoutMs,
     });
+    await check(stdout, port, certDir);
+  } catch (e) {
+    console.error(svc.output().slice(-3000));
+    throw e;
+  } finally {
+    assert.is(await svc.stop('SIGTERM'), 0);
+    rmSync(certDir, { recursive: true, force: true });
+  }
+}
+
+test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => {
+  await withSvcRun(MIRROR_MODULE, [], 'mirror-demo.sh', 120_000, async (stdout, port, certDir) => {
     for (const line of ['ok: copy in team-b', 'ok: the copy follows the change', 'ok: a new namespace gets a copy', 'ok: unlabelled: copies removed']) {
       assert.ok(stdout.includes(line), `${line}\n--- output:\n${stdout}`);
     }
@@ -107,42 +123,24 @@ test('svc run hosts the mirror and mirror-demo.sh sees every step', async () => 
     assert.match(stdout, /Normal\s+Unmirrored/);
 
     // The live view the page points to.
-    agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'svc-run.crt'), 'utf8'), servername: 'localhost' } });
-    const res = await request(`https://127.0.0.1:${port}/debug/machines`, { dispatcher: agent });
-    const text = await res.body.text();
-    assert.is(res.statusCode, 200);
-    assert.ok(text.includes('configmap-mirror'), text.slice(0, 500));
-  } catch (e) {
-    console.error(svc.output().slice(-3000));
-    throw e;
-  } finally {
-    await agent?.close();
-    assert.is(await svc.stop('SIGTERM'), 0);
-    rmSync(certDir, { recursive: true, force: true });
-  }
+    const agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'svc-run.crt'), 'utf8'), servername: 'localhost' } });
+    try {
+      const res = await request(`https://127.0.0.1:${port}/debug/machines`, { dispatcher: agent });
+      const text = await res.body.text();
+      assert.is(res.statusCode, 200);
+      assert.ok(text.includes('configmap-mirror'), text.slice(0, 500));
+    } finally {
+      await agent.close();
+    }
+  });
 });
 
 test('svc run hosts the backup controller at the documented settings and backup-demo.sh sees its backup', async () => {
-  const certDir = mkdtempSync(join(tmpdir(), 'svc-run-certs-'));
-  const port = await freePort();
-  const svc = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, '--svc-api-qps=200', '--svc-api-burst=400', BACKUP_MODULE]);
-  try {
-    await svc.waitFor((l) => l.msg === 'caches synced; running', 20_000, 'running');
-    const { stdout } = await promisify(execFile)('sh', [join(ROOT, 'docs', 'examples', 'backup-demo.sh')], {
-      cwd: ROOT,
-      env: { ...process.env, SVCCONFIG: svcconfig, KUBECTL: join(ROOT, '.tools', 'kubectl-v31', 'kubectl') },
-      timeout: 60_000,
-    });
+  await withSvcRun(BACKUP_MODULE, ['--svc-api-qps=200', '--svc-api-burst=400'], 'backup-demo.sh', 60_000, async (stdout) => {
     assert.match(stdout, /name: default\.settings/);
     assert.match(stdout, /color: blue/);
     assert.match(stdout, /backup\.svc\.io\/source-namespace: default/);
-  } catch (e) {
-    console.error(svc.output().slice(-3000));
-    throw e;
-  } finally {
-    assert.is(await svc.stop('SIGTERM'), 0);
-    rmSync(certDir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('run-mirror.js mirrors until SIGTERM, then exits 0; without a file it says how to call it', async () => {

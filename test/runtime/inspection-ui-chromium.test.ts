@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyController } from '../../docs/examples/runtime/copy-controller.js';
 import { runInspected } from '../../docs/examples/inspection/inspected-controller.js';
-import { createInformerFactory, type SharedInformerFactory } from '../../src/client/index.js';
+import { createInformerFactory, resources, type SharedInformerFactory } from '../../src/client/index.js';
 import { ROOT, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
 import { realClient } from '../helpers/real-client.js';
 import { capturedLogger } from '../helpers/sim.js';
@@ -96,7 +96,7 @@ test('the live view: the controller card, named after it, shows queue depth, rec
   assert.match(own, /owns ConfigMap/);
   // Three originals get copies (done); one named *-copy is refused with a TerminalError.
   for (const name of ['live-a', 'live-b', 'live-c', 'live-oops-copy']) {
-    await conn.client.create({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }, 'default', {
+    await conn.client.create(resources.configmaps, 'default', {
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { copy: 'yes' } }, data: { k: name },
     });
   }
