@@ -97,7 +97,7 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
       return;
     }
     stats.key = key;
-    const startedAt = recorder ? recorder.started(key) : 0;
+    recorder?.started(key);
     const retries = recorder ? queue.numRequeues(key) : 0;
     // runReconcile inlined: one await per reconcile, as a plain loop has.
     let result: ReconcileResult;
@@ -107,7 +107,7 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
       result = failure(error);
     }
     settle(queue, logger, key, result);
-    recorder?.finished(key, startedAt, result, retries);
+    recorder?.finished(result, retries);
     stats.key = undefined;
     stats.counts[result.kind]++;
   }

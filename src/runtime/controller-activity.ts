@@ -4,9 +4,11 @@
  * keys waiting, the keys being reconciled and for how long, the last reconciles with their outcome,
  * duration and retry count, and each informer feeding the queue with its sync state and last event.
  *
- * The controller machine keeps one in its context; its workers and feed report to it. Recording is
- * a few field writes per reconcile and per informer event; everything is bounded (`recentLimit`
- * reconciles, `waitingLimit` keys), so a busy controller costs the same memory as an idle one.
+ * The controller machine keeps one in its context; its workers (each through its own recorder) and
+ * feed report to it. Recording is a few field writes per reconcile and per informer event, with no
+ * allocation once the ring is full (times and errors are formatted when the facts are read);
+ * everything is bounded (`recentLimit` reconciles, `waitingLimit` keys), so a busy controller costs
+ * the same memory as an idle one.
  */
 import { systemClock, type Clock } from './clock.js';
 import type { ChartModel } from './inspection/chart-model.js';
@@ -76,12 +78,28 @@ export interface ControllerActivityOptions {
   chart?: ChartModel;
 }
 
-/** What a worker reports through: the reconcile half of an activity, not itself a live-facts source. */
+/** What one worker reports through: the reconcile half of an activity, not itself a live-facts source. */
 export interface ReconcileRecorder {
-  /** A worker took `key`; returns the start time to hand back to `finished`. */
-  started(key: string): number;
-  /** The reconcile of `key` begun at `startedAt` ended with `result` after `retries` earlier failures. */
-  finished(key: string, startedAt: number, result: ReconcileResult, retries: number): void;
+  /** This worker took `key`. */
+  started(key: string): void;
+  /** The key this worker took ended with `result` after `retries` earlier failures. */
+  finished(result: ReconcileResult, retries: number): void;
+}
+
+/** One worker's key in hand (undefined when idle) and since when. */
+interface WorkerSlot {
+  key: string | undefined;
+  since: number;
+}
+
+/** One reconcile in the ring, kept raw (formatted only when someone reads the facts). */
+interface RingEntry {
+  key: string;
+  outcome: ReconcileResult['kind'];
+  durationMs: number;
+  retries: number;
+  at: number;
+  error: unknown;
 }
 
 interface SourceRecord {
@@ -106,10 +124,10 @@ export class ControllerActivity implements LiveFactsSource {
   private readonly recentLimit: number;
   private readonly waitingLimit: number;
   private readonly sources: SourceRecord[] = [];
-  /** Key -> clock time its reconcile started. */
-  private readonly working = new Map<string, number>();
-  /** A ring of the last reconciles; `next` is where the next one goes. */
-  private readonly ring: ReconcileRecord[] = [];
+  /** Per worker: the key in hand. Written per reconcile, so no allocation there. */
+  private readonly slots: WorkerSlot[] = [];
+  /** A ring of the last reconciles (entries reused once full); `next` is where the next one goes. */
+  private readonly ring: RingEntry[] = [];
   private next = 0;
   private readonly counts: Record<ReconcileResult['kind'], number> = { done: 0, requeue: 0, requeueAfter: 0, failed: 0, terminal: 0 };
 
@@ -128,9 +146,21 @@ export class ControllerActivity implements LiveFactsSource {
     return this.sources.length - 1;
   }
 
-  /** The recorder a worker is given (so workers' contexts do not report the controller's facts). */
+  /** The recorder of one more worker (a worker's context holding it does not report the controller's facts). */
   recorder(): ReconcileRecorder {
-    return { started: (key) => this.started(key), finished: (key, at, result, retries) => this.finished(key, at, result, retries) };
+    const slot: WorkerSlot = { key: undefined, since: 0 };
+    this.slots.push(slot);
+    return {
+      started: (key) => {
+        slot.key = key;
+        slot.since = this.clock.now();
+      },
+      finished: (result, retries) => {
+        if (slot.key === undefined) return;
+        this.record(slot.key, slot.since, result, retries);
+        slot.key = undefined;
+      },
+    };
   }
 
   /** Source `index` delivered an object event. */
@@ -141,29 +171,35 @@ export class ControllerActivity implements LiveFactsSource {
     s.lastEventAt = this.clock.now();
   }
 
-  /** A worker took `key`; returns the start time to hand back to `finished`. */
-  started(key: string): number {
+  /** Counts a finished reconcile and keeps it in the ring, reusing the oldest entry once full. */
+  private record(key: string, startedAt: number, result: ReconcileResult, retries: number): void {
     const now = this.clock.now();
-    this.working.set(key, now);
-    return now;
-  }
-
-  /** The reconcile of `key` begun at `startedAt` ended with `result` after `retries` earlier failures. */
-  finished(key: string, startedAt: number, result: ReconcileResult, retries: number): void {
-    const now = this.clock.now();
-    this.working.delete(key);
     this.counts[result.kind]++;
-    const record: ReconcileRecord = { key, outcome: result.kind, durationMs: now - startedAt, retries, at: new Date(now).toISOString() };
-    if (result.kind === 'failed' || result.kind === 'terminal') record.error = messageOf(result.error);
-    if (this.ring.length < this.recentLimit) this.ring.push(record);
-    else this.ring[this.next] = record;
+    const error = result.kind === 'failed' || result.kind === 'terminal' ? result.error : undefined;
+    let e = this.ring[this.next];
+    if (e) {
+      e.key = key;
+      e.outcome = result.kind;
+      e.durationMs = now - startedAt;
+      e.retries = retries;
+      e.at = now;
+      e.error = error;
+    } else {
+      e = { key, outcome: result.kind, durationMs: now - startedAt, retries, at: now, error };
+      this.ring.push(e);
+    }
     this.next = (this.next + 1) % this.recentLimit;
   }
 
   /** The last reconciles, newest first. */
   recent(): ReconcileRecord[] {
     const out: ReconcileRecord[] = [];
-    for (let i = 1; i <= this.ring.length; i++) out.push(this.ring[(this.next - i + this.recentLimit) % this.recentLimit]!);
+    for (let i = 1; i <= this.ring.length; i++) {
+      const e = this.ring[(this.next - i + this.recentLimit) % this.recentLimit]!;
+      const r: ReconcileRecord = { key: e.key, outcome: e.outcome, durationMs: e.durationMs, retries: e.retries, at: new Date(e.at).toISOString() };
+      if (e.outcome === 'failed' || e.outcome === 'terminal') r.error = messageOf(e.error);
+      out.push(r);
+    }
     return out;
   }
 
@@ -178,7 +214,7 @@ export class ControllerActivity implements LiveFactsSource {
         delayed: this.queue.delayed,
         shuttingDown: this.queue.shuttingDown,
         waiting: this.queue.readyKeys(this.waitingLimit),
-        working: [...this.working].map(([key, since]) => ({ key, forMs: now - since })),
+        working: this.slots.filter((w) => w.key !== undefined).map((w) => ({ key: w.key!, forMs: now - w.since })),
       },
       outcomes: { ...this.counts },
       recent: this.recent(),
