@@ -42,8 +42,8 @@ Where the process's busy CPU time went during the three cases (V8 sampling profi
 |---|---|
 ${layers}
 
-Of the time in the controller machine, queue and runtime plus the controllers' own logic, the machine/queue/runtime
-layer took **${pct(f.frameworkShareOfControllerTime)}** (xstate itself, shared by every machine in the process, is listed apart).
+Of the time in the controller machine, queue and runtime plus the controllers' own logic (with the reconcile helpers of
+src/runtime they call: adoption, conditions, create-or-update, finalizers), the machine/queue/runtime layer took **${pct(f.frameworkShareOfControllerTime)}** (xstate itself, shared by every machine in the process, is listed apart).
 What limits these times is the one busy core the whole cluster shares: the API server's writes (each pod is a create,
 a binding, two or three status writes and its ReplicaSet's status updates) and the scheduler's cycles over the nodes
 come first; the controllers and their machines are a small part.
