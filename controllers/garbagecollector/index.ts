@@ -18,6 +18,7 @@
  */
 import { Subject, type Subscription } from 'rxjs';
 import { controllerMachine } from '../../machines/controller.js';
+import { canonicalGroup } from '../../src/api/established-spelling.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { systemClock } from '../../src/client/clock.js';
 import type { IndexedCache, InformerEvent, SharedInformer } from '../../src/client/informer-types.js';
@@ -142,7 +143,8 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
       const actx = {
         graph,
         client: host.client,
-        resolve: (apiVersion: string, kind: string) => kinds.get(`${apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : ''}/${kind}`),
+        // An owner reference written in the established spelling names the same kind as ours.
+        resolve: (apiVersion: string, kind: string) => kinds.get(`${apiVersion.includes('/') ? canonicalGroup(apiVersion.slice(0, apiVersion.indexOf('/'))) : ''}/${kind}`),
         log: (msg: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, msg),
       };
       const running = runControllerMachine({

@@ -3,7 +3,7 @@
  * kind accepts. JSON is the stored bytes as they are; Protobuf is the envelope of src/codec/protobuf/
  * (offered only for kinds whose every modelled field has a number, see protobufSupport).
  */
-import { type Spelling, spelledApiVersion, spelledMediaType } from '../api/established-spelling.js';
+import { type Spelling, spelledApiVersion } from '../api/established-spelling.js';
 import { notAcceptable } from '../api/status.js';
 import { groupVersion, type ResourceDefinition, type SvcObject } from '../api/types.js';
 import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
@@ -22,10 +22,16 @@ export function objectMediaTypes(def: ResourceDefinition): readonly string[] {
   return offersProtobuf(def) ? [...OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE] : OBJECT_MEDIA_TYPES;
 }
 
+/**
+ * The Content-Type is the one negotiated from Accept, in the spelling the selecting Accept clause used
+ * (as watch responses do), not the path's: a client that asked for `application/vnd.svc.protobuf`
+ * under `/apis/coordination.k8s.io/...` is answered in the type it asked for, not in an alias it may
+ * not know.
+ */
 function writeProtobuf(s: RequestScope, code: number, body: Buffer): void {
   const res = s.res;
   if (res.headersSent || res.writableEnded) return;
-  res.writeHead(code, { 'content-type': spelledMediaType(PROTOBUF_MEDIA_TYPE, s.spelling), 'content-length': String(body.length) });
+  res.writeHead(code, { 'content-type': s.output.contentType, 'content-length': String(body.length) });
   res.end(body);
 }
 

@@ -8,10 +8,12 @@
  *   model has no number for); the HTTP transport resends a body the server refused (415) as JSON;
  * - `Accept: application/vnd.svc.protobuf, application/json` when the request's kind has Protobuf
  *   numbers, `Accept: application/json` for other kinds;
- * - responses and watch streams are decoded by the Content-Type the server chose (a Protobuf watch
- *   is length-prefixed frames, a JSON watch is one event per line).
+ * - responses and watch streams are decoded by the Content-Type the server chose, in either
+ *   spelling (`application/vnd.kubernetes.protobuf` is the same envelope; a Protobuf watch is
+ *   length-prefixed frames, a JSON watch is one event per line).
  * A Protobuf body must start with the 4 bytes 0x6b 0x38 0x73 0x00; anything else is refused.
  */
+import { canonicalMediaType } from '../api/established-spelling.js';
 import { decodeWatchFrame, PROTOBUF_MEDIA_TYPE as WIRE_MEDIA_TYPE, protobufCodec, WatchFrameSplitter } from '../codec/protobuf/index.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -176,8 +178,14 @@ export class ContentTypes {
     return `${this.preferred.mediaType}, ${JSON_MEDIA_TYPE}`;
   }
 
-  /** The codec for a response with this Content-Type (JSON for anything unknown, e.g. text errors). */
+  /**
+   * The codec for a response with this Content-Type: either spelling of a media type (the server
+   * answers `application/vnd.kubernetes.protobuf` to a clause in that spelling, and the bytes are
+   * the same envelope), parameters ignored (a Table is `application/json;as=Table;...`), JSON for
+   * anything unknown (e.g. text errors).
+   */
   forResponse(contentType: string | undefined): BodyCodec {
-    return this.byMediaType.get(mediaTypeOf(contentType)) ?? jsonCodec;
+    const mt = mediaTypeOf(contentType);
+    return this.byMediaType.get(mt) ?? this.byMediaType.get(canonicalMediaType(mt)) ?? jsonCodec;
   }
 }

@@ -11,6 +11,7 @@
  * event becomes one carrying the server's Status, e.g. 410 Gone); `BOOKMARK` events are passed on
  * (their object carries only `metadata.resourceVersion`); unsubscribing closes the watch at once.
  */
+import { canonicalGroup } from '../api/established-spelling.js';
 import { deepFreeze } from '../api/json-walk.js';
 import { Observable } from 'rxjs';
 import type { Status } from '../api/status.js';
@@ -204,10 +205,17 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
       const coreVersion = core.versions?.includes('v1') ? 'v1' : core.versions?.[0];
       if (coreVersion) add('', coreVersion, await get<ResourceList>(`/api/${coreVersion}`));
       const groups = await get<{ groups?: { name: string; preferredVersion?: { version: string }; versions?: { version: string }[] }[] }>('/apis');
+      // The server lists an aliased group under both spellings (`coordination.svc.io` and
+      // `coordination.k8s.io`, src/api/established-spelling.ts): one group, served once, whose
+      // objects are stored once. Callers (the garbage collector, the namespace controller) would
+      // otherwise watch and delete every aliased kind twice: keep our spelling.
+      const listed = groups.groups ?? [];
+      const names = new Set(listed.map((g) => g.name));
+      const distinct = listed.filter((g) => canonicalGroup(g.name) === g.name || !names.has(canonicalGroup(g.name)));
       // Each group's preferred version first, then the others for resources served only there
       // (batch serves jobs at v1 and cronjobs at v1beta1): each resource once, at its best version.
       const lists = await Promise.all(
-        (groups.groups ?? []).flatMap((g) => {
+        distinct.flatMap((g) => {
           const preferred = g.preferredVersion?.version;
           const versions = [...new Set([...(preferred ? [preferred] : []), ...(g.versions ?? []).map((v) => v.version)])];
           return versions.map(async (version) => {

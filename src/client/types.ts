@@ -143,8 +143,9 @@ export interface ApiClient {
   deleteCollection(ref: ResourceRef, namespace: string, opts?: DeleteCollectionOptions): Promise<void>;
   /**
    * The resources the server serves now (built-in and custom), each at its group's preferred
-   * version when served there (else at the first version that serves it), subresources left out:
-   * what the namespace and garbage-collector controllers walk.
+   * version when served there (else at the first version that serves it), subresources left out,
+   * each kind once (a group listed under both spellings, `.svc.io` and `.k8s.io`, is given once,
+   * in ours): what the namespace and garbage-collector controllers walk.
    */
   discover(): Promise<DiscoveredResource[]>;
   /** Any subresource call (e.g. pods/binding, deployments/scale). */

@@ -127,6 +127,11 @@ test('discover lists the served resources at their preferred versions, with verb
   assert.is(found.filter((r) => r.group === 'batch' && r.resource === 'jobs').length, 1);
   assert.ok(found.some((r) => r.group === 'metrics.svc.io' && r.resource === 'pods' && r.kind === 'PodMetrics'));
   assert.not.ok(found.some((r) => r.resource.includes('/')));
+  // Each kind once: an aliased group (listed by the server under both spellings) in ours only.
+  const ids = found.map((r) => `${r.resource}.${r.group}`);
+  assert.equal(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'no resource twice');
+  assert.equal(found.filter((r) => r.group.endsWith('.k8s.io')).map((r) => `${r.resource}.${r.group}`), [], 'no established spelling');
+  assert.equal(found.filter((r) => r.kind === 'Lease').map((r) => `${r.resource}.${r.group}/${r.version}`), ['leases.coordination.svc.io/v1']);
 });
 
 test('deleteCollection deletes the selected objects of a namespace only', async () => {

@@ -142,6 +142,52 @@ test('a Protobuf body the server refuses (415) is sent again as JSON', async () 
   );
 });
 
+test('an aliased group read under its established path decodes: list, get and watch, Content-Type as asked', async () => {
+  // The garbage collector of a standalone controller manager once opened informers on
+  // `/apis/coordination.k8s.io/...` (discovery lists both spellings): the server answered its
+  // `Accept: application/vnd.svc.protobuf` in the established media type and the client took that
+  // for JSON ("cannot decode the application/vnd.kubernetes.protobuf response").
+  const leases: ResourceRef = { group: 'coordination.svc.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true };
+  const established: ResourceRef = { ...leases, group: 'coordination.k8s.io' };
+  await client.create(leases, 'pb', { metadata: { name: 'held' }, spec: { holderIdentity: 'a' } } as SvcObject);
+  exchanges = [];
+  const listed = await client.list(established, { namespace: 'pb' });
+  const got = await client.get(established, 'pb', 'held');
+  assert.equal(listed.items.map((l) => l.metadata.name), ['held']);
+  assert.equal(got['spec'], { holderIdentity: 'a' });
+  assert.is(got.apiVersion, 'coordination.k8s.io/v1', 'the object is spelled as the path was');
+  assert.equal(exchanges.map((e) => mt(e.responseContentType)), [PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE], 'the Content-Type echoes the Accept clause, not the path');
+  const ev = await firstValueFrom(client.watch(established, { namespace: 'pb', timeoutSeconds: 5 }));
+  assert.is(ev.object.metadata.name, 'held');
+});
+
+test('every content type the server may answer decodes: both Protobuf spellings, JSON, Table', async () => {
+  const { transport } = clientFor(server);
+  try {
+    const path = '/apis/coordination.svc.io/v1/namespaces/pb/leases/held';
+    const cases: [string, string, (body: SvcObject) => void][] = [
+      [PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, (b) => assert.is(b.metadata.name, 'held')],
+      ['application/vnd.kubernetes.protobuf', 'application/vnd.kubernetes.protobuf', (b) => assert.is(b.apiVersion, 'coordination.k8s.io/v1')],
+      [JSON_MEDIA_TYPE, JSON_MEDIA_TYPE, (b) => assert.is(b.metadata.name, 'held')],
+      ['application/json;as=Table;g=meta.k8s.io;v=v1', 'application/json;as=Table;g=meta.k8s.io;v=v1', (b) => assert.is(b.kind, 'Table')],
+      ['application/json;as=Table;g=meta.svc;v=v1', 'application/json;as=Table;g=meta.svc;v=v1', (b) => assert.is(b.kind, 'Table')],
+    ];
+    for (const [accept, contentType, check] of cases) {
+      const res = await transport.request({ method: 'GET', path, headers: { accept } });
+      assert.is(res.headers['content-type'], contentType, accept);
+      check(res.body as SvcObject);
+    }
+    // The established spelling of a watch: frames decoded too.
+    const stream = await transport.stream({ method: 'GET', path: '/apis/coordination.svc.io/v1/namespaces/pb/leases', query: { watch: 'true', timeoutSeconds: '1' }, headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    assert.is(mt(stream.headers['content-type']), 'application/vnd.kubernetes.protobuf');
+    const first = (await stream.events[Symbol.asyncIterator]().next()).value as { type: string; object: SvcObject };
+    assert.is(`${first.type} ${first.object.metadata.name}`, 'ADDED held');
+    stream.close();
+  } finally {
+    await transport.close();
+  }
+});
+
 test('an unknown --svc-api-content-type is refused with a message naming the flag', () => {
   assert.throws(
     () => connect({ svcconfig: writeSvcconfig(server), contentType: 'text/xml' }),
