@@ -76,9 +76,21 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
       // The machine learns of the sync from a SYNCED event; other events are queued here directly.
       const syncSignal = new Subject<InformerEvent>();
       const hasSynced = () => discovered && [...watched.values()].every((w) => w.informer.hasSynced());
+      // Logged once per set of watched resources, as established ("all resource monitors have
+      // synced"): operators (and the topology tests) read from it what the collector watches.
+      let loggedSyncOf = '';
+      const signalSynced = () => {
+        if (!hasSynced()) return;
+        const names = [...watched.values()].map((w) => (w.ref.group ? `${w.ref.resource}.${w.ref.group}` : w.ref.resource)).sort();
+        if (names.join(',') !== loggedSyncOf) {
+          loggedSyncOf = names.join(',');
+          logger.info({ resources: names }, 'all resource monitors have synced');
+        }
+        syncSignal.next({ type: 'SYNCED' });
+      };
       const onEvent = (ref: ResourceRef, e: InformerEvent) => {
         if (e.type === 'SYNCED') {
-          if (hasSynced()) syncSignal.next({ type: 'SYNCED' });
+          signalSynced();
           return;
         }
         const uid = e.object.metadata.uid ?? '';
@@ -105,7 +117,7 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
             queueAll(graph.forgetResource(w.ref));
           }
           discovered = true;
-          if (hasSynced()) syncSignal.next({ type: 'SYNCED' });
+          signalSynced();
         } catch (e) {
           logger.warn({ err: (e as Error).message }, 'discovery failed; keeping the resources watched so far');
         }

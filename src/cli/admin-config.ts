@@ -1,16 +1,17 @@
 /**
- * The admin client configuration `svc up` writes under its data folder: kubeconfig-shaped (kubectl,
+ * The admin client configuration `svc up` writes under its data folder (and the `apiserver` daemon
+ * beside its certificates, so the other daemons, `svc nodes` and kubectl can be pointed at it): kubeconfig-shaped (kubectl,
  * helm, the client libraries and `--svcconfig` all read it), the server's certificate embedded as
  * the trusted CA, and a token (the server authenticates nobody yet; kubectl asks for a password
  * when a user has no credentials at all). Rewritten at every start, so it follows the port and
  * the certificate.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const ADMIN_CONFIG_FILE = 'admin.svcconfig';
 
-/** Writes `<dataDir>/admin.svcconfig` for `serverUrl` trusting `caPem`; returns its absolute path. */
+/** Writes `<dataDir>/admin.svcconfig` (the folder made if missing) for `serverUrl` trusting `caPem`; returns its absolute path. */
 export function writeAdminConfig(dataDir: string, serverUrl: string, caPem: string): string {
   const file = resolve(join(dataDir, ADMIN_CONFIG_FILE));
   const lines = [
@@ -34,6 +35,7 @@ export function writeAdminConfig(dataDir: string, serverUrl: string, caPem: stri
     'current-context: svc',
     '',
   ];
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, lines.join('\n'), { mode: 0o600 });
   return file;
 }

@@ -531,6 +531,25 @@ async function writable(dir: string): Promise<boolean> {
 }
 
 /**
+ * The folder the self-signed serving pair is in: --cert-dir, or `<data-dir>/certs` when the default
+ * --cert-dir (/var/run/svc) is not writable, e.g. not running as root.
+ */
+export async function servingCertDir(o: ApiServerOptions): Promise<string> {
+  const c = o.common;
+  if (!c.tls.certFile && o.certDirIsDefault && !(await writable(c.tls.certDir))) return join(o.dataDir, 'certs');
+  return c.tls.certDir;
+}
+
+/**
+ * Where the `apiserver` daemon writes its admin client configuration: beside the self-signed
+ * certificate it trusts, or in --data-dir when the serving pair is the operator's own
+ * (--tls-cert-file), whose folder is theirs.
+ */
+export async function adminConfigDir(o: ApiServerOptions): Promise<string> {
+  return o.common.tls.certFile ? o.dataDir : servingCertDir(o);
+}
+
+/**
  * Fills the `ApiServerConfig` contract: loads or generates the serving certificate (when the
  * default --cert-dir /var/run/svc is not writable, e.g. not running as root, the self-signed pair
  * goes to `<data-dir>/certs` with a warning), and copies the resolved limits and storage settings.
@@ -538,11 +557,9 @@ async function writable(dir: string): Promise<boolean> {
 export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger): Promise<ApiServerConfig> {
   for (const w of o.warnings) logger.warn(w);
   const c = o.common;
-  let certDir = c.tls.certDir;
-  if (!c.tls.certFile && o.certDirIsDefault && !(await writable(certDir))) {
-    const fallback = join(o.dataDir, 'certs');
-    logger.warn({ certDir, fallback }, `--cert-dir ${certDir} is not writable; writing the self-signed certificate to ${fallback}`);
-    certDir = fallback;
+  const certDir = await servingCertDir(o);
+  if (certDir !== c.tls.certDir) {
+    logger.warn({ certDir: c.tls.certDir, fallback: certDir }, `--cert-dir ${c.tls.certDir} is not writable; writing the self-signed certificate to ${certDir}`);
   }
   const hosts = ['127.0.0.1', '::1', 'localhost', hostname()];
   if (!UNSPECIFIED.has(c.bindAddress)) hosts.push(c.bindAddress);

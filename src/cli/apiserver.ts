@@ -3,11 +3,14 @@
 // before a scavenge copies them (scavenges took ~13% of CPU under load at the default 16). docs/running.md.
 /**
  * The `apiserver` executable: `apiserver [flags]`.
- * Parses the flags, builds the ApiServerConfig and serves until SIGTERM/SIGINT (graceful
+ * Parses the flags, builds the ApiServerConfig, writes the admin client configuration
+ * (`admin.svcconfig` beside the self-signed certificate, or in --data-dir with --tls-cert-file;
+ * its path is logged and printed on standard output) and serves until SIGTERM/SIGINT (graceful
  * shutdown, exit 0; a second signal exits at once). Bad flags and start-up errors (port in use,
  * storage unreachable ...) print one line to standard error and exit 1.
  */
-import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
+import { localServerUrl, writeAdminConfig } from './admin-config.js';
+import { adminConfigDir, buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { runDaemon, warnUnhonouredFlags } from './program.js';
@@ -25,6 +28,16 @@ await runDaemon({
     const { startMemoryReclaimer } = await import('../apiserver/memory-reclaimer.js');
     const server = await startApiServer(config);
     startMemoryReclaimer({ logger });
+    // For the operator: a client configuration the scheduler, controller-manager, `svc nodes` and
+    // kubectl can be pointed at (--svcconfig, clientConnection.svcconfig, KUBECONFIG). A file that
+    // cannot be written is worth a warning, not a server that does not start.
+    try {
+      const adminConfig = writeAdminConfig(await adminConfigDir(options), localServerUrl(server.url), config.tls.cert);
+      logger.info({ adminConfig }, 'admin client configuration written');
+      process.stdout.write(`admin client configuration: ${adminConfig}\n`);
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'could not write the admin client configuration');
+    }
     return server;
   },
 });

@@ -25,6 +25,25 @@ for (const [kind, obj] of Object.entries(KIND_FIXTURES)) {
   });
 }
 
+test('a terminating Namespace carries its conditions (NamespaceStatus.conditions = 2, as established)', () => {
+  // The namespace controller writes these while it empties a namespace; a Protobuf informer of
+  // namespaces (the scheduler's, the controller manager's) must be able to read it.
+  const ns = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'doomed', deletionTimestamp: '2026-01-02T03:04:05Z' },
+    spec: { finalizers: ['kubernetes'] },
+    status: {
+      phase: 'Terminating',
+      conditions: [
+        { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', lastTransitionTime: '2026-01-02T03:04:06Z', reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
+        { type: 'NamespaceContentRemaining', status: 'True', lastTransitionTime: '2026-01-02T03:04:06Z', reason: 'SomeResourcesRemain', message: 'Some resources are remaining: pods. has 2 resource instances' },
+      ],
+    },
+  };
+  assert.equal(codec.decodeObject(codec.encodeObject(ns)), ns);
+});
+
 test('a list is <Kind>List {metadata = 1, items = 2} with its ListMeta', () => {
   const items = [podFixture('a'), podFixture('b')];
   const body = codec.encodeList({ apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 4 }, items });

@@ -76,7 +76,13 @@ export const CORE_V1_PROTO: ProtoPackageTable = {
     // Namespace
     Namespace: { fields: { metadata: '1 ObjectMeta', spec: '2 NamespaceSpec', status: '3 NamespaceStatus' } },
     NamespaceSpec: { fields: { finalizers: '1 repeated string' } },
-    NamespaceStatus: { fields: { phase: '1 string' }, notOnWire: ['conditions'] },
+    // conditions as established (NamespaceDeletion...): the namespace controller writes them while
+    // it empties a namespace, and a Protobuf reader of a terminating namespace must get them.
+    NamespaceStatus: { fields: { phase: '1 string', conditions: '2 repeated NamespaceCondition' } },
+    NamespaceCondition: {
+      fields: { type: '1 string', status: '2 string', lastTransitionTime: '4 Time', reason: '5 string', message: '6 string' },
+      notOnWire: [...CONDITION_EXTRAS, 'lastProbeTime', 'lastHeartbeatTime'],
+    },
 
     // Node
     Node: { fields: { metadata: '1 ObjectMeta', spec: '2 NodeSpec', status: '3 NodeStatus' } },

@@ -1,0 +1,237 @@
+// The control plane as operators run it (test/helpers/topology.ts): `apiserver`, two schedulers,
+// two controller managers and `svc nodes` as separate processes over HTTPS with their default flags,
+// all pointed at the admin client configuration the apiserver wrote. Run by
+// operators-topology.test.ts (the embedded store) and operators-topology-etcd.test.ts (a real etcd):
+// the garbage collector syncs with the default Protobuf client and watches each kind once; a
+// Deployment rolls out; deleting Deployments (background with kubectl 1.35, foreground) and a
+// namespace removes everything they hold; a Job completes; a CronJob fires; kill -9 of the leading
+// controller manager and scheduler hands over and work goes on.
+import * as assert from 'uvu/assert';
+import { suite } from 'uvu';
+import { Agent, fetch } from 'undici';
+import { join } from 'node:path';
+import type { CronJob, Deployment, Job, Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
+import { resources } from '../../src/client/typed.js';
+import { ApiError, type ResourceRef } from '../../src/client/types.js';
+import { eventually } from '../helpers/client.js';
+import { startEtcd, type RunningEtcd } from '../helpers/etcd.js';
+import { KUBECTL_V35, kubectl } from '../helpers/kubectl.js';
+import type { LogLine } from '../helpers/svc-process.js';
+import { startTopology, type Replica, type Topology } from '../helpers/topology.js';
+
+/**
+ * How long a deleted Deployment's ReplicaSets and pods, and a deleted namespace, may take to go.
+ * TODO(coordinator): tighten to 10 s once pods stop in ~1 s (a simulated pod holds its whole 30 s
+ * termination grace period today, so every deletion that removes a pod takes about 31 s).
+ */
+const GONE_WITHIN_MS = 60_000;
+/** Leader election at its defaults: 15 s lease, retries every 2 s (jittered up to 2.4 s). */
+const TAKEOVER_WITHIN_MS = 45_000;
+const CM_LOCK = 'svc-controller-manager';
+const SCHEDULER_LOCK = 'svc-scheduler';
+
+function deployment(name: string, replicas: number, namespace: string): Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels: { app: name } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+    },
+  };
+}
+
+async function gone(get: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await get();
+    return false;
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return true;
+    throw e;
+  }
+}
+
+const synced = (l: LogLine) => l.msg === 'all resource monitors have synced';
+const startedLeading = (l: LogLine) => l.msg === 'started leading';
+
+/** Runs the suite against the embedded store or a real etcd started for it. */
+export function runOperatorsTopology(store: 'embedded' | 'etcd'): void {
+  const test = suite(`operators' topology (${store})`);
+  let etcd: RunningEtcd | undefined;
+  let topo: Topology;
+  const NS = 'ops';
+
+  const available = async (name: string, replicas: number, namespace = NS, timeoutMs = 60_000) =>
+    eventually(
+      async () => ((await topo.api.client.get<Deployment>(resources.deployments, namespace, name)).status?.availableReplicas ?? 0) === replicas,
+      timeoutMs,
+      `deployment ${namespace}/${name} available (${replicas})`,
+    );
+  const owned = async <T extends Pod | ReplicaSet>(ref: ResourceRef<T>, name: string, namespace = NS) =>
+    (await topo.api.client.list<T>(ref, { namespace, labelSelector: `app=${name}` })).items;
+  /** Fails with every daemon's output, so a failure on a loaded machine says what each was doing. */
+  const explain = (what: string) => `${what}\n${topo.processes().map((p) => `--- pid ${p.pid}\n${p.output().slice(-4000)}`).join('\n')}`;
+  const leader = async (replicas: readonly Replica[], lock: string): Promise<Replica> => {
+    let found: Replica | undefined;
+    await eventually(async () => (found = await topo.leaderOf(replicas, lock)) !== undefined, 60_000, `a leader of ${lock}`);
+    return found!;
+  };
+
+  test.before(async () => {
+    if (store === 'etcd') etcd = await startEtcd();
+    topo = await startTopology(etcd ? { etcd } : {});
+    await topo.api.client.create(resources.namespaces, '', { metadata: { name: NS } });
+  });
+
+  test.after(async () => {
+    await topo?.stop();
+    await etcd?.stop();
+  });
+
+  test('the apiserver writes an admin client configuration beside its certificate; every daemon runs from it with its defaults', async () => {
+    assert.is(topo.adminConfig, join(topo.server.certDir, 'admin.svcconfig'));
+    assert.match(topo.server.output(), '"msg":"admin client configuration written"');
+    const nodes = await kubectl(topo.adminConfig, ['get', 'nodes', '-o', 'name'], 30_000, { bin: KUBECTL_V35 });
+    assert.is(nodes.code, 0, nodes.stderr);
+    await eventually(async () => {
+      const list = await topo.api.client.list(resources.nodes);
+      return list.items.length === 3 && list.items.every((n) => (n['status'] as { conditions?: { type: string; status: string }[] }).conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+    }, 60_000, '3 simulated nodes Ready');
+    // One of each pair leads; the other follows.
+    const cm = await leader(topo.managers, CM_LOCK);
+    await cm.process.waitFor(startedLeading, 30_000, 'the leading controller manager');
+    assert.not.ok(topo.managers.find((m) => m !== cm)!.process.lines.some(startedLeading), 'one controller manager leads');
+    await leader(topo.schedulers, SCHEDULER_LOCK);
+  });
+
+  test('a CronJob (batch/v1beta1) is created; it fires while the rest runs', async () => {
+    const cron: CronJob = {
+      apiVersion: 'batch/v1beta1',
+      kind: 'CronJob',
+      metadata: { name: 'tick', namespace: NS },
+      spec: {
+        schedule: '@every 2s',
+        jobTemplate: {
+          metadata: { labels: { cron: 'tick' } },
+          spec: { template: { metadata: { annotations: { 'sim.svc.io/run-seconds': '0.2' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'tick', image: 'busybox' }] } } },
+        },
+      },
+    };
+    await topo.api.client.create(resources.cronjobs, NS, cron);
+  });
+
+  test('the garbage collector syncs with the default Protobuf client, watching each kind once', async () => {
+    const cm = await leader(topo.managers, CM_LOCK);
+    const line = await cm.process.waitFor(synced, 60_000, 'the garbage collector synced');
+    const watched = line['resources'] as string[];
+    assert.equal(watched.filter((r, i) => watched.indexOf(r) !== i), [], 'no kind twice');
+    assert.equal(watched.filter((r) => r.endsWith('.k8s.io')), [], 'aliased groups in our spelling only');
+    for (const r of ['pods', 'replicasets.apps', 'deployments.apps', 'jobs.batch', 'leases.coordination.svc.io', 'certificatesigningrequests.certificates.svc.io', 'roles.rbac.authorization.svc.io']) {
+      assert.ok(watched.includes(r), `the collector watches ${r}`);
+    }
+    for (const p of topo.processes()) assert.not.match(p.output(), 'cannot decode', explain(`pid ${p.pid} could not decode a response`));
+    const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+    for (const m of topo.managers) {
+      const r = await fetch(`https://127.0.0.1:${m.port}/healthz`, { dispatcher: insecure });
+      assert.is(r.status, 200, await r.text());
+    }
+    await insecure.close();
+  });
+
+  test('Deployments roll out, and a namespace fills', async () => {
+    await topo.api.client.create(resources.namespaces, '', { metadata: { name: 'doomed' } });
+    await topo.api.client.create(resources.deployments, NS, deployment('bg', 3, NS));
+    await topo.api.client.create(resources.deployments, NS, deployment('fg', 2, NS));
+    await topo.api.client.create(resources.deployments, 'doomed', deployment('inner', 2, 'doomed'));
+    await topo.api.client.create(resources.configmaps, 'doomed', { metadata: { name: 'settings' }, data: { a: '1' } });
+    try {
+      await Promise.all([available('bg', 3), available('fg', 2), available('inner', 2, 'doomed')]);
+    } catch (e) {
+      throw new Error(explain((e as Error).message));
+    }
+    assert.is((await owned(resources.replicasets, 'bg')).length, 1);
+    assert.is((await owned(resources.pods, 'bg')).length, 3);
+  });
+
+  test('deleting: a Deployment in the background (kubectl 1.35), one in the foreground, a namespace; each takes what it holds', async () => {
+    const startedAt = Date.now();
+    const times: Record<string, number> = {};
+    const timed = (what: string, check: () => Promise<boolean>) =>
+      eventually(check, GONE_WITHIN_MS, what).then(() => void (times[what] = Date.now() - startedAt));
+    const del = await kubectl(topo.adminConfig, ['-n', NS, 'delete', 'deployment', 'bg'], 30_000, { bin: KUBECTL_V35 });
+    assert.is(del.code, 0, del.stderr);
+    await topo.api.client.delete(resources.deployments, NS, 'fg', { propagationPolicy: 'Foreground' });
+    const ns = await kubectl(topo.adminConfig, ['delete', 'namespace', 'doomed', '--wait=false'], 30_000, { bin: KUBECTL_V35 });
+    assert.is(ns.code, 0, ns.stderr);
+    // Foreground: the Deployment stays (with its finalizer) while what it owns goes.
+    const fg = await topo.api.client.get<Deployment>(resources.deployments, NS, 'fg').catch(() => undefined);
+    if (fg) assert.ok(fg.metadata.finalizers?.includes('foregroundDeletion'), 'a foreground deletion holds the foregroundDeletion finalizer');
+    try {
+      await Promise.all([
+        timed('bg: ReplicaSets and pods gone', async () => (await owned(resources.replicasets, 'bg')).length === 0 && (await owned(resources.pods, 'bg')).length === 0),
+        timed('fg: ReplicaSets, pods and then the Deployment gone', async () =>
+          (await owned(resources.replicasets, 'fg')).length === 0 && (await owned(resources.pods, 'fg')).length === 0 && gone(() => topo.api.client.get(resources.deployments, NS, 'fg'))),
+        timed('namespace doomed gone', () => gone(() => topo.api.client.get(resources.namespaces, '', 'doomed'))),
+      ]);
+    } catch (e) {
+      throw new Error(explain(`${(e as Error).message} (so far: ${JSON.stringify(times)})`));
+    }
+    console.log(`  deletion times (ms): ${JSON.stringify(times)}`);
+  });
+
+  test('a Job completes', async () => {
+    const job: Job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'two', namespace: NS },
+      spec: {
+        completions: 2,
+        parallelism: 2,
+        template: { metadata: { annotations: { 'sim.svc.io/run-seconds': '0.5' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'work', image: 'busybox' }] } },
+      },
+    };
+    await topo.api.client.create(resources.jobs, NS, job);
+    await eventually(async () => {
+      const j = await topo.api.client.get<Job>(resources.jobs, NS, 'two');
+      return (j.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True') && j.status?.succeeded === 2;
+    }, 60_000, 'job two Complete');
+  });
+
+  test('the CronJob fired: a Job it made completed', async () => {
+    await eventually(async () => {
+      const jobs = (await topo.api.client.list<Job>(resources.jobs, { namespace: NS, labelSelector: 'cron=tick' })).items;
+      return jobs.some((j) => j.metadata.ownerReferences?.some((o) => o.kind === 'CronJob' && o.name === 'tick') && j.status?.conditions?.some((c) => c.type === 'Complete'));
+    }, 60_000, 'a completed Job of CronJob tick');
+    const cron = await topo.api.client.get<CronJob>(resources.cronjobs, NS, 'tick');
+    assert.ok(cron.status?.lastScheduleTime, 'the CronJob records when it last fired');
+    await topo.api.client.patch(resources.cronjobs, NS, 'tick', 'merge', { spec: { suspend: true } });
+  });
+
+  test('kill -9 of the leading controller manager and scheduler: the other replicas take over, and a new Deployment becomes available', async () => {
+    const cm = await leader(topo.managers, CM_LOCK);
+    const sched = await leader(topo.schedulers, SCHEDULER_LOCK);
+    const cmNext = topo.managers.find((m) => m !== cm)!;
+    const schedNext = topo.schedulers.find((s) => s !== sched)!;
+    const killedAt = Date.now();
+    cm.process.proc.kill('SIGKILL');
+    sched.process.proc.kill('SIGKILL');
+    await Promise.all([cm.process.exited, sched.process.exited]);
+    await topo.api.client.create(resources.deployments, NS, deployment('after', 2, NS));
+    try {
+      await cmNext.process.waitFor(startedLeading, TAKEOVER_WITHIN_MS, 'the other controller manager leading');
+      await eventually(async () => (await topo.leaderOf(topo.schedulers, SCHEDULER_LOCK)) === schedNext, TAKEOVER_WITHIN_MS, 'the other scheduler leading');
+      await available('after', 2);
+      // The new leader's garbage collector syncs too, and deletes what the old leader's made.
+      await cmNext.process.waitFor(synced, 60_000, 'the new leader\'s garbage collector synced');
+    } catch (e) {
+      throw new Error(explain((e as Error).message));
+    }
+    console.log(`  takeover and a new Deployment available ${Date.now() - killedAt} ms after kill -9`);
+    await topo.api.client.delete(resources.deployments, NS, 'after');
+    await eventually(async () => (await owned(resources.replicasets, 'after')).length === 0, 30_000, 'the new leader collects the ReplicaSet of a deleted Deployment');
+  });
+
+  test.run();
+}
