@@ -58,11 +58,12 @@ test('the file written reads back to the same configuration', () => {
   assert.equal(parseConfigurationFile(serializeConfiguration(c), 'again'), c);
 });
 
-test('docs/scheduler.md: its configuration example is a valid file', () => {
+test('docs/scheduler.md: its configuration examples are valid files (the smallest, then the full one)', () => {
   const doc = readFileSync(join(ROOT, 'docs/scheduler.md'), 'utf8');
-  const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
-  const c = parseConfigurationFile(yaml, 'docs/scheduler.md');
-  assert.equal(c.profiles.map((p) => p.schedulerName), ['default-scheduler', 'bin-packer']);
+  const [smallest, full] = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseConfigurationFile(m[1]!, 'docs/scheduler.md'));
+  assert.is(smallest!.clientConnection.svcconfig, 'data/certs/admin.svcconfig');
+  assert.equal(smallest!.profiles.map((p) => p.schedulerName), ['default-scheduler']);
+  assert.equal(full!.profiles.map((p) => p.schedulerName), ['default-scheduler', 'bin-packer']);
 });
 
 test('legacy policy: predicates and priorities map onto plugins; unknown names are refused', () => {
