@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import {
+  adminConfigDir,
   buildApiServerConfig,
   createApiServerProgram,
   parseRuntimeConfig,
@@ -157,6 +158,13 @@ test('buildApiServerConfig fills the contract', async () => {
   assert.is(c.logger, logger);
   const off = await buildApiServerConfig(parse([`--cert-dir=${join(dir, 'certs')}`, '--profiling=false']).options, logger);
   assert.is(off.extraHandlers, undefined);
+});
+
+test('the admin client configuration goes beside the self-signed certificate, or in --data-dir with the operator\'s own pair', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-admin-'));
+  assert.is(await adminConfigDir(parse([`--cert-dir=${join(dir, 'certs')}`, `--data-dir=${join(dir, 'data')}`]).options), join(dir, 'certs'));
+  const own = parse([`--tls-cert-file=${join(dir, 'pki', 'tls.crt')}`, `--tls-private-key-file=${join(dir, 'pki', 'tls.key')}`, `--data-dir=${join(dir, 'data')}`]).options;
+  assert.is(await adminConfigDir(own), join(dir, 'data'));
 });
 
 test.run();

@@ -112,7 +112,7 @@ export function runOperatorsTopology(store: 'embedded' | 'etcd'): void {
       kind: 'CronJob',
       metadata: { name: 'tick', namespace: NS },
       spec: {
-        schedule: '@every 2s',
+        schedule: '@every 5s',
         jobTemplate: {
           metadata: { labels: { cron: 'tick' } },
           spec: { template: { metadata: { annotations: { 'sim.svc.io/run-seconds': '0.2' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'tick', image: 'busybox' }] } } },
