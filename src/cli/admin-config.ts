@@ -1,10 +1,10 @@
 /**
- * The admin client configuration `svc up` writes under its data folder (and the `apiserver` daemon
- * beside its certificates, so the other daemons, `svc nodes` and kubectl can be pointed at it): kubeconfig-shaped (kubectl,
- * helm, the client libraries and `--svcconfig` all read it), the server's certificate embedded as
- * the trusted CA, and a token (the server authenticates nobody yet; kubectl asks for a password
- * when a user has no credentials at all). Rewritten at every start, so it follows the port and
- * the certificate.
+ * The admin client configuration `svc up` writes under its data folder, and the `apiserver` daemon
+ * beside its certificate (so the scheduler, the controller manager, `svc nodes` and kubectl can be
+ * pointed at it): kubeconfig-shaped (kubectl, helm, the client libraries and `--svcconfig` all read
+ * it), the server's certificate embedded as the trusted CA, and a token (the server authenticates
+ * nobody yet; kubectl asks for a password when a user has no credentials at all). Rewritten at
+ * every start, so it follows the port and the certificate.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
