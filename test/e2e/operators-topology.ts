@@ -210,6 +210,10 @@ export function runOperatorsTopology(store: 'embedded' | 'etcd'): void {
   });
 
   test('kill -9 of the leading controller manager and scheduler: the other replicas take over, and a new Deployment becomes available', async () => {
+    // Two replicas of each must be running to hand over: one that lost its lease under load (and
+    // so exited 1) is started again first, as a supervisor would.
+    const restarted = await topo.restartExited();
+    if (restarted.length) console.log(`  restarted before the kill (a lease lost under load): ${restarted.join(', ')}`);
     const cm = await leader(topo.managers, CM_LOCK);
     const sched = await leader(topo.schedulers, SCHEDULER_LOCK);
     const cmNext = topo.managers.find((m) => m !== cm)!;
@@ -220,7 +224,8 @@ export function runOperatorsTopology(store: 'embedded' | 'etcd'): void {
     await Promise.all([cm.process.exited, sched.process.exited]);
     await topo.api.client.create(resources.deployments, NS, deployment('after', 2, NS));
     try {
-      await cmNext.process.waitFor(startedLeading, TAKEOVER_WITHIN_MS, 'the other controller manager leading');
+      await eventually(async () => (await topo.leaderOf(topo.managers, CM_LOCK)) === cmNext, TAKEOVER_WITHIN_MS, 'the other controller manager leading');
+      await cmNext.process.waitFor(startedLeading, 10_000, 'the other controller manager\'s controllers started');
       await eventually(async () => (await topo.leaderOf(topo.schedulers, SCHEDULER_LOCK)) === schedNext, TAKEOVER_WITHIN_MS, 'the other scheduler leading');
       await available('after', 2);
       // The new leader's garbage collector syncs too, and deletes what the old leader's made.

@@ -37,6 +37,12 @@ export interface Topology {
   nodes: SvcProcess;
   /** Every daemon process started (for failure messages and clean-up). */
   processes(): SvcProcess[];
+  /**
+   * Starts again, in place in `schedulers`/`managers`, every replica that exited, as the supervisor
+   * an operator runs them under would: a leader that cannot renew its lease in time exits 1, as
+   * established, and on a loaded machine that happens. Resolves to what was restarted.
+   */
+  restartExited(): Promise<string[]>;
   /** The replica whose identity holds the Lease `svc-system/<lock>` now, if one does. */
   leaderOf(replicas: readonly Replica[], lock: string): Promise<Replica | undefined>;
   stop(): Promise<void>;
@@ -82,14 +88,28 @@ export async function startTopology(opts: { etcd?: RunningEtcd } = {}): Promise<
     started.push(nodes);
     const [s1, s2, m1, m2] = await Promise.all([scheduler(), scheduler(), manager(), manager()]);
     const api = connect({ svcconfig: adminConfig });
+    const schedulers = [s1!, s2!];
+    const managers = [m1!, m2!];
+    const exited = (r: Replica) => r.process.proc.exitCode !== null || r.process.proc.signalCode !== null;
     return {
       server,
       adminConfig,
       api,
-      schedulers: [s1!, s2!],
-      managers: [m1!, m2!],
+      schedulers,
+      managers,
       nodes,
       processes: () => [...started],
+      async restartExited() {
+        const out: string[] = [];
+        for (const [list, start, what] of [[schedulers, scheduler, 'scheduler'], [managers, manager, 'controller-manager']] as const) {
+          for (let i = 0; i < list.length; i++) {
+            if (!exited(list[i]!)) continue;
+            out.push(`${what} pid ${list[i]!.process.pid} (exit ${list[i]!.process.proc.exitCode ?? list[i]!.process.proc.signalCode})`);
+            list[i] = await start();
+          }
+        }
+        return out;
+      },
       async leaderOf(replicas, lock) {
         const lease = await api.client.get<Lease>(resources.leases, 'svc-system', lock).catch(() => undefined);
         const holder = lease?.spec?.holderIdentity;
