@@ -17,6 +17,8 @@ import { systemClock, type Clock } from '../client/clock.js';
 import type { InformerEvent, InformerFactory } from '../client/informer-types.js';
 import { resources } from '../client/typed.js';
 import type { ApiClient } from '../client/types.js';
+import { TokenBucket } from '../client/token-bucket.js';
+import type { SimPod } from './sim-pod.js';
 import { nodeAgentMachine, type NodeAgentActor, type NodeAgentTimings } from '../../machines/index.js';
 import type { NodeShape } from './node-shape.js';
 import { nodeFaults, type NodeFault } from './sim-annotations.js';
@@ -49,10 +51,22 @@ export interface NodeFleetOptions {
   writeConcurrency?: number;
   /** What the nodes report as their agent version. */
   version?: string;
+  /**
+   * Events the whole fleet records per second at most (0: no limit) and its burst; past them,
+   * Events are dropped (default 100 and 500), so a fleet of thousands of pods costs the API server
+   * a bounded number of Event writes.
+   */
+  eventQps?: number;
+  eventBurst?: number;
+  /** Where the fleet's node-agent endpoint (svclet-server.ts) is reached; published in each Node's status. */
+  endpoint?: { host: string; port: number };
   /** xstate inspection, for /debug/machines. */
   inspect?: (event: InspectionEvent) => void;
   random?: () => number;
 }
+
+export const DEFAULT_EVENT_QPS = 100;
+export const DEFAULT_EVENT_BURST = 500;
 
 interface Member {
   node: SimNode;
@@ -85,6 +99,8 @@ export class NodeFleet {
       timings: this.timings,
       leaseDurationSeconds: this.timings.leaseDurationSeconds,
       version: this.opts.version ?? 'v0.0.0-sim',
+      eventLimiter: new TokenBucket(this.opts.eventQps ?? DEFAULT_EVENT_QPS, this.opts.eventBurst ?? DEFAULT_EVENT_BURST, this.clock),
+      endpoint: this.opts.endpoint,
     };
     this.opts.shapes.forEach((shape, index) => {
       const node = new SimNode(shape, index, ctx);
@@ -134,6 +150,18 @@ export class NodeFleet {
     const deadline = Date.now() + timeoutMs;
     while (done() < this.members.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     return done();
+  }
+
+  /**
+   * The simulated life of pod `namespace/name` on one of the fleet's nodes (for its logs). A scan
+   * of the fleet's pods (a log request is rare; an index would cost memory for every pod).
+   */
+  findPod(namespace: string, name: string): SimPod | undefined {
+    for (const m of this.members.values()) {
+      const sim = m.node.findPod(namespace, name);
+      if (sim) return sim;
+    }
+    return undefined;
   }
 
   /** Pods the fleet is running (not finished, not removed). */
