@@ -41,8 +41,9 @@ export function nodeFleetFlags(countDefault: number, countFlag = '--count'): Fla
     { flags: '--node-lease-renew-interval', type: 'duration', default: 10_000, help: 'How often each node renews its Lease in svc-node-lease (±10% jitter).' },
     { flags: '--node-status-update-frequency', type: 'duration', default: 60_000, help: 'How often each node writes its status when nothing changed (±10% jitter).' },
     { flags: '--node-write-concurrency', type: 'int', default: 32, help: 'Status, lease and pod writes of the whole fleet in flight at most.' },
-    { flags: '--node-event-qps', type: 'float', default: 100, help: 'Events (Pulling, Started, Killing ...) the whole fleet records per second at most; past it and the burst they are dropped. 0: no limit.' },
-    { flags: '--node-event-burst', type: 'int', default: 500, help: 'Events the whole fleet may record at once before --node-event-qps applies.' },
+    // Defaults as src/nodes/fleet.ts DEFAULT_EVENT_QPS/BURST (not imported: --help must not load the fleet).
+    { flags: '--node-event-qps', type: 'float', default: 25, help: 'Events (Pulling, Started, Killing ...) the whole fleet records per second at most; past it and the burst they are dropped. 0: no limit.' },
+    { flags: '--node-event-burst', type: 'int', default: 250, help: 'Events the whole fleet may record at once before --node-event-qps applies.' },
     { flags: '--node-agent-address', type: 'string', default: '127.0.0.1', help: 'Address the simulated nodes\' agent endpoint (container logs for the API server) listens on.' },
     { flags: '--node-agent-port', type: 'int', default: 0, help: 'Port of that endpoint (0: any free port); published in each Node\'s status.daemonEndpoints.' },
     { flags: '--node-agent-hostname', type: 'string', help: 'The host the API server dials for that endpoint, published as each Node\'s Hostname address (default: --node-agent-address, or this machine\'s hostname when that is 0.0.0.0 or ::).' },

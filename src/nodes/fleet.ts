@@ -53,7 +53,7 @@ export interface NodeFleetOptions {
   version?: string;
   /**
    * Events the whole fleet records per second at most (0: no limit) and its burst; past them,
-   * Events are dropped (default 100 and 500), so a fleet of thousands of pods costs the API server
+   * Events are dropped (default 25 and 250), so a fleet of thousands of pods costs the API server
    * a bounded number of Event writes.
    */
   eventQps?: number;
@@ -65,8 +65,8 @@ export interface NodeFleetOptions {
   random?: () => number;
 }
 
-export const DEFAULT_EVENT_QPS = 100;
-export const DEFAULT_EVENT_BURST = 500;
+export const DEFAULT_EVENT_QPS = 25;
+export const DEFAULT_EVENT_BURST = 250;
 
 interface Member {
   node: SimNode;
