@@ -166,12 +166,18 @@ export async function handlePodLog(s: RequestScope): Promise<void> {
   }
   s.res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-cache, private' });
   s.res.flushHeaders?.();
+  // A followed log may stream for hours: a graceful shutdown ends it as it ends watches.
+  const unregister = s.services.watches.add({ resource: 'pods/log', counted: false, end: () => upstream.destroy() });
   await new Promise<void>((resolve) => {
     const done = () => {
       upstream.destroy();
       resolve();
     };
     s.res.on('close', done);
+    upstream.on('close', () => {
+      if (!s.res.writableEnded) s.res.end();
+      resolve();
+    });
     upstream.on('data', (chunk: Buffer) => s.res.write(chunk));
     upstream.on('end', () => {
       if (!s.res.writableEnded) s.res.end();
@@ -181,7 +187,7 @@ export async function handlePodLog(s: RequestScope): Promise<void> {
       if (!s.res.writableEnded) s.res.end();
       resolve();
     });
-  });
+  }).finally(unregister);
 }
 
 /** Connects to the agent; --svclet-timeout bounds connecting and the answer's headers. */
