@@ -1,8 +1,8 @@
 // Simulated pods as kubectl 1.35 sees them against `svc up` (real process, HTTPS): `kubectl logs`
 // (default line, annotated lines, --tail, --timestamps, -c, --previous of a crash loop, -f growing),
 // the established 400s (waiting to start, several containers), `exec` and `port-forward` answered
-// with a Status saying the nodes are simulated, `delete pod` done within 2 s, `describe pod`
-// showing the node's Events, and `get nodes` showing a VERSION.
+// with a Status saying the nodes are simulated, `delete pod` done within 2 s, `scale --replicas=0`
+// within 5 s, `describe pod` showing the node's Events, and `get nodes` showing a VERSION.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventually } from '../helpers/client.js';
@@ -120,6 +120,16 @@ test('describe pod shows the node\'s Events; delete pod is done within 2 s', asy
   assert.is((await k(['get', 'pod', 'plain'])).code, 1, 'gone');
   const killing = await up.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=plain,reason=Killing', '-o', 'jsonpath={.items[*].message}'], v35);
   assert.is(killing, 'Stopping container plain');
+});
+
+test('scale --replicas=0: the pods are gone within 5 s', async () => {
+  await up.kubectlOk(['create', 'deployment', 'fleet', '--image=nginx:1.25', '--replicas=3'], v35);
+  await up.kubectlOk(['rollout', 'status', 'deployment/fleet', '--timeout=90s'], v35);
+  const t = Date.now();
+  await up.kubectlOk(['scale', 'deployment/fleet', '--replicas=0'], v35);
+  await eventually(async () => (await up.kubectlOk(['get', 'pods', '-l', 'app=fleet', '-o', 'name'], v35)).trim() === '', 20_000, 'no fleet pods');
+  const took = Date.now() - t;
+  assert.ok(took < 5_000, `the pods went in ${took} ms`);
 });
 
 test.run();
