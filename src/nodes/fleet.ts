@@ -5,8 +5,11 @@
  * the API only through the client, like any node agent would.
  *
  * Guarantees: a pod bound to a fleet node goes Pending -> Running (-> Succeeded/Failed, or
- * restarts with back-off) as src/nodes/sim-pod.ts describes; a pod being deleted is removed (grace
- * period 0) once its deletionTimestamp passes; a deleted Node stops its agent; the faults named in
+ * restarts with back-off) as src/nodes/sim-pod.ts describes, with the established Events (a
+ * fleet-wide rate limit bounds them); a pod being deleted is removed (grace period 0) once its
+ * containers stopped (their stop time, or the whole grace period when they ignore SIGTERM); its
+ * containers' simulated output is served by the fleet's node-agent endpoint (svclet-server.ts,
+ * started by src/cli, found through `findPod`); a deleted Node stops its agent; the faults named in
  * a Node's `sim.svc.io/faults` annotation are shown within one informer event. `stop()` ends every
  * timer and watch and waits for writes in flight.
  */

@@ -3,6 +3,9 @@
  * reported, its Lease, and the pods bound to it with their simulated lives (SimPod), their IPs
  * and their timers. Every write goes through the fleet's shared StatusWriter; every timer runs on
  * the fleet's clock. A crashed node freezes its pods (no timers, no writes) until it recovers.
+ * Each step of a pod's life becomes the Events the established node agent records (source
+ * `kubelet` and the node, fieldPath `spec.containers{name}`), through an EventRecorder that shares
+ * the fleet's rate limit; a deleted pod is removed once its containers stopped.
  */
 import type { Logger } from 'pino';
 import type { Condition, Lease, Node, Pod } from '../api/generated/kinds.js';
