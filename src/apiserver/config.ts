@@ -35,6 +35,23 @@ export interface WatchCacheConfig {
   sizes: Record<string, number>;
 }
 
+/** The API server's side of node-agent connections (--svclet-* flags). */
+export interface SvcletClientConfig {
+  https: boolean;
+  /** PEM text, not paths. */
+  ca?: string;
+  cert?: string;
+  key?: string;
+  preferredAddressTypes: string[];
+  timeoutMs: number;
+}
+
+export const DEFAULT_SVCLET_CLIENT: Readonly<SvcletClientConfig> = Object.freeze({
+  https: true,
+  preferredAddressTypes: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'],
+  timeoutMs: 5_000,
+});
+
 export interface ApiServerConfig {
   bindAddress: string;
   securePort: number;
@@ -75,6 +92,12 @@ export interface ApiServerConfig {
    * then no longer counts as in flight, and shutdown ends its connection.
    */
   extraHandlers?: ((req: Request, res: Response) => Promise<boolean>)[];
+  /**
+   * How `pods/log` reaches node agents (--svclet-*): https or http, the CA that checks their serving
+   * certificate (none: not checked, as established), the client certificate shown to them, the node
+   * address types tried in order, the connect-and-answer timeout. Absent: the defaults.
+   */
+  svclet?: SvcletClientConfig;
   /**
    * More metrics served on /metrics after the server's own (`svc up`: the hosted controllers'
    * work-queue and leader-election metrics). Must not repeat the server's metric names.

@@ -24,6 +24,10 @@ const SUBRESOURCE_VERBS: Record<string, { verbs: string[]; kind?: string; group?
   scale: { verbs: ['get', 'patch', 'update'], kind: 'Scale', group: 'autoscaling', version: 'v1' },
   binding: { verbs: ['create'], kind: 'Binding' },
   eviction: { verbs: ['create'], kind: 'Eviction', group: 'policy', version: 'v1beta1' },
+  log: { verbs: ['get'], kind: 'Pod' },
+  exec: { verbs: ['create', 'get'], kind: 'PodExecOptions' },
+  attach: { verbs: ['create', 'get'], kind: 'PodAttachOptions' },
+  portforward: { verbs: ['create', 'get'], kind: 'PodPortForwardOptions' },
 };
 
 /** One served subresource of a kind: its name, what it answers with, its verbs (both discovery forms list these). */

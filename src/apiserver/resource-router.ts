@@ -23,11 +23,18 @@ import { handlePatch } from './handlers/patch.js';
 import { handleGet, handleList } from './handlers/read.js';
 import { handleBinding, handleFinalize, handleScale, handleStatus } from './handlers/subresources.js';
 import { handleWatch } from './handlers/watch.js';
+import { handlePodLog } from './handlers/pod-log.js';
+import { refuseRemoteCommand } from './handlers/pod-remote-commands.js';
 import { handleCreate, handleUpdate } from './handlers/write.js';
 import { answerInEstablishedSpelling, type PipelineRequest, type Response } from './http.js';
 import { offersProtobuf } from './representation.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { type ApiServices, checkDryRunGate, checkQueryParameters, type RequestScope } from './scope.js';
+
+/** The pod subresources that stream (./handlers/pod-log.ts, ./handlers/pod-remote-commands.ts). */
+const POD_STREAMS = new Set(['log', 'exec', 'attach', 'portforward']);
+
+const JSON_OUTPUT = { ...JSON_REPRESENTATION, spelling: 'svc' as const };
 
 const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
 
@@ -72,6 +79,11 @@ export async function routeResource(
   res: Response,
 ): Promise<void> {
   const def = resolveDefinition(registry, info);
+  if (info.subresource && POD_STREAMS.has(info.subresource) && (def.subresources as string[]).includes(info.subresource)) {
+    // Text or upgraded streams, not objects: no representation to negotiate, their own parameters.
+    const scope: RequestScope = { req, res, info, query, def, store: services.storeFor(def), services, output: JSON_OUTPUT, spelling: info.spelling === 'established' ? 'established' : 'svc' };
+    return info.subresource === 'log' ? handlePodLog(scope) : refuseRemoteCommand(scope);
+  }
   const output = negotiateResponse(req.headers['accept'], responseRepresentations(info, def));
   checkDryRunGate(services.config.featureGates, query.has('dryRun'));
   const established =

@@ -49,6 +49,9 @@ export interface PipelineParts {
   logger: Logger;
 }
 
+/** Subresources whose requests may stream for as long as the client wants. */
+const LONG_RUNNING_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
+
 export class ApiHttpServer implements RequestPipeline {
   readonly server: Http2SecureServer;
   private readonly limiter: InflightLimiter;
@@ -131,7 +134,8 @@ export class ApiHttpServer implements RequestPipeline {
       }
       info = parseRequestInfo(req.method ?? 'GET', pathname, query);
       const user = authenticate(req);
-      const longRunning = info.isResourceRequest && info.verb === 'watch';
+      // Established: watches and the streaming subresources (log, exec, attach, portforward) have no deadline.
+      const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       if (!longRunning) {
         // The slot comes back at the deadline or when the connection closes, whichever is first,
         // even if the handler is still waiting (a body that never finishes must not keep it).

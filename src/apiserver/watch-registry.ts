@@ -1,5 +1,6 @@
 /**
- * Every open watch, so a graceful shutdown can end them all cleanly and /metrics can count them.
+ * Every open watch, so a graceful shutdown can end them all cleanly and /metrics can count them;
+ * other streams that must end at shutdown (a followed pods/log) register too, uncounted.
  */
 import type { ResourceDefinition } from '../api/types.js';
 
@@ -9,6 +10,8 @@ export interface ActiveWatch {
   def?: ResourceDefinition;
   /** Ends the stream cleanly (the client sees a normal end of response). */
   end(): void;
+  /** False for a stream that is not a watch (not in apiserver_registered_watchers). */
+  counted?: boolean;
 }
 
 export class WatchRegistry {
@@ -25,7 +28,7 @@ export class WatchRegistry {
 
   countsByResource(): Map<string, number> {
     const m = new Map<string, number>();
-    for (const w of this.open) m.set(w.resource, (m.get(w.resource) ?? 0) + 1);
+    for (const w of this.open) if (w.counted !== false) m.set(w.resource, (m.get(w.resource) ?? 0) + 1);
     return m;
   }
 

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../apiserver/config.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, inputLimitsFor } from '../apiserver/input-limits.js';
 import { linearRegExpError } from '../api/validation/linear-regexp.js';
-import { resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
+import { readFlagFile, resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
 import { checkGatePrerequisites } from './feature-gates.js';
 import { FlagValueError, parseBool, parseCidrs, parseStringSlice, type PortRange } from './flag-types.js';
 import { addFlags, FlagValues, type FlagSpec, type FlagValue } from './option-table.js';
@@ -117,6 +117,9 @@ const asList = (prev: unknown): string[] => (Array.isArray(prev) ? (prev as stri
 
 const NOT_YET = { honoured: false } as const;
 
+/** Node address types (core/v1 NodeAddressType), for --svclet-preferred-address-types. */
+const NODE_ADDRESS_TYPES = ['Hostname', 'InternalIP', 'ExternalIP', 'InternalDNS', 'ExternalDNS'];
+
 function admissionStorageGeneralFlags(): FlagSpec[] {
   return [
     { flags: '--admission-control-config-file', type: 'string', ...NOT_YET, help: 'Admission control configuration file.' },
@@ -162,12 +165,13 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
       },
     },
     { flags: '--delete-collection-workers', type: 'int', default: 1, help: 'Workers for DeleteCollection.' },
-    { flags: '--svclet-https', type: 'bool', default: true, ...NOT_YET, help: 'Use https to node agents.' },
-    { flags: '--svclet-certificate-authority', type: 'string', ...NOT_YET, help: 'CA file for node-agent connections.' },
-    { flags: '--svclet-client-certificate', type: 'string', ...NOT_YET, help: 'Client certificate for node-agent connections.' },
-    { flags: '--svclet-client-key', type: 'string', ...NOT_YET, help: 'Client key for node-agent connections.' },
-    { flags: '--svclet-preferred-address-types', type: 'stringSlice', default: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], ...NOT_YET, help: 'Address types in order of preference.' },
-    { flags: '--svclet-timeout', type: 'duration', default: 5000, ...NOT_YET, help: 'Node-agent operation timeout.' },
+    // pods/log reaches the node agents with these (src/apiserver/handlers/pod-log.ts).
+    { flags: '--svclet-https', type: 'bool', default: true, help: 'Use https to node agents.' },
+    { flags: '--svclet-certificate-authority', type: 'string', help: 'CA file for node-agent connections: their serving certificates are checked against it (unset: not checked).' },
+    { flags: '--svclet-client-certificate', type: 'string', help: 'Client certificate for node-agent connections.' },
+    { flags: '--svclet-client-key', type: 'string', help: 'Client key for node-agent connections.' },
+    { flags: '--svclet-preferred-address-types', type: 'stringSlice', default: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], help: 'Address types in order of preference.' },
+    { flags: '--svclet-timeout', type: 'duration', default: 5000, help: 'Node-agent operation timeout.' },
     { flags: '--svc-service-node-port', type: 'int', ...NOT_YET, help: 'If non-zero, the master service is NodePort on this port; if zero, ClusterIP.' },
     { flags: '--master-service-namespace', type: 'string', default: 'default', deprecated: true, ...NOT_YET, help: 'Namespace whose master services are injected into pods.' },
     {
@@ -338,6 +342,8 @@ export interface ApiServerOptions {
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
   authorizationModes: string[];
+  /** The --svclet-* flags (files named, not yet read). */
+  svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
   /** Warnings to log at start (e.g. an option without effect because its gate is off). */
   warnings: string[];
   /** Every flag value by long name, for flags not lifted into typed fields yet. */
@@ -474,8 +480,31 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   if (gates.errors.length > 0) fail(gates.errors[0] as string);
   warnings.push(...gates.ignored.map((m) => `${m}; it has no effect`));
 
+  // Node agents (pods/log).
+  const addressTypes = f.list('--svclet-preferred-address-types');
+  for (const t of addressTypes) {
+    if (!NODE_ADDRESS_TYPES.includes(t)) fail(`invalid value ${JSON.stringify(t)} for --svclet-preferred-address-types: expected some of ${NODE_ADDRESS_TYPES.join(', ')}`);
+  }
+  if (addressTypes.length === 0) fail('--svclet-preferred-address-types must name at least one address type');
+  const svcletCert = f.optionalString('--svclet-client-certificate');
+  const svcletKey = f.optionalString('--svclet-client-key');
+  if (Boolean(svcletCert) !== Boolean(svcletKey)) fail('--svclet-client-certificate and --svclet-client-key must be given together');
+  const svcletTimeout = f.number('--svclet-timeout');
+  if (svcletTimeout <= 0) fail('invalid value for --svclet-timeout: must be greater than 0');
+  const svcletCa = f.optionalString('--svclet-certificate-authority');
+  const svclet: ApiServerOptions['svclet'] = {
+    https: f.bool('--svclet-https'),
+    preferredAddressTypes: addressTypes,
+    timeoutMs: svcletTimeout,
+    ...(svcletCa ? { caFile: svcletCa } : {}),
+    ...(svcletCert ? { certFile: svcletCert } : {}),
+    ...(svcletKey ? { keyFile: svcletKey } : {}),
+  };
+  if (!svclet.https && (svcletCa || svcletCert)) fail('--svclet-certificate-authority and --svclet-client-certificate need --svclet-https=true');
+
   const out: ApiServerOptions = {
     common,
+    svclet,
     certDirIsDefault: !explicit.has('--cert-dir'),
     dataDir: f.string('--data-dir') || './data',
     storage: {
@@ -609,6 +638,14 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     inputLimits: inputLimitsFor(o.maxRequestBodyBytes),
     continueTokenTtlMs: 5 * 60_000,
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
+    svclet: {
+      https: o.svclet.https,
+      preferredAddressTypes: [...o.svclet.preferredAddressTypes],
+      timeoutMs: o.svclet.timeoutMs,
+      ...(o.svclet.caFile ? { ca: readFlagFile('--svclet-certificate-authority', o.svclet.caFile) } : {}),
+      ...(o.svclet.certFile ? { cert: readFlagFile('--svclet-client-certificate', o.svclet.certFile) } : {}),
+      ...(o.svclet.keyFile ? { key: readFlagFile('--svclet-client-key', o.svclet.keyFile) } : {}),
+    },
     logger,
     ...(c.profiling ? { extraHandlers: [createProfilingHandler()] } : {}),
   };

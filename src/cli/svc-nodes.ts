@@ -12,6 +12,7 @@
  * src/nodes/node-shape.ts) gives several and wins over them. `svc up --nodes N` runs the same fleet
  * in process.
  */
+import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { apiClientFlags, resolveApiClientOptions } from './controller-host-options.js';
 import { connectFromFlags } from './controller-host-process.js';
@@ -34,11 +35,18 @@ export function nodeFleetFlags(countDefault: number, countFlag = '--count'): Fla
     { flags: '--pod-usage', type: 'float', default: 0, help: 'Fraction of its requests a running pod uses when it has no sim.svc.io/cpu-usage or memory-usage annotation, reported as PodMetrics and NodeMetrics (metrics.svc.io); 0: only annotated pods report usage.' },
     { flags: '--image-pull-delay', type: 'duration', default: 500, help: 'Simulated image pull before a pod\'s containers start.' },
     { flags: '--container-start-delay', type: 'duration', default: 200, help: 'Simulated container start after the pull.' },
+    { flags: '--container-stop-delay', type: 'duration', default: 1_000, help: 'How long a simulated container takes to stop on SIGTERM (never longer than the pod\'s grace period; per pod: annotations sim.svc.io/stop-seconds and sim.svc.io/ignore-sigterm).' },
     { flags: '--crash-loop-back-off', type: 'duration', default: 10_000, help: 'First back-off before restarting an exited container; doubles per restart up to --crash-loop-max-back-off.' },
     { flags: '--crash-loop-max-back-off', type: 'duration', default: 300_000, help: 'Longest back-off before restarting an exited container.' },
     { flags: '--node-lease-renew-interval', type: 'duration', default: 10_000, help: 'How often each node renews its Lease in svc-node-lease (±10% jitter).' },
     { flags: '--node-status-update-frequency', type: 'duration', default: 60_000, help: 'How often each node writes its status when nothing changed (±10% jitter).' },
     { flags: '--node-write-concurrency', type: 'int', default: 32, help: 'Status, lease and pod writes of the whole fleet in flight at most.' },
+    // Defaults as src/nodes/fleet.ts DEFAULT_EVENT_QPS/BURST (not imported: --help must not load the fleet).
+    { flags: '--node-event-qps', type: 'float', default: 25, help: 'Events (Pulling, Started, Killing ...) the whole fleet records per second at most; past it and the burst they are dropped. 0: no limit.' },
+    { flags: '--node-event-burst', type: 'int', default: 250, help: 'Events the whole fleet may record at once before --node-event-qps applies.' },
+    { flags: '--node-agent-address', type: 'string', default: '127.0.0.1', help: 'Address the simulated nodes\' agent endpoint (container logs for the API server) listens on.' },
+    { flags: '--node-agent-port', type: 'int', default: 0, help: 'Port of that endpoint (0: any free port); published in each Node\'s status.daemonEndpoints.' },
+    { flags: '--node-agent-hostname', type: 'string', help: 'The host the API server dials for that endpoint, published as each Node\'s Hostname address (default: --node-agent-address, or this machine\'s hostname when that is 0.0.0.0 or ::).' },
   ];
 }
 
@@ -78,12 +86,63 @@ export async function resolveNodeFleetFlags(opts: Record<string, unknown>, count
     containerStartMs: f.number('--container-start-delay'),
     backoffBaseMs: positive('--crash-loop-back-off'),
     backoffMaxMs: positive('--crash-loop-max-back-off'),
+    containerStopMs: f.number('--container-stop-delay'),
     leaseRenewMs: positive('--node-lease-renew-interval'),
     statusReportMs: positive('--node-status-update-frequency'),
   };
   const writeConcurrency = f.number('--node-write-concurrency');
   if (writeConcurrency < 1) throw new OptionsError('invalid value for --node-write-concurrency: must be at least 1');
-  return { shapes, timings, writeConcurrency };
+  const eventQps = f.number('--node-event-qps');
+  const eventBurst = f.number('--node-event-burst');
+  if (eventQps < 0) throw new OptionsError('invalid value for --node-event-qps: must not be negative');
+  if (eventBurst < 1) throw new OptionsError('invalid value for --node-event-burst: must be at least 1');
+  const agentAddress = f.string('--node-agent-address');
+  const agentPort = f.number('--node-agent-port');
+  if (!Number.isInteger(agentPort) || agentPort < 0 || agentPort > 65535) throw new OptionsError('invalid value for --node-agent-port: must be 0 to 65535');
+  const anyAddress = agentAddress === '0.0.0.0' || agentAddress === '::' || agentAddress === '';
+  const agentHostname = f.optionalString('--node-agent-hostname') ?? (anyAddress ? hostname() : agentAddress);
+  return { shapes, timings, writeConcurrency, eventQps, eventBurst, agent: { address: agentAddress, port: agentPort, hostname: agentHostname } };
+}
+
+/**
+ * Starts the fleet's node-agent endpoint (a fresh self-signed certificate: the API server does not
+ * check it unless given --svclet-certificate-authority) and then the fleet, which publishes it.
+ */
+export async function startFleetWithEndpoint(
+  resolved: Awaited<ReturnType<typeof resolveNodeFleetFlags>>,
+  options: Omit<import('../nodes/index.js').NodeFleetOptions, 'shapes' | 'timings' | 'writeConcurrency' | 'eventQps' | 'eventBurst' | 'endpoint'>,
+): Promise<{ fleet: import('../nodes/index.js').NodeFleet; close(): Promise<void> }> {
+  const { NodeFleet, startSvcletServer } = await import('../nodes/index.js');
+  const { generateSelfSignedPair } = await import('./tls.js');
+  const { agent } = resolved;
+  const pair = await generateSelfSignedPair([agent.hostname, ...(agent.address && agent.address !== agent.hostname ? [agent.address] : []), 'localhost', '127.0.0.1']);
+  let fleet: import('../nodes/index.js').NodeFleet | undefined;
+  const server = await startSvcletServer({
+    lookup: (namespace, name) => fleet?.findPod(namespace, name),
+    key: pair.key,
+    cert: pair.cert,
+    host: agent.address,
+    port: agent.port,
+    logger: options.logger.child({ module: 'node-agent-endpoint' }),
+  });
+  fleet = new NodeFleet({
+    ...options,
+    shapes: resolved.shapes,
+    timings: resolved.timings,
+    writeConcurrency: resolved.writeConcurrency,
+    eventQps: resolved.eventQps,
+    eventBurst: resolved.eventBurst,
+    endpoint: { host: agent.hostname, port: server.port },
+  });
+  fleet.start();
+  const started = fleet;
+  return {
+    fleet: started,
+    async close() {
+      await started.stop();
+      await server.close();
+    },
+  };
 }
 
 function newCommand(name: string, description: string): Command {
@@ -122,24 +181,22 @@ async function startNodes(program: Command, ctx: DaemonStartContext): Promise<Ru
   const opts = program.opts();
   const logging = resolveLoggingOptions(opts);
   const clientOptions = resolveApiClientOptions(opts);
-  const { shapes, timings, writeConcurrency } = await resolveNodeFleetFlags(opts, '--count', '--profile');
+  const resolved = await resolveNodeFleetFlags(opts, '--count', '--profile');
   if (explicitlySetFlags(program).has('--profile') && explicitlySetFlags(program).has('--count')) {
     throw new OptionsError('--count and --profile both set: the profile says how many nodes; leave --count out');
   }
   const logger = createLogger('svc-nodes', logging);
   ctx.setLogger(logger);
   const { createInformerFactory } = await import('../client/index.js');
-  const { NodeFleet } = await import('../nodes/index.js');
   const connection = await connectFromFlags(clientOptions, 'svc-nodes');
   const informers = createInformerFactory(connection.client, { logger: logger.child({ module: 'informer' }) });
-  const fleet = new NodeFleet({ client: connection.client, informers, shapes, logger, timings, writeConcurrency, version: versionLine().split(' ')[1] ?? 'v0.0.0' });
-  fleet.start();
+  const fleet = await startFleetWithEndpoint(resolved, { client: connection.client, informers, logger, version: versionLine().split(' ')[1] ?? 'v0.0.0' });
   // Timers are unref'd: hold the process open until shutdown.
   const keepAlive = setInterval(() => {}, 1 << 30);
   return {
     async shutdown() {
       clearInterval(keepAlive);
-      await fleet.stop();
+      await fleet.close();
       informers.stop();
       await connection.close();
     },

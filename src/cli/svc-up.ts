@@ -33,8 +33,9 @@ import { OptionsError, readFlagFile } from './common-options.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
 import { defaultConfiguration, parseConfigurationFile, SchedulerConfigError, type SchedulerConfiguration } from '../scheduler/config/index.js';
 import { createLogger } from './logging.js';
-import { nodeFleetFlags, resolveNodeFleetFlags } from './svc-nodes.js';
+import { nodeFleetFlags, resolveNodeFleetFlags, startFleetWithEndpoint } from './svc-nodes.js';
 import { addFlags, explicitlySetFlags, FlagValues, longFlag } from './option-table.js';
+import { versionLine } from './version.js';
 import { superviseDaemon, warnUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
@@ -169,20 +170,19 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   let nodesConnection: ReturnType<typeof connectInProcess> | undefined;
   let nodesInformers: ReturnType<typeof createInformerFactory> | undefined;
   let fleet: import('../nodes/index.js').NodeFleet | undefined;
+  let closeFleet: (() => Promise<void>) | undefined;
   if (nodeFleet.shapes.length > 0) {
-    const { NodeFleet } = await import('../nodes/index.js');
     nodesConnection = connectInProcess(api, { user: NODES_USER });
     nodesInformers = createInformerFactory(nodesConnection.client, { logger: logger.child({ module: 'nodes-informer' }) });
-    fleet = new NodeFleet({
+    const started = await startFleetWithEndpoint(nodeFleet, {
       client: nodesConnection.client,
       informers: nodesInformers,
-      shapes: nodeFleet.shapes,
-      timings: nodeFleet.timings,
-      writeConcurrency: nodeFleet.writeConcurrency,
       logger: logger.child({ module: 'nodes' }),
       inspect: inspector.inspect,
+      version: versionLine().split(' ')[1] ?? 'v0.0.0',
     });
-    fleet.start();
+    fleet = started.fleet;
+    closeFleet = () => started.close();
   }
   logger.info(
     {
@@ -215,7 +215,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
 
   return {
     async shutdown() {
-      await fleet?.stop();
+      await closeFleet?.();
       nodesInformers?.stop();
       await nodesConnection?.close();
       await scheduler?.stop();

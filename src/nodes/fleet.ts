@@ -5,8 +5,11 @@
  * the API only through the client, like any node agent would.
  *
  * Guarantees: a pod bound to a fleet node goes Pending -> Running (-> Succeeded/Failed, or
- * restarts with back-off) as src/nodes/sim-pod.ts describes; a pod being deleted is removed (grace
- * period 0) once its deletionTimestamp passes; a deleted Node stops its agent; the faults named in
+ * restarts with back-off) as src/nodes/sim-pod.ts describes, with the established Events (a
+ * fleet-wide rate limit bounds them); a pod being deleted is removed (grace period 0) once its
+ * containers stopped (their stop time, or the whole grace period when they ignore SIGTERM); its
+ * containers' simulated output is served by the fleet's node-agent endpoint (svclet-server.ts,
+ * started by src/cli, found through `findPod`); a deleted Node stops its agent; the faults named in
  * a Node's `sim.svc.io/faults` annotation are shown within one informer event. `stop()` ends every
  * timer and watch and waits for writes in flight.
  */
@@ -17,6 +20,8 @@ import { systemClock, type Clock } from '../client/clock.js';
 import type { InformerEvent, InformerFactory } from '../client/informer-types.js';
 import { resources } from '../client/typed.js';
 import type { ApiClient } from '../client/types.js';
+import { TokenBucket } from '../client/token-bucket.js';
+import type { SimPod } from './sim-pod.js';
 import { nodeAgentMachine, type NodeAgentActor, type NodeAgentTimings } from '../../machines/index.js';
 import type { NodeShape } from './node-shape.js';
 import { nodeFaults, type NodeFault } from './sim-annotations.js';
@@ -49,10 +54,22 @@ export interface NodeFleetOptions {
   writeConcurrency?: number;
   /** What the nodes report as their agent version. */
   version?: string;
+  /**
+   * Events the whole fleet records per second at most (0: no limit) and its burst; past them,
+   * Events are dropped (default 25 and 250), so a fleet of thousands of pods costs the API server
+   * a bounded number of Event writes.
+   */
+  eventQps?: number;
+  eventBurst?: number;
+  /** Where the fleet's node-agent endpoint (svclet-server.ts) is reached; published in each Node's status. */
+  endpoint?: { host: string; port: number };
   /** xstate inspection, for /debug/machines. */
   inspect?: (event: InspectionEvent) => void;
   random?: () => number;
 }
+
+export const DEFAULT_EVENT_QPS = 25;
+export const DEFAULT_EVENT_BURST = 250;
 
 interface Member {
   node: SimNode;
@@ -85,6 +102,8 @@ export class NodeFleet {
       timings: this.timings,
       leaseDurationSeconds: this.timings.leaseDurationSeconds,
       version: this.opts.version ?? 'v0.0.0-sim',
+      eventLimiter: new TokenBucket(this.opts.eventQps ?? DEFAULT_EVENT_QPS, this.opts.eventBurst ?? DEFAULT_EVENT_BURST, this.clock),
+      endpoint: this.opts.endpoint,
     };
     this.opts.shapes.forEach((shape, index) => {
       const node = new SimNode(shape, index, ctx);
@@ -134,6 +153,18 @@ export class NodeFleet {
     const deadline = Date.now() + timeoutMs;
     while (done() < this.members.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     return done();
+  }
+
+  /**
+   * The simulated life of pod `namespace/name` on one of the fleet's nodes (for its logs). A scan
+   * of the fleet's pods (a log request is rare; an index would cost memory for every pod).
+   */
+  findPod(namespace: string, name: string): SimPod | undefined {
+    for (const m of this.members.values()) {
+      const sim = m.node.findPod(namespace, name);
+      if (sim) return sim;
+    }
+    return undefined;
   }
 
   /** Pods the fleet is running (not finished, not removed). */

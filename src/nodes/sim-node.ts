@@ -3,6 +3,9 @@
  * reported, its Lease, and the pods bound to it with their simulated lives (SimPod), their IPs
  * and their timers. Every write goes through the fleet's shared StatusWriter; every timer runs on
  * the fleet's clock. A crashed node freezes its pods (no timers, no writes) until it recovers.
+ * Each step of a pod's life becomes the Events the established node agent records (source
+ * `kubelet` and the node, fieldPath `spec.containers{name}`), through an EventRecorder that shares
+ * the fleet's rate limit; a deleted pod is removed once its containers stopped.
  */
 import type { Logger } from 'pino';
 import type { Condition, Lease, Node, Pod } from '../api/generated/kinds.js';
@@ -10,9 +13,10 @@ import { rfc3339, rfc3339Micro } from '../api/time.js';
 import type { Clock } from '../client/clock.js';
 import { ApiError, type ApiClient } from '../client/types.js';
 import { resources } from '../client/typed.js';
+import { EventRecorder, type EventType } from '../runtime/event-recorder.js';
 import type { NodeShape } from './node-shape.js';
 import type { NodeFault } from './sim-annotations.js';
-import { SimPod, type SimTimings } from './sim-pod.js';
+import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
 
@@ -27,7 +31,14 @@ export interface SimNodeContext {
   leaseDurationSeconds: number;
   /** What `nodeInfo.kubeletVersion` says. */
   version: string;
+  /** The fleet's rate limit on Events (shared by every node). */
+  eventLimiter: { tryTake(): boolean };
+  /** Where the fleet serves its node-agent endpoint (logs), published in each Node's status. */
+  endpoint: { host: string; port: number } | undefined;
 }
+
+/** The established node agent's Event source component. */
+export const NODE_AGENT_COMPONENT = 'kubelet';
 
 interface TrackedPod {
   sim: SimPod;
@@ -70,6 +81,11 @@ export class SimNode {
   private nodeUsageText = '';
   /** Condition type -> [status, lastTransitionTime]. */
   private readonly transitions = new Map<string, [string, string]>();
+  /** Images this node has pulled (IfNotPresent then finds them "already present"). */
+  private readonly images = new Set<string>();
+  private readonly recorder: EventRecorder;
+  /** Pods that finished here, until deleted: their lives, for their logs. */
+  private readonly finishedPods = new Map<string, SimPod>();
 
   constructor(
     readonly shape: NodeShape,
@@ -80,6 +96,14 @@ export class SimNode {
     const n = index + 1;
     this.hostIP = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
     this.podCidrBase = `10.${244 + ((index >> 8) & 7)}.${index & 255}.`;
+    this.recorder = new EventRecorder({ client: ctx.client, component: NODE_AGENT_COMPONENT, host: shape.name, clock: ctx.clock, logger: ctx.logger, limiter: ctx.eventLimiter });
+  }
+
+  /** The simulated life of pod `namespace/name` on this node (running or finished), if it is here. */
+  findPod(namespace: string, name: string): SimPod | undefined {
+    for (const p of this.pods.values()) if (p.name === name && p.namespace === namespace) return p.sim;
+    for (const sim of this.finishedPods.values()) if (sim.name === name && sim.namespace === namespace) return sim;
+    return undefined;
   }
 
   /** Number of pods this node is running (tracked, not finished). */
@@ -139,11 +163,13 @@ export class SimNode {
       capacity: { ...this.shape.capacity },
       allocatable: { ...this.shape.capacity },
       conditions,
+      // The Hostname address is where the API server reaches this node's agent (the fleet's
+      // endpoint, shared by all its nodes); InternalIP is the node's simulated address (pods' hostIP).
       addresses: [
         { type: 'InternalIP', address: this.hostIP },
-        { type: 'Hostname', address: this.name },
+        { type: 'Hostname', address: this.ctx.endpoint?.host ?? this.name },
       ],
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: this.ctx.endpoint?.port ?? 0 } },
       nodeInfo: {
         machineID: this.uid.replace(/-/g, ''),
         systemUUID: this.uid,
@@ -192,6 +218,7 @@ export class SimNode {
       const usage = podUsage(pod, this.shape.podUsage);
       tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: 0, pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
+      if (!pod.metadata.deletionTimestamp) for (const c of [...sim.inits, ...sim.containers]) this.pullEvents(tracked, c, true);
       if (!this.crashed) this.tick(uid);
     } else if (tracked.pod !== pod) {
       // Labels or usage annotations may have changed: the metrics follow.
@@ -206,6 +233,7 @@ export class SimNode {
   onPodDeleted(pod: Pod): void {
     const uid = pod.metadata.uid ?? '';
     this.finished.delete(uid);
+    this.finishedPods.delete(uid);
     const tracked = this.pods.get(uid);
     if (!tracked) return;
     this.ctx.clock.clearTimeout(tracked.timer);
@@ -224,13 +252,14 @@ export class SimNode {
     }
     this.pods.clear();
     this.finished.clear();
+    this.finishedPods.clear();
   }
 
   private tick(uid: string): void {
     const p = this.pods.get(uid);
     if (!p || this.crashed) return;
     const now = this.ctx.clock.now();
-    p.sim.advance(now);
+    for (const step of p.sim.advance(now)) this.transitionEvents(p, step);
     const status = p.sim.status(now);
     const hash = hash53(JSON.stringify(status));
     if (hash !== p.lastStatus) {
@@ -245,6 +274,7 @@ export class SimNode {
       // Finished: nothing more happens to it here; its IP goes back to the pool.
       this.pods.delete(uid);
       this.finished.add(uid);
+      this.finishedPods.set(uid, p.sim);
       this.releaseIP(p.sim.podIP);
       return;
     }
@@ -309,14 +339,18 @@ export class SimNode {
   }
 
   /**
-   * Removes the pod once its grace period is over, counted from when this node saw the deletion
-   * (the containers get the whole period to stop, as the established node agent gives them; the
-   * deletionTimestamp has whole seconds only), then deletes it with grace period 0 and a
-   * precondition on its uid.
+   * Stops the pod's containers (SIGTERM: a Killing event per running container) and removes the
+   * pod once they have stopped: after their stop time (`sim.svc.io/stop-seconds`, default
+   * `--container-stop-delay`), or the whole grace period when they ignore SIGTERM
+   * (`sim.svc.io/ignore-sigterm`), counted from when this node saw the deletion, never longer than
+   * the grace period; then deletes it with grace period 0 and a precondition on its uid.
    */
   private scheduleRemoval(uid: string, tracked: TrackedPod, pod: Pod): void {
     const grace = pod.metadata.deletionGracePeriodSeconds;
-    const delay = typeof grace === 'number' && grace > 0 ? grace * 1000 : 0;
+    const delay = tracked.sim.stopDelayMs(typeof grace === 'number' && grace > 0 ? grace * 1000 : 0);
+    if (tracked.sim.running && !this.crashed) {
+      for (const c of tracked.sim.containers) this.event(tracked, c, 'Normal', 'Killing', `Stopping container ${c.name}`);
+    }
     const remove = () => {
       if (this.crashed) {
         tracked.removal = this.ctx.clock.setTimeout(remove, 1000);
@@ -327,6 +361,46 @@ export class SimNode {
       this.removeNow(uid, tracked.namespace, tracked.name);
     };
     tracked.removal = this.ctx.clock.setTimeout(remove, delay);
+  }
+
+  /** Records one Event about a container of the pod, as the established node agent does. */
+  private event(p: TrackedPod, c: ContainerInfo, type: EventType, reason: string, message: string): void {
+    const pod = p.pod.kind ? p.pod : { ...p.pod, apiVersion: 'v1', kind: 'Pod' };
+    const list = p.sim.inits.includes(c) ? 'initContainers' : 'containers';
+    void this.recorder.event(pod, type, reason, message, { fieldPath: `spec.${list}{${c.name}}` });
+  }
+
+  /** Pulling (at first sight) or Pulled (when the container starts), by the container's pull policy. */
+  private pullEvents(p: TrackedPod, c: ContainerInfo, atFirstSight: boolean): void {
+    const present = c.pullPolicy === 'Never' || (c.pullPolicy !== 'Always' && this.images.has(c.image));
+    if (atFirstSight) {
+      if (!present) this.event(p, c, 'Normal', 'Pulling', `Pulling image "${c.image}"`);
+      return;
+    }
+    if (present) {
+      this.event(p, c, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`);
+    } else {
+      const took = `${this.ctx.timings.imagePullMs / 1000}s`;
+      this.event(p, c, 'Normal', 'Pulled', `Successfully pulled image "${c.image}" in ${took} (${took} including waiting)`);
+      this.images.add(c.image);
+    }
+  }
+
+  /** The Events of one step of a pod's life: a start (Pulled, Created, Started), a crash loop (BackOff). */
+  private transitionEvents(p: TrackedPod, step: SimTransition): void {
+    const { sim } = p;
+    if (step.type === 'started') {
+      const started = (c: ContainerInfo) => {
+        if (step.restart === 0) this.pullEvents(p, c, false);
+        else this.event(p, c, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`);
+        this.event(p, c, 'Normal', 'Created', `Created container: ${c.name}`);
+        this.event(p, c, 'Normal', 'Started', `Started container ${c.name}`);
+      };
+      if (step.restart === 0) sim.inits.forEach(started);
+      sim.containers.forEach(started);
+    } else if (step.type === 'backoff') {
+      for (const c of sim.containers) this.event(p, c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${p.name}_${p.namespace}(${sim.uid})`);
+    }
   }
 
   private allocateIP(): string {

@@ -18,6 +18,7 @@
 import type { Condition, Pod, PodStatus } from '../api/generated/kinds.js';
 import { rfc3339 } from '../api/time.js';
 import { podBehaviour, type PodBehaviour } from './sim-annotations.js';
+import type { ContainerRun } from './sim-logs.js';
 
 export interface SimTimings {
   /** Simulated image pull, from the pod's first sight to its containers starting (default 500 ms). */
@@ -28,9 +29,14 @@ export interface SimTimings {
   backoffBaseMs: number;
   /** Longest restart back-off (established: 300 s). */
   backoffMaxMs: number;
+  /** How long a container takes to stop on SIGTERM (default 1 s; `sim.svc.io/stop-seconds` per pod). */
+  containerStopMs: number;
 }
 
-export const DEFAULT_SIM_TIMINGS: Readonly<SimTimings> = Object.freeze({ imagePullMs: 500, containerStartMs: 200, backoffBaseMs: 10_000, backoffMaxMs: 300_000 });
+export const DEFAULT_SIM_TIMINGS: Readonly<SimTimings> = Object.freeze({ imagePullMs: 500, containerStartMs: 200, backoffBaseMs: 10_000, backoffMaxMs: 300_000, containerStopMs: 1_000 });
+
+/** A step of a pod's life that the node reports as Events (sim-node.ts). */
+export type SimTransition = { type: 'started'; restart: number } | { type: 'backoff'; restart: number; backoffMs: number } | { type: 'exited'; exitCode: number };
 
 /** A container status as the established node agent writes it (the schema keeps these free-form). */
 export interface ContainerStatus {
@@ -53,19 +59,30 @@ interface Exit {
 
 type Stage = { kind: 'creating'; startAt: number } | { kind: 'running'; since: number } | { kind: 'backoff'; until: number } | { kind: 'done'; exit: Exit };
 
-interface ContainerInfo {
+export interface ContainerInfo {
   name: string;
   image: string;
   readyDelayMs: number;
+  /** spec.containers[i].imagePullPolicy (defaulted as established when absent). */
+  pullPolicy: string;
+}
+
+/** The established default: Always for `:latest` or no tag, IfNotPresent otherwise. */
+function pullPolicy(c: { image?: string; imagePullPolicy?: string }): string {
+  if (c.imagePullPolicy) return c.imagePullPolicy;
+  const image = c.image ?? '';
+  const name = image.split('@')[0]!;
+  const tag = name.lastIndexOf(':') > name.lastIndexOf('/') ? name.slice(name.lastIndexOf(':') + 1) : '';
+  return image.includes('@') ? 'IfNotPresent' : tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
 export class SimPod {
   readonly uid: string;
-  private readonly containers: ContainerInfo[];
-  private readonly inits: ContainerInfo[];
+  readonly containers: ContainerInfo[];
+  readonly inits: ContainerInfo[];
   /** One init container's (and the app containers') pull + start. */
   private readonly stepMs: number;
-  private readonly behaviour: PodBehaviour;
+  readonly behaviour: PodBehaviour;
   private readonly restartPolicy: string;
   private stage: Stage;
   private restarts = 0;
@@ -87,10 +104,19 @@ export class SimPod {
       name: c.name ?? '',
       image: c.image ?? '',
       readyDelayMs: Math.max(0, Number((c.readinessProbe as { initialDelaySeconds?: number } | undefined)?.initialDelaySeconds ?? 0)) * 1000,
+      pullPolicy: pullPolicy(c as { image?: string; imagePullPolicy?: string }),
     }));
-    this.inits = (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '', readyDelayMs: 0 }));
+    this.inits = (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '', readyDelayMs: 0, pullPolicy: pullPolicy(c as { image?: string; imagePullPolicy?: string }) }));
     this.stepMs = timings.imagePullMs + timings.containerStartMs;
     this.stage = { kind: 'creating', startAt: now + (this.inits.length + 1) * this.stepMs };
+  }
+
+  get name(): string {
+    return this.pod.metadata.name ?? '';
+  }
+
+  get namespace(): string {
+    return this.pod.metadata.namespace ?? '';
   }
 
   /** True once the pod reached Succeeded or Failed: nothing more happens to it. */
@@ -126,30 +152,93 @@ export class SimPod {
     }
   }
 
-  /** Moves through every step due by `now` (several, if the pod was not looked at for a while). */
-  advance(now: number): void {
+  /**
+   * Moves through every step due by `now` (several, if the pod was not looked at for a while);
+   * gives the steps taken, oldest first (the node records Events for them).
+   */
+  advance(now: number): SimTransition[] {
+    const steps: SimTransition[] = [];
     for (let guard = 0; guard < 1000; guard++) {
       const s = this.stage;
       if (s.kind === 'creating' && now >= s.startAt) {
         this.stage = { kind: 'running', since: s.startAt };
+        steps.push({ type: 'started', restart: 0 });
       } else if (s.kind === 'running' && this.behaviour.runMs !== undefined && now >= s.since + this.behaviour.runMs) {
-        this.exited({ exitCode: this.behaviour.exitCode, startedAt: s.since, finishedAt: s.since + this.behaviour.runMs });
+        steps.push(this.exited({ exitCode: this.behaviour.exitCode, startedAt: s.since, finishedAt: s.since + this.behaviour.runMs }));
       } else if (s.kind === 'backoff' && now >= s.until) {
         this.restarts++;
         this.stage = { kind: 'running', since: s.until };
+        steps.push({ type: 'started', restart: this.restarts });
       } else break;
     }
+    return steps;
   }
 
-  private exited(exit: Exit): void {
+  private exited(exit: Exit): SimTransition {
     this.last = exit;
     const restart = this.restartPolicy === 'Always' || (this.restartPolicy === 'OnFailure' && exit.exitCode !== 0);
     if (!restart) {
       this.stage = { kind: 'done', exit };
-      return;
+      return { type: 'exited', exitCode: exit.exitCode };
     }
     const backoff = Math.min(this.timings.backoffBaseMs * 2 ** this.restarts, this.timings.backoffMaxMs);
     this.stage = { kind: 'backoff', until: exit.finishedAt + backoff };
+    return { type: 'backoff', restart: this.restarts, backoffMs: backoff };
+  }
+
+  /** True while some container runs (so deleting the pod has something to stop). */
+  get running(): boolean {
+    return this.stage.kind === 'running';
+  }
+
+  /**
+   * How long after the node sees the deletion the pod's containers have stopped: their stop time
+   * (`sim.svc.io/stop-seconds`, else the node's), or the whole grace period when they ignore
+   * SIGTERM; never more than the grace period (then they are killed). Nothing runs yet or any
+   * more: at once.
+   */
+  stopDelayMs(graceMs: number): number {
+    if (this.stage.kind !== 'running' && this.stage.kind !== 'backoff') return 0;
+    if (this.behaviour.ignoreSigterm) return graceMs;
+    return Math.min(graceMs, this.behaviour.stopMs ?? this.timings.containerStopMs);
+  }
+
+  /**
+   * The run whose output a log request for `container` gets at `now`, chosen as the established
+   * node agent chooses from the container's status (previous: lastState.terminated; else the
+   * running one, else the terminated one, else lastState.terminated), or the error message it
+   * answers with (400) when there is none.
+   */
+  logRun(container: string, previous: boolean, now: number): ContainerRun | string {
+    const podName = this.pod.metadata.name ?? '';
+    const base = { namespace: this.pod.metadata.namespace ?? '', pod: podName, container };
+    const notFound = `previous terminated container "${container}" in pod "${podName}" not found`;
+    const initIndex = this.inits.findIndex((c) => c.name === container);
+    if (initIndex >= 0) {
+      const c = this.inits[initIndex]!;
+      if (previous) return notFound;
+      const { startedAt, finishedAt } = this.initTimes(initIndex);
+      if (now < startedAt) return `container "${container}" in pod "${podName}" is waiting to start: PodInitializing`;
+      return { ...base, image: c.image, restart: 0, startedAt, finishedAt: now >= finishedAt ? finishedAt : undefined };
+    }
+    const c = this.containers.find((x) => x.name === container);
+    if (!c) return `container "${container}" not found in pod "${podName}"`;
+    const s = this.stage;
+    const lastRun = (restart: number): ContainerRun => ({ ...base, image: c.image, restart, startedAt: this.last!.startedAt, finishedAt: this.last!.finishedAt });
+    if (previous) {
+      if (!this.last || s.kind === 'done') return notFound;
+      return lastRun(s.kind === 'backoff' ? this.restarts : this.restarts - 1);
+    }
+    switch (s.kind) {
+      case 'running':
+        return { ...base, image: c.image, restart: this.restarts, startedAt: s.since, finishedAt: undefined };
+      case 'done':
+        return { ...base, image: c.image, restart: this.restarts, startedAt: s.exit.startedAt, finishedAt: s.exit.finishedAt };
+      case 'backoff':
+        return lastRun(this.restarts);
+      case 'creating':
+        return `container "${container}" in pod "${podName}" is waiting to start: ${now >= this.initializedAt() ? 'ContainerCreating' : 'PodInitializing'}`;
+    }
   }
 
   /** The pod's phase now. */

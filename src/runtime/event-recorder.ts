@@ -7,6 +7,9 @@
  *   gone (expired, deleted), a new one is created.
  * - Rate limit: per involved object (and source) a token bucket, burst 25 refilled at one per
  *   5 minutes (client-go's spam filter); events past it are dropped (outcome `dropped`).
+ * - An optional shared `limiter` (e.g. one token bucket for a whole fleet of simulated nodes) bounds
+ *   the rate over every object; events past it are dropped too, so a burst at scale costs the API
+ *   server a bounded number of writes.
  * - Never throws into the caller: a failed write is logged and reported as `failed`.
  * - Writes of one aggregation key are serialised, so repeats never race into two Events.
  */
@@ -37,6 +40,13 @@ export interface EventRecorderOptions {
   burst?: number;
   /** Per-object refill rate in events per second; default 1/300. */
   qps?: number;
+  /** A rate limit shared over all objects (and recorders); an event without a token is dropped. */
+  limiter?: { tryTake(): boolean };
+}
+
+/** Per event: which part of the object it is about (`involvedObject.fieldPath`, e.g. `spec.containers{web}`). */
+export interface EventOptions {
+  fieldPath?: string;
 }
 
 interface Aggregate {
@@ -67,7 +77,7 @@ export class EventRecorder {
   }
 
   /** Records that `reason` happened to `obj`, e.g. `event(cm, 'Normal', 'Mirrored', 'copied to 3 namespaces')`. */
-  event(obj: SvcObject, type: EventType, reason: string, message: string): Promise<RecordOutcome> {
+  event(obj: SvcObject, type: EventType, reason: string, message: string, options: EventOptions = {}): Promise<RecordOutcome> {
     const ref = {
       apiVersion: obj.apiVersion,
       kind: obj.kind,
@@ -75,10 +85,13 @@ export class EventRecorder {
       name: obj.metadata.name,
       uid: obj.metadata.uid,
       resourceVersion: obj.metadata.resourceVersion,
+      fieldPath: options.fieldPath,
     };
+    // The shared limit first: past it, an event costs no per-object bookkeeping either.
+    if (this.opts.limiter && !this.opts.limiter.tryTake()) return Promise.resolve('dropped');
     const objectId = [this.opts.component, this.opts.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.uid ?? ''].join('\u0000');
     if (!this.takeToken(objectId)) return Promise.resolve('dropped');
-    const key = [objectId, type, reason, message].join('\u0000');
+    const key = [objectId, ref.fieldPath ?? '', type, reason, message].join('\u0000');
     const prev = this.chains.get(key) ?? Promise.resolve<RecordOutcome>('created');
     const next = prev.then(() => this.write(key, ref, type, reason, message));
     this.chains.set(key, next);

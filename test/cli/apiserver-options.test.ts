@@ -113,6 +113,15 @@ test('cross-flag rules name the flags involved', () => {
   assert.match(options.warnings.join('\n'), /APIPriorityAndFairness/);
 });
 
+test('--svclet-* (how pods/log reaches node agents) are resolved and checked', () => {
+  const { options } = parse(['--svclet-preferred-address-types=InternalIP,Hostname', '--svclet-timeout=2s']);
+  assert.equal(options.svclet, { https: true, preferredAddressTypes: ['InternalIP', 'Hostname'], timeoutMs: 2_000 });
+  assert.equal(parse([]).options.svclet.preferredAddressTypes, ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']);
+  assert.throws(() => parse(['--svclet-preferred-address-types=InternalIP,Wherever']), /"Wherever" for --svclet-preferred-address-types: expected some of Hostname, InternalIP/);
+  assert.throws(() => parse(['--svclet-client-certificate=/tmp/c.pem']), /--svclet-client-certificate and --svclet-client-key must be given together/);
+  assert.throws(() => parse(['--svclet-https=false', '--svclet-certificate-authority=/tmp/ca.pem']), /need --svclet-https=true/);
+});
+
 test('setting a flag that is not implemented yet logs one warning naming it', () => {
   const { cmd } = parse(['--audit-log-path=/tmp/audit.log', '--anonymous-auth=false', '--max-requests-inflight=10']);
   const lines: string[] = [];

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pino } from 'pino';
-import type { Lease, Node, NodeMetrics, Pod, PodMetrics } from '../../src/api/generated/kinds.js';
+import type { Event as CoreEvent, Lease, Node, NodeMetrics, Pod, PodMetrics } from '../../src/api/generated/kinds.js';
 import { connectInProcess } from '../../src/cli/in-process-client.js';
 import { createInformerFactory, resources, type ApiClient } from '../../src/client/index.js';
 import { groupFromFlags, NodeFleet, nodeShapes, NODE_LEASE_NAMESPACE } from '../../src/nodes/index.js';
@@ -28,7 +28,7 @@ test.before(async () => {
     informers,
     shapes: nodeShapes([groupFromFlags({ count: 3, namePrefix: 'sim' })]),
     logger: pino({ level: process.env['SVC_TEST_LOG'] ?? 'silent' }),
-    timings: { imagePullMs: 60, containerStartMs: 20, backoffBaseMs: 150, backoffMaxMs: 1_000, leaseRenewMs: 150, statusReportMs: 400 },
+    timings: { imagePullMs: 60, containerStartMs: 20, backoffBaseMs: 150, backoffMaxMs: 1_000, containerStopMs: 300, leaseRenewMs: 150, statusReportMs: 400 },
   });
   fleet.start();
   closeAll = async () => {
@@ -121,14 +121,60 @@ test('a readiness probe delays Ready by its initialDelaySeconds', async () => {
   await podWhen('slow', (p) => condition(p, 'Ready') === 'True', 'Ready after the delay');
 });
 
-test('a deleted pod is removed once its grace period has passed, not before', async () => {
+const eventsOf = async (name: string) => (await client.list<CoreEvent>(resources.events, { namespace: 'default', fieldSelector: `involvedObject.name=${name}` })).items;
+
+test('a deleted pod is removed once its containers stopped (stop time), not after the whole grace period', async () => {
   await client.create(resources.pods, 'default', pod('going', { nodeName: 'sim-1' }));
   await podWhen('going', (p) => p.status?.phase === 'Running', 'Running');
   const t = Date.now();
-  await client.delete(resources.pods, 'default', 'going', { gracePeriodSeconds: 1 });
-  assert.ok(await getPod('going'), 'still there during its grace period');
+  await client.delete(resources.pods, 'default', 'going', { gracePeriodSeconds: 30 });
+  assert.ok(await getPod('going'), 'still there while its containers stop');
   await eventually(async () => (await getPod('going').then(() => false, () => true)), 5_000, 'the pod gone');
+  const took = Date.now() - t;
+  assert.ok(took >= 250 && took < 5_000, `removed after ${took} ms (stop time 300 ms, grace period 30 s)`);
+  await eventually(async () => (await eventsOf('going')).some((e) => e.reason === 'Killing'), 3_000, 'a Killing event');
+  const killing = (await eventsOf('going')).find((e) => e.reason === 'Killing')!;
+  assert.is(killing.message, 'Stopping container c');
+  assert.is(killing.involvedObject?.fieldPath, 'spec.containers{c}');
+});
+
+test('a container that ignores SIGTERM holds its pod for the whole grace period', async () => {
+  await client.create(resources.pods, 'default', pod('stubborn', { nodeName: 'sim-1' }, { metadata: { name: 'stubborn', annotations: { 'sim.svc.io/ignore-sigterm': 'true' } } }));
+  await podWhen('stubborn', (p) => p.status?.phase === 'Running', 'Running');
+  const t = Date.now();
+  await client.delete(resources.pods, 'default', 'stubborn', { gracePeriodSeconds: 1 });
+  await new Promise((r) => setTimeout(r, 500));
+  assert.ok(await getPod('stubborn'), 'still there within its grace period');
+  await eventually(async () => (await getPod('stubborn').then(() => false, () => true)), 5_000, 'the pod gone');
   assert.ok(Date.now() - t >= 900, `removed after ${Date.now() - t} ms`);
+});
+
+test('the node records the established Events of a start and of a crash loop (source kubelet + node, the container\'s fieldPath)', async () => {
+  await client.create(resources.pods, 'default', pod('evented', { nodeName: 'sim-2' }));
+  await podWhen('evented', (p) => p.status?.phase === 'Running', 'Running');
+  await eventually(async () => (await eventsOf('evented')).some((e) => e.reason === 'Started'), 3_000, 'a Started event');
+  const events = await eventsOf('evented');
+  const byReason = new Map(events.map((e) => [e.reason, e]));
+  assert.is(byReason.get('Pulling')?.message, 'Pulling image "registry.example/app:1"');
+  assert.match(byReason.get('Pulled')?.message ?? '', /^Successfully pulled image "registry\.example\/app:1" in 0\.06s \(0\.06s including waiting\)$/);
+  assert.is(byReason.get('Created')?.message, 'Created container: c');
+  assert.is(byReason.get('Started')?.message, 'Started container c');
+  for (const e of events) {
+    assert.equal(e.source, { component: 'kubelet', host: 'sim-2' });
+    assert.is(e.type, 'Normal');
+    assert.is(e.involvedObject?.kind, 'Pod');
+    assert.is(e.involvedObject?.fieldPath, 'spec.containers{c}');
+  }
+  // The image is on sim-2 now: IfNotPresent finds it there.
+  await client.create(resources.pods, 'default', pod('evented2', { nodeName: 'sim-2' }, { metadata: { name: 'evented2', annotations: { 'sim.svc.io/run-seconds': '0.1', 'sim.svc.io/exit-code': '1' } } }));
+  await eventually(async () => (await eventsOf('evented2')).some((e) => e.reason === 'BackOff'), 5_000, 'a BackOff event');
+  const second = await eventsOf('evented2');
+  assert.is(second.find((e) => e.reason === 'Pulled')?.message, 'Container image "registry.example/app:1" already present on machine');
+  assert.not.ok(second.some((e) => e.reason === 'Pulling'));
+  const backoff = second.find((e) => e.reason === 'BackOff')!;
+  assert.is(backoff.type, 'Warning');
+  assert.match(backoff.message ?? '', /^Back-off restarting failed container c in pod evented2_default\(.+\)$/);
+  await client.delete(resources.pods, 'default', 'evented2', { gracePeriodSeconds: 0 });
 });
 
 test('faults as Node annotations: not-ready and pressure show in conditions; stop-heartbeats stops the lease; clearing recovers', async () => {

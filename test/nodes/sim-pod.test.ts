@@ -6,7 +6,7 @@ import type { Pod } from '../../src/api/generated/kinds.js';
 import { SimPod, type ContainerStatus, type SimTimings } from '../../src/nodes/index.js';
 import { pod } from '../helpers/objects.js';
 
-const T: SimTimings = { imagePullMs: 100, containerStartMs: 50, backoffBaseMs: 1_000, backoffMaxMs: 4_000 };
+const T: SimTimings = { imagePullMs: 100, containerStartMs: 50, backoffBaseMs: 1_000, backoffMaxMs: 4_000, containerStopMs: 500 };
 const T0 = Date.UTC(2026, 10, 25);
 
 function sim(annotations: Record<string, string> = {}, spec: Partial<NonNullable<Pod['spec']>> = {}): SimPod {

@@ -129,7 +129,7 @@ export const nodeColumns: TableColumns = {
     const info = asRecord(at(node, 'status', 'nodeInfo'));
     const unknown = (v: unknown) => text(v) || '<unknown>';
     return [
-      name(node), nodeStatus(node), nodeRoles(node), age(node, now), text(info['svcletVersion']),
+      name(node), nodeStatus(node), nodeRoles(node), age(node, now), text(info['kubeletVersion']),
       nodeAddress(node, 'InternalIP'), nodeAddress(node, 'ExternalIP'),
       unknown(info['osImage']), unknown(info['kernelVersion']), unknown(info['containerRuntimeVersion']),
     ];

@@ -35,7 +35,7 @@ export const podDefinition = defineKind({
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: ['status', 'binding', 'eviction'],
+  subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward'],
   watchCacheSize: HEURISTIC_WATCH_CACHE_SIZES.pods,
   schema: objectSchema({ spec: podSpecSchema(), status: podStatusSchema() }),
   fields: (o) => ({

@@ -1,0 +1,29 @@
+/**
+ * pods/<name>/exec, /attach and /portforward (GET and POST, upgrade requests included): svc's
+ * nodes are simulated and run no process, so there is nothing to run a command in, attach to or
+ * forward a port to. Rather than a bare 404, each answers 400 BadRequest with a Status that says
+ * why (kubectl shows it as `Error from server (BadRequest): ...`), after the checks the
+ * established server makes first (the pod exists: 404 otherwise). The upgrade is never accepted:
+ * the answer is an ordinary response on the same connection, which clients read as a failed
+ * upgrade and report with the Status in its body.
+ */
+import { badRequest, StatusError } from '../../api/status.js';
+import type { RequestScope } from '../scope.js';
+
+const WHAT: Record<string, string> = {
+  exec: 'run a command in',
+  attach: 'attach to',
+  portforward: 'forward a port to',
+};
+
+export async function refuseRemoteCommand(s: RequestScope): Promise<void> {
+  if (s.info.verb !== 'get' && s.info.verb !== 'create') {
+    throw new StatusError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource: only GET and POST are supported on pods/${s.info.subresource}`);
+  }
+  const pod = (await s.store.get(s.info.namespace, s.info.name)).object;
+  const node = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+  const where = node ? `its node ${node} is` : 'the nodes of this cluster are';
+  throw badRequest(
+    `cannot ${WHAT[s.info.subresource] ?? s.info.subresource} pod ${s.info.name}: ${where} simulated (svc runs no containers), so exec, attach and port-forward are not available; kubectl logs shows the simulated output`,
+  );
+}
