@@ -20,11 +20,10 @@ import type { LogLine } from '../helpers/svc-process.js';
 import { startTopology, type Replica, type Topology } from '../helpers/topology.js';
 
 /**
- * How long a deleted Deployment's ReplicaSets and pods, and a deleted namespace, may take to go.
- * TODO(coordinator): tighten to 10 s once pods stop in ~1 s (a simulated pod holds its whole 30 s
- * termination grace period today, so every deletion that removes a pod takes about 31 s).
+ * How long a deleted Deployment's ReplicaSets and pods, and a deleted namespace, may take to go: the
+ * issue's bound (a simulated container stops about a second after its pod is deleted).
  */
-const GONE_WITHIN_MS = 60_000;
+const GONE_WITHIN_MS = 10_000;
 /** Leader election at its defaults: 15 s lease, retries every 2 s (jittered up to 2.4 s). */
 const TAKEOVER_WITHIN_MS = 45_000;
 const CM_LOCK = 'svc-controller-manager';
