@@ -86,8 +86,8 @@ test('a Pod: container and volume zeros absent; privileged: false, defaultMode, 
   ]);
   assert.equal(spec['volumes'], [{ name: 'v', configMap: { name: 'c', defaultMode: 0, optional: false } }]);
   assert.is(spec['hostIPC'], undefined);
-  // ContainerStatus.ready and restartCount are always written by the established JSON; started is a pointer.
-  assert.equal((back['status'] as Record<string, unknown>)['containerStatuses'], [{ name: 'nginx', ready: false, restartCount: 0, started: false, image: 'nginx:1' }]);
+  // ContainerStatus.ready, restartCount, image and imageID are always written by the established JSON; started is a pointer.
+  assert.equal((back['status'] as Record<string, unknown>)['containerStatuses'], [{ name: 'nginx', ready: false, restartCount: 0, started: false, image: 'nginx:1', imageID: '' }]);
 });
 
 test('a ReplicaSet and a DaemonSet: the counters the established JSON always writes keep their 0', () => {

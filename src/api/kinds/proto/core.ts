@@ -365,8 +365,9 @@ export const CORE_V1_PROTO: ProtoPackageTable = {
         lastState: '3 ContainerState',
         ready: '4 optional bool',
         restartCount: '5 optional int32',
-        image: '6 string',
-        imageID: '7 string',
+        // The established JSON always writes image and imageID (no omitempty); clients require them.
+        image: '6 optional string',
+        imageID: '7 optional string',
         containerID: '8 string',
         started: '9 optional bool',
       },
