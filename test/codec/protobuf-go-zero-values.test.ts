@@ -130,6 +130,12 @@ test('a Job, a Service and a Lease: pointer zeros are values (backoffLimit: 0, s
   assert.equal(lease['spec'], { holderIdentity: '', leaseDurationSeconds: 0, leaseTransitions: 0 });
 });
 
+test('a Node: nodeInfo keeps its "" (the established JSON always writes every field), spec.unschedulable false is absent', () => {
+  const back = roundTrip({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, spec: { unschedulable: false, podCIDR: '' }, status: { nodeInfo: { kubeletVersion: 'v1.35.0', kubeProxyVersion: '', bootID: '' } } });
+  assert.equal(back['spec'], {});
+  assert.equal((back['status'] as Record<string, unknown>)['nodeInfo'], { kubeletVersion: 'v1.35.0', kubeProxyVersion: '', bootID: '' });
+});
+
 test('ObjectMeta: generation 0 absent, deletionGracePeriodSeconds 0 and ownerReferences[].controller false kept', () => {
   const back = roundTrip({
     apiVersion: 'v1',
