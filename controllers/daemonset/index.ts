@@ -125,7 +125,8 @@ async function sync(key: string, ctx: ReconcileContext<DaemonSet>, expectations:
   await pruneRevisions(ctx.client, revisions, new Set([current.name]), ds.spec.revisionHistoryLimit ?? 10);
   const status = daemonStatus(ds, eligible, byNode, current.hash, now);
   const keys = ['desiredNumberScheduled', 'currentNumberScheduled', 'numberMisscheduled', 'numberReady', 'numberAvailable', 'numberUnavailable', 'updatedNumberScheduled', 'observedGeneration'] as const;
-  if (keys.some((k) => ds.status?.[k] !== status[k])) {
+  // A counter's 0 is the same as its absence (a Protobuf write stores none, as the established JSON omits it).
+  if (keys.some((k) => (ds.status?.[k] ?? 0) !== (status[k] ?? 0))) {
     await ctx.client.updateStatus(resources.daemonsets, ns, { ...ds, status } as SvcObject).catch((e: unknown) => {
       if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
     });

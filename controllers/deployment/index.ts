@@ -19,6 +19,7 @@
  * - Events: ScalingReplicaSet.
  */
 import type { Deployment, Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
+import { canonicalJson } from '../../src/api/json-walk.js';
 import { labelSelectorFromObject } from '../../src/api/labels.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { ANNOTATION_DEPLOYMENT_REVISION, ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS } from '../../src/api/well-known-labels.js';
@@ -143,7 +144,7 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
     const annotations = { [ANNOTATION_DEPLOYMENT_REVISION]: revision, [ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS]: revision };
     await ctx.client.patch(resources.deployments, ns, d.metadata.name ?? '', 'merge', { metadata: { annotations } }).catch(ignoreGone);
   }
-  if (JSON.stringify(statusWithoutTimes(d.status)) !== JSON.stringify(statusWithoutTimes(status)) || progressed) {
+  if (canonicalJson(statusWithoutTimes(d.status)) !== canonicalJson(statusWithoutTimes(status)) || progressed) {
     await ctx.client.updateStatus(resources.deployments, ns, { ...d, status } as SvcObject).catch(ignoreGone);
   }
   const waits = [o.syncPeriodMs];
@@ -199,8 +200,21 @@ async function recreate(
   return progressed;
 }
 
+/**
+ * The status as compared: conditions without their times, and a counter's 0 the same as its absence
+ * (a Protobuf write stores no 0 there, as the established server's JSON omits it).
+ */
 function statusWithoutTimes(s: Deployment['status']): unknown {
-  return { ...s, conditions: (s?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message })) };
+  return {
+    ...s,
+    observedGeneration: s?.observedGeneration ?? 0,
+    replicas: s?.replicas ?? 0,
+    updatedReplicas: s?.updatedReplicas ?? 0,
+    readyReplicas: s?.readyReplicas ?? 0,
+    availableReplicas: s?.availableReplicas ?? 0,
+    unavailableReplicas: s?.unavailableReplicas ?? 0,
+    conditions: (s?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message })),
+  };
 }
 
 function ignoreGone(e: unknown): undefined {

@@ -52,14 +52,50 @@ export interface Status {
   code: number;
 }
 
+/**
+ * The one place a `Status` is built: its keys in the established order (Go's struct order, which its
+ * JSON keeps) `kind, apiVersion, metadata, status, message, reason, details, code`, and empty ones
+ * left out as its `omitempty` tags do, so a client comparing the body byte for byte (the Python
+ * client's `create_from_yaml` reports the text) sees what the established server writes.
+ */
+export function statusObject(status: Status['status'], code: number, message?: string, reason?: StatusReason, details?: StatusDetails): Status {
+  const s = { kind: 'Status', apiVersion: 'v1', metadata: {}, status } as Status;
+  if (message) s.message = message;
+  if (reason) s.reason = reason;
+  const d = details && orderedDetails(details);
+  if (d) s.details = d;
+  s.code = code;
+  return s;
+}
+
+/** StatusDetails in the established order `name, group, kind, uid, causes, retryAfterSeconds`, empty ones left out (undefined when nothing is left). */
+function orderedDetails(d: StatusDetails): StatusDetails | undefined {
+  const out: StatusDetails = {};
+  if (d.name) out.name = d.name;
+  if (d.group) out.group = d.group;
+  if (d.kind) out.kind = d.kind;
+  if (d.uid) out.uid = d.uid;
+  if (d.causes?.length) out.causes = d.causes.map(orderedCause);
+  if (d.retryAfterSeconds) out.retryAfterSeconds = d.retryAfterSeconds;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** StatusCause in the established order `reason, message, field`. */
+function orderedCause(c: StatusCause): StatusCause {
+  const out: StatusCause = {};
+  if (c.reason) out.reason = c.reason;
+  if (c.message) out.message = c.message;
+  if (c.field) out.field = c.field;
+  return out;
+}
+
 /** An error that becomes exactly one API `Status` response. */
 export class StatusError extends Error {
   readonly status: Status;
   constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
     super(message);
     this.name = 'StatusError';
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-    if (details && Object.keys(details).length > 0) this.status.details = details;
+    this.status = statusObject('Failure', code, message, reason, details);
   }
   get code(): number {
     return this.status.code;
@@ -188,8 +224,6 @@ export function toStatusError(err: unknown): StatusError {
   return internalError(`Internal error occurred: ${msg}`);
 }
 
-export function successStatus(details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
-  if (details) s.details = details;
-  return s;
+export function successStatus(details?: StatusDetails, code = 200): Status {
+  return statusObject('Success', code, undefined, undefined, details);
 }

@@ -4,11 +4,11 @@
  * objects and `Status` errors. In-process responses take values instead of bytes (cloned, never
  * shared); everything else about a response is the same.
  */
-import { canonicalizeBody, establishedJsonText, mayHoldEstablishedSpelling } from '../api/established-spelling.js';
+import { canonicalizeBody, establishedGroup, establishedJsonText, mayHoldEstablishedSpelling } from '../api/established-spelling.js';
 import { stringifyJson } from '../api/json-walk.js';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
-import { requestEntityTooLarge, type Status, StatusError, toStatusError } from '../api/status.js';
+import { requestEntityTooLarge, type Status, StatusError, statusObject, toStatusError } from '../api/status.js';
 import { decodeBody } from '../codec/body.js';
 import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
 import { checkBodyNesting, type InputLimits, LARGE_OBJECT_BYTES, otherRequestsTurn } from './input-limits.js';
@@ -145,11 +145,38 @@ export function spelledJson(res: Response, json: Buffer): Buffer {
   return spelled === text ? json : Buffer.from(spelled);
 }
 
+const NEWLINE = Buffer.from('\n');
+
+/**
+ * An API object, list, Status, Table or discovery document as JSON, ending with a newline as the
+ * established server's serializer writes it (Go's json.Encoder). Stored bytes are sent as they are
+ * and the newline after them in the same flush (no copy of a large list).
+ */
 export function writeJson(res: Response, code: number, body: Buffer | string | object, extra?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
   if (res instanceof InProcessResponse) return res.sendValue(code, body, extra);
-  const buf = spelledJson(res, Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : stringifyJson(body)));
-  res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
+  if (!Buffer.isBuffer(body)) {
+    const buf = spelledJson(res, Buffer.from(`${typeof body === 'string' ? body : stringifyJson(body)}\n`));
+    res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
+    res.end(buf);
+    return;
+  }
+  const buf = spelledJson(res, body);
+  res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length + 1), ...extra });
+  res.cork?.();
+  res.write(buf);
+  res.end(NEWLINE);
+}
+
+/**
+ * A document the established server writes as it is, not through its object serializer (`/version`,
+ * the OpenAPI documents in JSON or Protobuf, the root path list): the bytes without a newline.
+ */
+export function writeDocument(res: Response, code: number, body: Buffer | object, contentType = 'application/json'): void {
+  if (res.headersSent || res.writableEnded) return;
+  if (res instanceof InProcessResponse) return res.sendValue(code, body, { 'content-type': contentType });
+  const buf = spelledJson(res, Buffer.isBuffer(body) ? body : Buffer.from(stringifyJson(body)));
+  res.writeHead(code, { 'content-type': contentType, 'content-length': String(buf.length) });
   res.end(buf);
 }
 
@@ -158,8 +185,22 @@ export function writeStatus(res: Response, err: unknown): Status {
   const extra: Record<string, string> = {};
   const retry = e.status.details?.retryAfterSeconds;
   if (retry) extra['retry-after'] = String(retry);
-  writeJson(res, e.status.code, e.status, extra);
+  writeJson(res, e.status.code, ESTABLISHED_SPELLING.has(res) ? establishedStatus(e.status) : e.status, extra);
   return e.status;
+}
+
+/**
+ * A Status about an object of an aliased group in the established spelling (`details.group` and
+ * the `<resource>.<group>` in its message), for a request that named the group that way: the
+ * established server answers `roles.rbac.authorization.k8s.io "r" already exists`.
+ */
+function establishedStatus(status: Status): Status {
+  const group = status.details?.group;
+  if (!group) return status;
+  const spelled = establishedGroup(group);
+  if (spelled === group) return status;
+  const message = status.message?.split(`.${group} "`).join(`.${spelled} "`);
+  return statusObject(status.status, status.code, message, status.reason, { ...status.details, group: spelled });
 }
 
 export function writeText(res: Response, code: number, text: string): void {

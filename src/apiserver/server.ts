@@ -19,7 +19,7 @@ import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
 import type { OpenApiDocuments } from './openapi.js';
 import type { HealthEndpoint } from './health.js';
-import { type PipelineRequest, type Request, type Response, writeJson, writeStatus, writeText } from './http.js';
+import { type PipelineRequest, type Request, type Response, writeDocument, writeJson, writeStatus, writeText } from './http.js';
 import { InProcessRequest } from './in-process-exchange.js';
 import { InflightLimiter } from './inflight.js';
 import type { ApiServerMetrics } from './metrics.js';
@@ -191,7 +191,7 @@ export class ApiHttpServer implements RequestPipeline {
   private async nonResource(pathname: string, query: URLSearchParams, req: PipelineRequest, res: Response): Promise<void> {
     const method = req.method ?? 'GET';
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
-    if (pathname === '/version' || pathname === '/version/') return writeJson(res, 200, this.parts.version);
+    if (pathname === '/version' || pathname === '/version/') return writeDocument(res, 200, this.parts.version);
     if (pathname === '/metrics') {
       const extra = this.parts.config.extraMetrics;
       const body = (await this.parts.metrics.registry.metrics()) + (extra ? `\n${await extra.metrics()}` : '');
@@ -200,13 +200,16 @@ export class ApiHttpServer implements RequestPipeline {
       return;
     }
     if (method === 'GET') {
-      const doc = this.parts.discovery.serve(pathname, req.headers['accept']) ?? this.parts.openapi.serve(pathname, req.headers['accept']);
-      if (doc) return writeJson(res, 200, doc.body, { 'content-type': doc.contentType });
+      // Discovery documents come from the established serializer (a trailing newline), OpenAPI ones as they are.
+      const discovery = this.parts.discovery.serve(pathname, req.headers['accept']);
+      if (discovery) return writeJson(res, 200, discovery.body, { 'content-type': discovery.contentType });
+      const openapi = this.parts.openapi.serve(pathname, req.headers['accept']);
+      if (openapi) return writeDocument(res, 200, openapi.body, openapi.contentType);
     }
     // Extra handlers (profiling, debug pages) serve the listener only.
     if (!(req instanceof InProcessRequest)) for (const h of this.parts.config.extraHandlers ?? []) if (await h(req, res)) return;
     if (pathname === '/' ) {
-      return writeJson(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/metrics', '/version'] });
+      return writeDocument(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/metrics', '/version'] });
     }
     writeText(res, 404, '404 page not found\n');
   }

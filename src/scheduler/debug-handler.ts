@@ -6,9 +6,10 @@
  *                                                  by plugin and reason, the best nodes' scores
  *   GET /debug/scheduler/queue                     queue lengths and counters
  *
- * JSON only; 404 with a JSON Status-like body for an unknown pod (it may never have been
+ * JSON only; 404 with a Status body for an unknown pod (it may never have been
  * attempted, or finished long ago and left the recent ring).
  */
+import { statusObject } from '../api/status.js';
 import type { DetailPanel } from '../runtime/inspection/debug-machines-page.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -48,12 +49,12 @@ export function debugSchedulerHandler(scheduler: () => Scheduler | undefined): (
     const url = new URL(req.url ?? '/', 'https://localhost');
     if (!url.pathname.startsWith(DEBUG_SCHEDULER_PREFIX)) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      json(res, 405, { kind: 'Status', status: 'Failure', code: 405, reason: 'MethodNotAllowed', message: 'only GET is supported' });
+      json(res, 405, statusObject('Failure', 405, 'only GET is supported', 'MethodNotAllowed'));
       return true;
     }
     const s = scheduler();
     if (!s) {
-      json(res, 503, { kind: 'Status', status: 'Failure', code: 503, reason: 'ServiceUnavailable', message: 'the scheduler is not running (not the leader, or still syncing)' });
+      json(res, 503, statusObject('Failure', 503, 'the scheduler is not running (not the leader, or still syncing)', 'ServiceUnavailable'));
       return true;
     }
     const rest = url.pathname.slice(DEBUG_SCHEDULER_PREFIX.length).split('/').filter(Boolean).map(decodeURIComponent);
@@ -70,16 +71,13 @@ export function debugSchedulerHandler(scheduler: () => Scheduler | undefined): (
       const key = `${rest[1]}/${rest[2]}`;
       const a = s.explanations.get(key);
       if (!a) {
-        json(res, 404, {
-          kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound',
-          message: `no scheduling attempt recorded for pod ${key} (not attempted yet, not for this scheduler, or finished too long ago)`,
-        });
+        json(res, 404, statusObject('Failure', 404, `no scheduling attempt recorded for pod ${key} (not attempted yet, not for this scheduler, or finished too long ago)`, 'NotFound'));
         return true;
       }
       json(res, 200, a);
       return true;
     }
-    json(res, 404, { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound', message: `unknown path ${url.pathname}; try /debug/scheduler/pods/<namespace>/<name>` });
+    json(res, 404, statusObject('Failure', 404, `unknown path ${url.pathname}; try /debug/scheduler/pods/<namespace>/<name>`, 'NotFound'));
     return true;
   };
 }

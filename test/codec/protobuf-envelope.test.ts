@@ -41,4 +41,12 @@ test('a watch frame is a 4-byte big-endian length then a WatchEvent envelope who
   assert.is(env.kind, 'WatchEvent');
 });
 
+test('an envelope whose raw is empty or absent (helm deleting with a DeleteOptions that sets nothing) reads as the empty message', () => {
+  const typeMeta = Buffer.concat([Buffer.from([10, 2]), Buffer.from('v1'), Buffer.from([18, 13]), Buffer.from('DeleteOptions')]);
+  const head = Buffer.concat([PROTOBUF_PREFIX, Buffer.from([10, typeMeta.length]), typeMeta]);
+  for (const body of [Buffer.concat([head, Buffer.from([18, 0])]), head]) {
+    assert.equal(codec.decodeObject(body), { apiVersion: 'v1', kind: 'DeleteOptions' });
+  }
+});
+
 test.run();

@@ -105,4 +105,28 @@ test('rule 3: request and response formats are chosen independently (YAML in, Ta
   assert.equal(r.json.data, { k: 'v' });
 });
 
+test('JSON objects, lists, Tables, discovery and Status end with a newline (the established serializer); /version and OpenAPI do not', async () => {
+  for (const [path, accept] of [
+    [`${CM}/neg`, 'application/json'],
+    [CM, 'application/json'],
+    [CM, TABLE],
+    ['/apis/apps/v1', 'application/json'],
+    ['/api', 'application/json'],
+    [`${CM}/missing`, 'application/json'],
+  ] as const) {
+    const r = await get(path, accept);
+    assert.ok(r.text.endsWith('}\n'), `${path} (${accept}): ${JSON.stringify(r.text.slice(-20))}`);
+    assert.is(Number(r.headers['content-length'] ?? r.text.length), Buffer.byteLength(r.text), `${path}: the length counts the newline`);
+  }
+  const missing = await get(`${CM}/missing`, 'application/json');
+  assert.is(
+    missing.text,
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"missing\\" not found","reason":"NotFound","details":{"name":"missing","kind":"configmaps"},"code":404}\n',
+  );
+  for (const path of ['/version', '/openapi/v2']) {
+    const r = await get(path, 'application/json');
+    assert.ok(r.text.endsWith('}'), `${path}: ${JSON.stringify(r.text.slice(-20))}`);
+  }
+});
+
 test.run();

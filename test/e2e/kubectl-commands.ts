@@ -79,6 +79,22 @@ test('rollout status', async () => {
   assert.match(await k('-n', NS, 'rollout', 'status', 'deployment/web', '--timeout=60s'), 'successfully rolled out');
 });
 
+test('create deployment: the template hashes as its JSON twin (kubectl 1.35 sends Protobuf with every Go zero value)', async () => {
+  // The same Deployment created from its JSON manifest in another namespace: same template, same
+  // pod-template-hash, only if the Protobuf body's `stdin: false`, `hostIPC: false`, `generation: 0`
+  // ... read as absent, as the established server reads them.
+  const twin = `${NS}-json`;
+  await k('create', 'namespace', twin);
+  const json = await k('create', 'deployment', 'web', '--image=nginx:1', '--replicas=3', '--dry-run=client', '-o', 'json');
+  await k('-n', twin, 'create', '-f', manifest('web-twin.json', json));
+  const hashes = async (ns: string) => (await api.client.list(resources.replicasets, { namespace: ns })).items.map((rs) => rs.metadata.labels?.['pod-template-hash']);
+  await eventually(async () => (await hashes(twin)).length === 1, 30_000, `the ReplicaSet of ${twin}/web`);
+  assert.equal(await hashes(twin), await hashes(NS));
+  const templateOf = async (ns: string) => (await api.client.get(resources.deployments, ns, 'web')).spec?.template;
+  assert.equal(await templateOf(NS), await templateOf(twin));
+  await k('delete', 'namespace', twin, '--wait=false');
+});
+
 test('wait', async () => {
   assert.match(await k('-n', NS, 'wait', '--for=condition=Available', 'deployment/web', '--timeout=30s'), 'condition met');
 });
@@ -165,9 +181,21 @@ test('rollout history and undo', async () => {
   const history = await k('-n', NS, 'rollout', 'history', 'deployment/web');
   assert.match(history, /^1\s/m);
   assert.match(history, /^2\s/m);
+  const first = (await api.client.list(resources.replicasets, { namespace: NS })).items.find((rs) => rs.metadata.annotations?.['deployment.kubernetes.io/revision'] === '1');
+  assert.ok(first, 'the first revision has its ReplicaSet');
   await k('-n', NS, 'rollout', 'undo', 'deployment/web');
   await k('-n', NS, 'rollout', 'status', 'deployment/web', '--timeout=60s');
   assert.is(await k('-n', NS, 'get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}'), 'nginx:1');
+  // The undo goes back to the first revision's ReplicaSet (now revision 3), not a third one.
+  const sets = (await api.client.list(resources.replicasets, { namespace: NS })).items.filter((rs) => rs.metadata.name?.startsWith('web-'));
+  assert.is(sets.length, 2, `ReplicaSets after undo: ${sets.map((rs) => rs.metadata.name).join(', ')}`);
+  const reused = sets.find((rs) => rs.metadata.uid === first.metadata.uid);
+  assert.is(reused?.metadata.annotations?.['deployment.kubernetes.io/revision'], '3');
+  assert.is(reused?.spec?.replicas, 5);
+  const after = await k('-n', NS, 'rollout', 'history', 'deployment/web');
+  assert.not.match(after, /^1\s/m);
+  assert.match(after, /^2\s/m);
+  assert.match(after, /^3\s/m);
 });
 
 test('apply -f with manifests for the established groups (RBAC, a Lease), validated by the server', async () => {

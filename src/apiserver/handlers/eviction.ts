@@ -14,7 +14,7 @@
  */
 import { podDisruptionBudgetDefinition } from '../../api/kinds/policy/poddisruptionbudget.js';
 import { labelSelectorFromObject, type LabelSelectorSpec } from '../../api/labels.js';
-import { badRequest, internalError, methodNotAllowed, StatusError } from '../../api/status.js';
+import { badRequest, internalError, methodNotAllowed, StatusError, successStatus } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
 import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
 import { readRequestValue, writeJson } from '../http.js';
@@ -58,7 +58,7 @@ export async function handleEviction(s: RequestScope): Promise<void> {
 
   const evict = async () => {
     await deleteObject(s, opts);
-    writeJson(s.res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    writeJson(s.res, 201, successStatus(undefined, 201));
   };
   if (phase === 'Succeeded' || phase === 'Failed') return evict();
 

@@ -2,7 +2,7 @@
  * Subresources: `status` (the status half of an object), `scale` (an autoscaling/v1 Scale view of
  * replicas), `binding` (assigns a pod to a node, once) and a namespace's `finalize`.
  */
-import { badRequest, conflict, invalid, methodNotAllowed, notFound } from '../../api/status.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, successStatus } from '../../api/status.js';
 import { isDNS1123Subdomain } from '../../api/validation/names.js';
 import type { ScaleMapping, SvcObject } from '../../api/types.js';
 import { getPath, labelSelectorFromMap, labelSelectorFromObject, setPath } from '../../api/index.js';
@@ -154,7 +154,7 @@ export async function handleBinding(s: RequestScope): Promise<void> {
     // spec.nodeName (checked above, and only when unset) and the PodScheduled condition.
     { dryRun, subresource: 'binding', revalidate: false },
   );
-  writeJson(s.res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  writeJson(s.res, 201, successStatus(undefined, 201));
 }
 
 /** PUT namespaces/<name>/finalize: the only way to change spec.finalizers. */

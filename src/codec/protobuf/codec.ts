@@ -164,7 +164,8 @@ export class ProtobufCodec {
     return {
       apiVersion: String(tm['apiVersion'] ?? ''),
       kind: String(tm['kind'] ?? ''),
-      raw: (u['raw'] as Uint8Array | undefined) ?? new Uint8Array(),
+      // An empty raw (a DeleteOptions with nothing set) reads as protobufjs's default, a plain empty array.
+      raw: u['raw'] instanceof Uint8Array ? u['raw'] : new Uint8Array(),
       contentEncoding: String(u['contentEncoding'] ?? ''),
       contentType: String(u['contentType'] ?? ''),
     };

@@ -236,6 +236,9 @@ const H = {
   },
 };
 
+/** The test a plain (non-optional) scalar's value must pass to be kept: not its zero. */
+const ZERO_TEST: Readonly<Record<string, string>> = { string: "v !== ''", int32: 'v !== 0', int64: 'v !== 0', double: 'v !== 0', bool: 'v' };
+
 const WIRE_TYPE: Record<string, number> = { int32: 0, int64: 0, bool: 0, double: 1 };
 const wireType = (type: string) => WIRE_TYPE[type] ?? 2;
 const q = (s: string) => JSON.stringify(s);
@@ -419,10 +422,14 @@ export class CompiledCodec {
         lines.push(
           `      case ${this.tag(f)}: { const e = r.uint32() + r.pos; let mk = '', mv = ${CompiledCodec.zero(f.type)}; while (r.pos < e) { const t2 = r.uint32(); if (t2 === 10) mk = r.string(); else if (t2 === ${valueTag}) mv = ${this.readValue(f.type)}; else r.skipType(t2 & 7); } const mo = o[${key}] || (o[${key}] = {}); if (mk === '__proto__') H.put(mo, mk, mv); else mo[mk] = mv; break; }`,
         );
-      } else if ((f.type === 'string' && !msg.emptyIsValue.has(f.name)) || f.type === 'Time' || f.type === 'MicroTime') {
-        // The established clients write every non-pointer string (and zero times) even when unset;
-        // "" and the zero time mean "absent", as they do in their own decoding.
-        lines.push(`      case ${this.tag(f)}: { const v = ${this.readValue(f.type)}; if (v !== '' && v !== undefined) o[${key}] = v; break; }`);
+      } else if (f.type === 'Time' || f.type === 'MicroTime') {
+        // Go clients write a zero (empty) time for an unset non-pointer one: absent, as in their decoding.
+        lines.push(`      case ${this.tag(f)}: { const v = ${this.readValue(f.type)}; if (v !== undefined) o[${key}] = v; break; }`);
+      } else if (!f.optional && f.type in ZERO_TEST) {
+        // Go clients write every non-pointer scalar whether set or not, and the established server
+        // reads 0, false and "" there as the Go zero value, which its JSON omits: absent here too, so
+        // an object sent as Protobuf is stored as its JSON twin (kubectl's `stdin: false`, `generation: 0`).
+        lines.push(`      case ${this.tag(f)}: { const v = ${this.readValue(f.type)}; if (${ZERO_TEST[f.type]}) o[${key}] = v; break; }`);
       } else {
         lines.push(`      case ${this.tag(f)}: o[${key}] = ${this.readValue(f.type)}; break;`);
       }

@@ -6,6 +6,8 @@
 import { PROTO_PACKAGES, type ProtoPackageTable } from '../../api/kinds/proto/index.js';
 
 export const SCALARS = new Set(['string', 'int32', 'int64', 'bool', 'double', 'bytes']);
+/** Scalars whose zero a plain field reads as absent (`bytes` is a list, kept as sent). */
+const PRESENCE_SCALARS = new Set(['string', 'int32', 'int64', 'bool', 'double']);
 
 export interface WireField {
   /** JSON (and proto) field name. */
@@ -14,6 +16,11 @@ export interface WireField {
   /** Scalar type or message name. */
   type: string;
   repeated: boolean;
+  /**
+   * A scalar whose zero sent is a value (a Go pointer, or a field the established JSON always
+   * writes); a plain scalar's `0`, `false`, `""` read as absent (see ProtoMessageTable).
+   */
+  optional: boolean;
   /** `map<string, type>` */
   map: boolean;
   /** The message's fields sit in the parent's JSON object (embedded struct). */
@@ -26,16 +33,19 @@ export interface WireMessage {
   fields: WireField[];
   byName: Map<string, WireField>;
   notOnWire: ReadonlySet<string>;
-  /** String fields whose "" is kept (ProtoMessageTable.emptyIsValue). */
-  emptyIsValue: ReadonlySet<string>;
   /** JSON form is the bare list of the only field `items`. */
   wrapsList: boolean;
 }
 
 function parseField(msg: string, name: string, spec: string): WireField {
-  const m = /^(\d+) (repeated )?(?:map<string,(\w+)>|(\w+))( inline)?$/.exec(spec);
+  const m = /^(\d+) (repeated |optional )?(?:map<string,(\w+)>|(\w+))( inline)?$/.exec(spec);
   if (!m) throw new Error(`proto table: ${msg}.${name}: cannot read field spec ${JSON.stringify(spec)}`);
-  return { name, number: Number(m[1]), type: (m[3] ?? m[4])!, repeated: Boolean(m[2]), map: m[3] !== undefined, inline: Boolean(m[5]) };
+  const type = (m[3] ?? m[4])!;
+  const optional = m[2] === 'optional ';
+  if (optional && (m[3] !== undefined || !PRESENCE_SCALARS.has(type))) {
+    throw new Error(`proto table: ${msg}.${name}: only a single string, number or bool can be optional (a message always has presence)`);
+  }
+  return { name, number: Number(m[1]), type, repeated: m[2] === 'repeated ', optional, map: m[3] !== undefined, inline: Boolean(m[5]) };
 }
 
 export interface WireModel {
@@ -57,16 +67,16 @@ export function buildWireModel(packages: readonly ProtoPackageTable[] = PROTO_PA
         if (numbers.has(f.number)) throw new Error(`proto table: ${name} uses field number ${f.number} twice`);
         numbers.add(f.number);
       }
-      messages.set(name, { name, pkg, fields, byName: new Map(fields.map((f) => [f.name, f])), notOnWire: new Set(table.notOnWire ?? []), emptyIsValue: new Set(table.emptyIsValue ?? []), wrapsList: table.wrapsList ?? false });
+      messages.set(name, { name, pkg, fields, byName: new Map(fields.map((f) => [f.name, f])), notOnWire: new Set(table.notOnWire ?? []), wrapsList: table.wrapsList ?? false });
     }
     for (const [kind, msg] of Object.entries(pkg.kinds ?? {})) {
       kinds.set(`${pkg.groupVersion}/${kind}`, msg);
       // Every kind's list: ListMeta = 1, items = 2 (the established layout).
       const listFields = [
-        { name: 'metadata', number: 1, type: 'ListMeta', repeated: false, map: false, inline: false },
-        { name: 'items', number: 2, type: msg, repeated: true, map: false, inline: false },
+        { name: 'metadata', number: 1, type: 'ListMeta', repeated: false, optional: false, map: false, inline: false },
+        { name: 'items', number: 2, type: msg, repeated: true, optional: false, map: false, inline: false },
       ];
-      messages.set(`${msg}List`, { name: `${msg}List`, pkg, fields: listFields, byName: new Map(listFields.map((f) => [f.name, f])), notOnWire: new Set(), emptyIsValue: new Set(), wrapsList: false });
+      messages.set(`${msg}List`, { name: `${msg}List`, pkg, fields: listFields, byName: new Map(listFields.map((f) => [f.name, f])), notOnWire: new Set(), wrapsList: false });
     }
   }
   for (const msg of messages.values()) {

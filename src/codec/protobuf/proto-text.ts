@@ -1,8 +1,15 @@
 /**
  * `.proto` text of each wire package, generated from the field-number tables. The committed files in
  * proto/ are this output (`npm run gen:proto`); the server parses the same text at start.
+ *
+ * proto3, because its presence rules are the established Go types': a plain scalar is implicit
+ * presence (a zero is absent: a non-pointer `omitempty` field), an `optional` one explicit presence
+ * (a zero sent is a value: a pointer, as protoc-gen-go itself makes it). The established files are
+ * proto2 with every field `optional` and say nothing of this; the wire bytes are the same.
  */
 import { SCALARS, type WireModel } from './model.js';
+
+const NUMBERS = new Set(['int32', 'int64', 'bool', 'double']);
 
 export interface ProtoFile {
   /** Path under proto/. */
@@ -27,15 +34,18 @@ export function generateProtoFiles(model: WireModel): ProtoFile[] {
             type = `${target.pkg.package}.${type}`;
           }
         }
-        const label = f.map ? `map<string, ${type}>` : `${f.repeated ? 'repeated' : 'optional'} ${type}`;
-        body.push(`  ${label} ${f.name} = ${f.number};${f.inline ? ' // inline: fields appear in the parent JSON object' : ''}`);
+        // proto3 presence is the Go field's: `optional` where a zero sent is a value (a pointer), plain
+        // where it is absent. Repeated numbers are written one per tag (unpacked), as Go clients do.
+        const label = f.map ? `map<string, ${type}>` : f.repeated ? `repeated ${type}` : f.optional ? `optional ${type}` : type;
+        const packed = f.repeated && NUMBERS.has(f.type) ? ' [packed = false]' : '';
+        body.push(`  ${label} ${f.name} = ${f.number}${packed};${f.inline ? ' // inline: fields appear in the parent JSON object' : ''}`);
       }
       body.push('}', '');
     }
     const head = [
       '// Generated from src/api/kinds/proto/ by `npm run gen:proto`. Do not edit.',
       '',
-      "syntax = 'proto2';",
+      "syntax = 'proto3';",
       '',
       `package ${pkg.package};`,
       '',

@@ -12,16 +12,16 @@ export const BATCH_V1_PROTO: ProtoPackageTable = {
     Job: { fields: { metadata: '1 ObjectMeta', spec: '2 JobSpec', status: '3 JobStatus' } },
     JobSpec: {
       fields: {
-        parallelism: '1 int32',
-        completions: '2 int32',
-        activeDeadlineSeconds: '3 int64',
+        parallelism: '1 optional int32',
+        completions: '2 optional int32',
+        activeDeadlineSeconds: '3 optional int64',
         selector: '4 LabelSelector',
-        manualSelector: '5 bool',
+        manualSelector: '5 optional bool',
         template: '6 PodTemplateSpec',
-        backoffLimit: '7 int32',
-        ttlSecondsAfterFinished: '8 int32',
+        backoffLimit: '7 optional int32',
+        ttlSecondsAfterFinished: '8 optional int32',
         completionMode: '9 string',
-        suspend: '10 bool',
+        suspend: '10 optional bool',
       },
     },
     JobStatus: {
@@ -33,7 +33,7 @@ export const BATCH_V1_PROTO: ProtoPackageTable = {
         succeeded: '5 int32',
         failed: '6 int32',
         completedIndexes: '7 string',
-        ready: '9 int32',
+        ready: '9 optional int32',
       },
     },
     JobCondition: {
@@ -53,12 +53,12 @@ export const BATCH_V1BETA1_PROTO: ProtoPackageTable = {
     CronJobSpec: {
       fields: {
         schedule: '1 string',
-        startingDeadlineSeconds: '2 int64',
+        startingDeadlineSeconds: '2 optional int64',
         concurrencyPolicy: '3 string',
-        suspend: '4 bool',
+        suspend: '4 optional bool',
         jobTemplate: '5 JobTemplateSpec',
-        successfulJobsHistoryLimit: '6 int32',
-        failedJobsHistoryLimit: '7 int32',
+        successfulJobsHistoryLimit: '6 optional int32',
+        failedJobsHistoryLimit: '7 optional int32',
       },
     },
     CronJobStatus: { fields: { active: '1 repeated ObjectReference', lastScheduleTime: '4 Time', lastSuccessfulTime: '5 Time' } },
@@ -72,7 +72,7 @@ export const SCHEDULING_V1_PROTO: ProtoPackageTable = {
   groupVersion: 'scheduling.svc.io/v1',
   kinds: { PriorityClass: 'PriorityClass' },
   messages: {
-    PriorityClass: { fields: { metadata: '1 ObjectMeta', value: '2 int32', globalDefault: '3 bool', description: '4 string', preemptionPolicy: '5 string' } },
+    PriorityClass: { fields: { metadata: '1 ObjectMeta', value: '2 optional int32', globalDefault: '3 bool', description: '4 string', preemptionPolicy: '5 string' } },
   },
 };
 
@@ -84,8 +84,8 @@ export const COORDINATION_V1_PROTO: ProtoPackageTable = {
   messages: {
     Lease: { fields: { metadata: '1 ObjectMeta', spec: '2 LeaseSpec' } },
     LeaseSpec: {
-      fields: { holderIdentity: '1 string', leaseDurationSeconds: '2 int32', acquireTime: '3 MicroTime', renewTime: '4 MicroTime', leaseTransitions: '5 int32' },
-      emptyIsValue: ['holderIdentity'],
+      // holderIdentity "" is a released lease.
+      fields: { holderIdentity: '1 optional string', leaseDurationSeconds: '2 optional int32', acquireTime: '3 MicroTime', renewTime: '4 MicroTime', leaseTransitions: '5 optional int32' },
     },
   },
 };
@@ -108,11 +108,11 @@ export const DISCOVERY_V1BETA1_PROTO: ProtoPackageTable = {
         hints: '7 EndpointHints',
       },
     },
-    EndpointConditions: { fields: { ready: '1 bool', serving: '2 bool', terminating: '3 bool' } },
+    EndpointConditions: { fields: { ready: '1 optional bool', serving: '2 optional bool', terminating: '3 optional bool' } },
     EndpointHints: { fields: { forZones: '1 repeated ForZone' } },
     ForZone: { fields: { name: '1 string' } },
     // The established name is EndpointPort; renamed here because core/v1 has one (names do not reach the wire).
-    EndpointSlicePort: { fields: { name: '1 string', protocol: '2 string', port: '3 int32', appProtocol: '4 string' }, emptyIsValue: ['name'] },
+    EndpointSlicePort: { fields: { name: '1 optional string', protocol: '2 string', port: '3 optional int32', appProtocol: '4 string' } },
   },
 };
 
@@ -128,10 +128,10 @@ export const POLICY_V1BETA1_PROTO: ProtoPackageTable = {
       fields: {
         observedGeneration: '1 int64',
         disruptedPods: '2 map<string,Time>',
-        disruptionsAllowed: '3 int32',
-        currentHealthy: '4 int32',
-        desiredHealthy: '5 int32',
-        expectedPods: '6 int32',
+        disruptionsAllowed: '3 optional int32',
+        currentHealthy: '4 optional int32',
+        desiredHealthy: '5 optional int32',
+        expectedPods: '6 optional int32',
         conditions: '7 repeated Condition',
       },
     },
@@ -146,11 +146,11 @@ export const AUTOSCALING_V1_PROTO: ProtoPackageTable = {
   messages: {
     HorizontalPodAutoscaler: { fields: { metadata: '1 ObjectMeta', spec: '2 HorizontalPodAutoscalerSpec', status: '3 HorizontalPodAutoscalerStatus' } },
     HorizontalPodAutoscalerSpec: {
-      fields: { scaleTargetRef: '1 CrossVersionObjectReference', minReplicas: '2 int32', maxReplicas: '3 int32', targetCPUUtilizationPercentage: '4 int32' },
+      fields: { scaleTargetRef: '1 CrossVersionObjectReference', minReplicas: '2 optional int32', maxReplicas: '3 optional int32', targetCPUUtilizationPercentage: '4 optional int32' },
     },
     CrossVersionObjectReference: { fields: { kind: '1 string', name: '2 string', apiVersion: '3 string' } },
     HorizontalPodAutoscalerStatus: {
-      fields: { observedGeneration: '1 int64', lastScaleTime: '2 Time', currentReplicas: '3 int32', desiredReplicas: '4 int32', currentCPUUtilizationPercentage: '5 int32' },
+      fields: { observedGeneration: '1 optional int64', lastScaleTime: '2 Time', currentReplicas: '3 optional int32', desiredReplicas: '4 optional int32', currentCPUUtilizationPercentage: '5 optional int32' },
     },
   },
 };
@@ -190,7 +190,7 @@ export const CERTIFICATES_V1_PROTO: ProtoPackageTable = {
         usages: '5 repeated string',
         extra: '6 map<string,ExtraValue>',
         signerName: '7 string',
-        expirationSeconds: '8 int32',
+        expirationSeconds: '8 optional int32',
       },
     },
     ExtraValue: { fields: { items: '1 repeated string' }, wrapsList: true },
@@ -214,11 +214,11 @@ export const AUTHORIZATION_V1_PROTO: ProtoPackageTable = {
       fields: { namespace: '1 string', verb: '2 string', group: '3 string', version: '4 string', resource: '5 string', subresource: '6 string', name: '7 string' },
     },
     NonResourceAttributes: { fields: { path: '1 string', verb: '2 string' } },
-    SubjectAccessReviewStatus: { fields: { allowed: '1 bool', reason: '2 string', evaluationError: '3 string', denied: '4 bool' } },
+    SubjectAccessReviewStatus: { fields: { allowed: '1 optional bool', reason: '2 string', evaluationError: '3 string', denied: '4 bool' } },
     SelfSubjectRulesReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SelfSubjectRulesReviewSpec', status: '3 SubjectRulesReviewStatus' } },
     SelfSubjectRulesReviewSpec: { fields: { namespace: '1 string' } },
     SubjectRulesReviewStatus: {
-      fields: { resourceRules: '1 repeated ResourceRule', nonResourceRules: '2 repeated NonResourceRule', incomplete: '3 bool', evaluationError: '4 string' },
+      fields: { resourceRules: '1 repeated ResourceRule', nonResourceRules: '2 repeated NonResourceRule', incomplete: '3 optional bool', evaluationError: '4 string' },
     },
     ResourceRule: { fields: { verbs: '1 repeated string', apiGroups: '2 repeated string', resources: '3 repeated string', resourceNames: '4 repeated string' } },
     NonResourceRule: { fields: { verbs: '1 repeated string', nonResourceURLs: '2 repeated string' } },

@@ -46,7 +46,7 @@ export const META_PROTO: ProtoPackageTable = {
         generation: '7 int64',
         creationTimestamp: '8 Time',
         deletionTimestamp: '9 Time',
-        deletionGracePeriodSeconds: '10 int64',
+        deletionGracePeriodSeconds: '10 optional int64',
         labels: '11 map<string,string>',
         annotations: '12 map<string,string>',
         ownerReferences: '13 repeated OwnerReference',
@@ -55,9 +55,9 @@ export const META_PROTO: ProtoPackageTable = {
         managedFields: '17 repeated ManagedFieldsEntry',
       },
     },
-    ListMeta: { fields: { selfLink: '1 string', resourceVersion: '2 string', continue: '3 string', remainingItemCount: '4 int64' } },
+    ListMeta: { fields: { selfLink: '1 string', resourceVersion: '2 string', continue: '3 string', remainingItemCount: '4 optional int64' } },
     OwnerReference: {
-      fields: { kind: '1 string', name: '3 string', uid: '4 string', apiVersion: '5 string', controller: '6 bool', blockOwnerDeletion: '7 bool' },
+      fields: { kind: '1 string', name: '3 string', uid: '4 string', apiVersion: '5 string', controller: '6 optional bool', blockOwnerDeletion: '7 optional bool' },
     },
     ManagedFieldsEntry: {
       fields: {
@@ -86,7 +86,7 @@ export const META_PROTO: ProtoPackageTable = {
     StatusCause: { fields: { reason: '1 string', message: '2 string', field: '3 string' } },
     // DELETE bodies (every group version accepts them, as Status is in every one).
     DeleteOptions: {
-      fields: { gracePeriodSeconds: '1 int64', preconditions: '2 Preconditions', orphanDependents: '3 bool', propagationPolicy: '4 string', dryRun: '5 repeated string' },
+      fields: { gracePeriodSeconds: '1 optional int64', preconditions: '2 Preconditions', orphanDependents: '3 optional bool', propagationPolicy: '4 string', dryRun: '5 repeated string' },
     },
     Preconditions: { fields: { uid: '1 string', resourceVersion: '2 string' } },
   },

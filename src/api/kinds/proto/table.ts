@@ -7,21 +7,28 @@
  * Types: `string int32 int64 bool double bytes`, a message name (`Time`, `ObjectMeta`, `PodSpec` ...,
  * names are unique across packages), `repeated X`, `map<string,X>`. A trailing `inline` marks a
  * message whose fields sit in the parent's JSON object (the established embedded structs).
+ *
+ * Presence of scalar fields (`string int32 int64 bool double`), as in the established Go types:
+ * - plain (`'1 int32'`): a non-pointer field with `omitempty` (`MinReadySeconds int32`, `Stdin bool`,
+ *   most strings). Go clients write it whether set or not, and the established server cannot tell a
+ *   zero sent from one not sent (both are the Go zero value, which its JSON omits): `0`, `false` and
+ *   `""` read as absent.
+ * - `optional` (`'1 optional int32'`): a pointer field (`Replicas *int32`, `Privileged *bool`,
+ *   `HolderIdentity *string`), where a zero sent is a value (`replicas: 0`); also a non-pointer field
+ *   without `omitempty` (`ReplicaSetStatus.Replicas`, `ContainerPort.ContainerPort`), whose zero the
+ *   established JSON always shows. The generated `.proto` (proto3) says the same: `optional` is
+ *   explicit presence, a plain field implicit presence.
+ * New kinds must mark their pointer fields: an unmarked `replicas: 0` from kubectl would read as
+ * absent and be defaulted.
  */
 export interface ProtoMessageTable {
-  /** JSON field name -> `"<number> <type>[ inline]"`. */
+  /** JSON field name -> `"<number> [optional |repeated ]<type>[ inline]"`. */
   fields: Readonly<Record<string, string>>;
   /**
    * Fields our (shared) schema models for this place but the established message does not carry; an
    * object holding a value there cannot be encoded (the request gets a 406, never a lossy body).
    */
   notOnWire?: readonly string[];
-  /**
-   * String fields that are pointers in the established types, where "" is a value (a released
-   * lease's holderIdentity). Every other string field reads "" as absent, as the established
-   * clients write every non-pointer string whether set or not.
-   */
-  emptyIsValue?: readonly string[];
   /** The JSON form is the bare list held in the message's only field `items` (established list wrappers). */
   wrapsList?: boolean;
 }
