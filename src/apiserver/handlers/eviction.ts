@@ -66,7 +66,8 @@ export async function handleEviction(s: RequestScope): Promise<void> {
   const all = (await budgets.list({ namespace: s.info.namespace, filtered: false })).items.map((v) => v.object);
   const covering = all.filter((b) => {
     const sel = (b.spec as { selector?: LabelSelectorSpec } | undefined)?.selector;
-    if (!sel || (!sel.matchLabels && !sel.matchExpressions)) return false;
+    // policy/v1: no selector selects no pods, an empty one every pod.
+    if (!sel) return false;
     try {
       return labelSelectorFromObject(sel).matches(pod.metadata.labels);
     } catch {

@@ -2,3 +2,4 @@
 export * from './cells.js';
 export * from './core.js';
 export * from './workloads.js';
+export * from './networking.js';
