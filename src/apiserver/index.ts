@@ -143,11 +143,14 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   }
 
   const compactors = storage.stores().map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
-  const pollers = defs.map((def) =>
-    startCountPoller(stores.get(def)!.kv, stores.get(def)!.keys.resourcePrefix, config.storage.countMetricPollPeriodMs, (n: number) =>
-      metrics.objects.set({ resource: def.group ? `${def.plural}.${def.group}` : def.plural }, n),
-    ),
-  );
+  // One count per stored resource: the versions of one kind share their objects.
+  const counted = [...new Map(defs.map((def) => [stores.get(def)!.keys.resourcePrefix, def])).values()];
+  const pollers = counted.map((def) => {
+    const stored = storageDefinition(def);
+    return startCountPoller(stores.get(def)!.kv, stores.get(def)!.keys.resourcePrefix, config.storage.countMetricPollPeriodMs, (n: number) =>
+      metrics.objects.set({ resource: stored.group ? `${stored.plural}.${stored.group}` : stored.plural }, n),
+    );
+  });
 
   let shuttingDown = false;
   const startedAt = Date.now();

@@ -1,5 +1,5 @@
 /**
- * POST pods/<name>/eviction (an Eviction, policy/v1beta1): deletes the pod unless that would
+ * POST pods/<name>/eviction (an Eviction, policy/v1 or v1beta1): deletes the pod unless that would
  * violate its PodDisruptionBudget, as established:
  *
  * - a pod that has finished (Succeeded, Failed) or is not covered by any budget is deleted at once;
