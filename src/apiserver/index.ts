@@ -72,11 +72,14 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const defs = registry.enabledResources();
   try {
     const all = registry.allResources();
+    // A storage version turned off by --runtime-config still has a store (uncached, unserved):
+    // the server's own reads use it (pod eviction reads policy/v1 budgets).
+    const withStorage = [...new Set([...defs, ...defs.map(storageDefinition)])];
     await Promise.all(
-      defs.map(async (def) => {
+      withStorage.map(async (def) => {
         const stored = storageDefinition(def);
         const kv = storage.forResource(stored.group, stored.plural);
-        const size = watchCacheSize(config, def);
+        const size = defs.includes(def) ? watchCacheSize(config, def) : 0;
         const codec = versionCodec(def, all);
         const probe = new ResourceStore({ def, kv, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger });
         let cache: WatchCache | undefined;

@@ -293,4 +293,24 @@ handler: runsc
   assert.match(bad.stderr, 'spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified');
 });
 
+test('--runtime-config turns one version of a kind off and leaves the others serving the same objects', async () => {
+  const other = await startApiServer({ args: ['--runtime-config=batch/v1beta1=false,autoscaling/v2=false'] });
+  try {
+    const batch = (await other.request('GET', '/apis/batch')).json;
+    assert.equal(batch.versions.map((v: { version: string }) => v.version), ['v1']);
+    assert.is((await other.request('GET', '/apis/batch/v1beta1/namespaces/default/cronjobs')).status, 404);
+    const autoscaling = (await other.request('GET', '/apis/autoscaling')).json;
+    assert.equal(autoscaling.versions.map((v: { version: string }) => v.version), ['v1', 'v2beta2']);
+    assert.is(autoscaling.preferredVersion.version, 'v1');
+    // The storage version is off: objects written through v1 are still stored (as v2) and read through v2beta2.
+    const hpa = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'd' }, maxReplicas: 2, targetCPUUtilizationPercentage: 40 } };
+    assert.is((await other.request('POST', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers', hpa)).status, 201);
+    const beta = (await other.request('GET', '/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers/h')).json;
+    assert.is(beta.spec.metrics[0].resource.target.averageUtilization, 40);
+  } finally {
+    await other.stop();
+    other.cleanup();
+  }
+});
+
 test.run();
