@@ -205,7 +205,7 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
       if (coreVersion) add('', coreVersion, await get<ResourceList>(`/api/${coreVersion}`));
       const groups = await get<{ groups?: { name: string; preferredVersion?: { version: string }; versions?: { version: string }[] }[] }>('/apis');
       // Each group's preferred version first, then the others for resources served only there
-      // (batch serves jobs at v1 and cronjobs at v1beta1): each resource once, at its best version.
+      // (`--runtime-config=batch/v1=false` leaves cronjobs at v1beta1 only): each resource once, at its best version.
       const lists = await Promise.all(
         (groups.groups ?? []).flatMap((g) => {
           const preferred = g.preferredVersion?.version;

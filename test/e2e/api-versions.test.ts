@@ -4,8 +4,10 @@
 // written for the current versions (batch/v1, policy/v1, discovery.k8s.io/v1, autoscaling/v2,
 // networking.k8s.io/v1, storage.k8s.io/v1, node.k8s.io/v1).
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
-import { type ApiServerProcess, startApiServer } from '../helpers/apiserver.js';
+import { type ApiServerProcess, ROOT, startApiServer } from '../helpers/apiserver.js';
 import { kubeconfigFor, kubectl, KUBECTL_V35 } from '../helpers/kubectl.js';
 import { openWatch } from '../helpers/watch.js';
 
@@ -291,6 +293,36 @@ handler: runsc
   const bad = await k35(['apply', '-f', '-'], 'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: bad}\nspec:\n  rules:\n  - http:\n      paths:\n      - {path: /, backend: {service: {name: web, port: {number: 80}}}}\n');
   assert.is.not(bad.code, 0);
   assert.match(bad.stderr, 'spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified');
+});
+
+/** Runs test/fixtures/python/versions_check.py; its steps by name. */
+function pythonSteps(): Promise<Record<string, Record<string, unknown>>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/python3', [join(ROOT, 'test', 'fixtures', 'python', 'versions_check.py'), kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dirname(kubeconfig) } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`python client failed (${code}):\n${stdout}\n${stderr}`));
+      resolve(Object.fromEntries(stdout.trim().split('\n').map((l) => JSON.parse(l) as { step: string }).map((s) => [s.step, s])));
+    });
+  });
+}
+
+test('the official Python client\'s typed APIs for the current versions (python3-kubernetes 22.6)', async () => {
+  const steps = await pythonSteps();
+  assert.equal(steps['cronjob'], { step: 'cronjob', apiVersion: 'batch/v1', concurrencyPolicy: 'Allow', uid: true });
+  assert.equal(steps['pdb'], { step: 'pdb', apiVersion: 'policy/v1', minAvailable: 1 });
+  assert.equal(steps['endpointslice'], { step: 'endpointslice', apiVersion: 'discovery.k8s.io/v1', zone: 'z1', nodeName: 'n1' });
+  assert.equal(steps['hpa'], { step: 'hpa', apiVersion: 'autoscaling/v2beta2', metric: 'cpu', utilization: 80 });
+  assert.equal(steps['ingress'], { step: 'ingress', apiVersion: 'networking.k8s.io/v1', host: 'py.example.com', listed: true });
+  assert.equal(steps['storageclass'], { step: 'storageclass', apiVersion: 'storage.k8s.io/v1', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
+  assert.equal(steps['runtimeclass'], { step: 'runtimeclass', apiVersion: 'node.k8s.io/v1', handler: 'runsc' });
+  assert.equal(steps['event'], { step: 'event', apiVersion: 'events.k8s.io/v1', note: 'hello', regarding: 'p' });
 });
 
 test('--runtime-config turns one version of a kind off and leaves the others serving the same objects', async () => {
