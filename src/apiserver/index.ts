@@ -79,13 +79,14 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       withStorage.map(async (def) => {
         const stored = storageDefinition(def);
         const kv = storage.forResource(stored.group, stored.plural);
-        const size = defs.includes(def) ? watchCacheSize(config, def) : 0;
+        // One watch cache per stored resource, at its storage version (the preferred one, which
+        // clients and informers use); other versions read and watch the store, converting.
+        const size = defs.includes(def) && !def.conversion ? watchCacheSize(config, def) : 0;
         const codec = versionCodec(def, all);
         const probe = new ResourceStore({ def, kv, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger });
         let cache: WatchCache | undefined;
         if (size > 0) {
-          const name = def.conversion ? `${def.plural}.${def.version}.${def.group}` : def.plural;
-          cache = new WatchCache({ store: kv, prefix: probe.keys.resourcePrefix, capacity: size, decode: codec.decode ?? decodeFromStorage, logger: logger.child({ cache: name }) });
+          cache = new WatchCache({ store: kv, prefix: probe.keys.resourcePrefix, capacity: size, decode: codec.decode ?? decodeFromStorage, logger: logger.child({ cache: def.plural }) });
           await cache.start();
           caches.push(cache);
         }
