@@ -66,6 +66,12 @@ export function servedVersion(storage: ResourceDefinition, spec: ServedVersionSp
   if (spec.defaults) def.defaults = spec.defaults;
   if (spec.validate) def.validate = spec.validate;
   if (spec.tableColumns) def.tableColumns = spec.tableColumns;
+  else if (spec.schema && storage.tableColumns) {
+    // Every version prints the same columns (the established server prints its internal form):
+    // the storage version's cells of the object converted to it.
+    const { columns, cells } = storage.tableColumns;
+    def.tableColumns = { columns, cells: (obj, now) => cells(conversion.toStorage(obj), now) };
+  }
   if (spec.schema && !spec.defaults) delete def.defaults;
   if (spec.schema && !spec.validate) delete def.validate;
   return def;

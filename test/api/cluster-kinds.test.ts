@@ -1,10 +1,11 @@
-// The networking, storage and node kinds: the established validation messages, defaults and
+// The networking, storage and node kinds (and the PDB, HPA and EndpointSlice columns): the established validation messages, defaults and
 // Table cells (Ingress, IngressClass, NetworkPolicy, StorageClass, CSIDriver, CSINode,
 // VolumeAttachment, RuntimeClass).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  csiDriverDefinition, csiNodeDefinition, ingressClassDefinition, ingressDefinition, networkPolicyDefinition, runtimeClassDefinition,
+  csiDriverDefinition, csiNodeDefinition, endpointSliceDefinition, endpointSliceV1beta1Definition, horizontalPodAutoscalerDefinition,
+  horizontalPodAutoscalerV1Definition, podDisruptionBudgetDefinition, ingressClassDefinition, ingressDefinition, networkPolicyDefinition, runtimeClassDefinition,
   storageClassDefinition, volumeAttachmentDefinition, type FieldError, type ResourceDefinition, type SvcObject,
 } from '../../src/api/index.js';
 
@@ -120,6 +121,32 @@ test('RuntimeClass: the handler is a DNS label, required and immutable', () => {
   assert.equal(check(runtimeClassDefinition, { metadata: { name: 'g' } }), ['handler: Required value']);
   assert.is(check(runtimeClassDefinition, { metadata: { name: 'g' }, handler: 'Run_SC' }).length, 1);
   assert.equal(check(runtimeClassDefinition, { metadata: { name: 'g' }, handler: 'kata' }, { metadata: { name: 'g' }, handler: 'runsc' }), ['handler: Invalid value: "kata": field is immutable']);
+});
+
+test('PodDisruptionBudget, HorizontalPodAutoscaler (every version) and EndpointSlice cells, as kubectl shows them', () => {
+  const meta = { name: 'web', namespace: 'd', creationTimestamp: created };
+  assert.equal(podDisruptionBudgetDefinition.tableColumns!.cells({ metadata: meta, spec: { minAvailable: '50%' }, status: { disruptionsAllowed: 1 } }, now), ['web', '50%', 'N/A', 1, '5m']);
+  const hpa: SvcObject = {
+    apiVersion: 'autoscaling/v2',
+    metadata: meta,
+    spec: {
+      scaleTargetRef: { kind: 'Deployment', name: 'web' },
+      minReplicas: 1,
+      maxReplicas: 5,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+        { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } },
+      ],
+    },
+    status: { currentReplicas: 2, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 40 } } }] },
+  };
+  assert.equal(horizontalPodAutoscalerDefinition.tableColumns!.cells(hpa, now), ['web', 'Deployment/web', 'cpu: 40%/80%, memory: <unknown>/500Mi', '1', 5, 2, '5m']);
+  // v1 has its own fields; it prints the same columns from the object converted to v2.
+  const v1: SvcObject = { apiVersion: 'autoscaling/v1', metadata: meta, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3, targetCPUUtilizationPercentage: 70 } };
+  assert.equal(horizontalPodAutoscalerV1Definition.tableColumns!.cells(v1, now), ['web', 'Deployment/web', 'cpu: <unknown>/70%', '<unset>', 3, 0, '5m']);
+  const slice: SvcObject = { metadata: meta, addressType: 'IPv4', ports: [{ port: 80 }, { port: 443 }], endpoints: [{ addresses: ['10.0.0.1', '10.0.0.2'] }, { addresses: ['10.0.0.3', '10.0.0.4'] }] };
+  assert.equal(endpointSliceDefinition.tableColumns!.cells(slice, now), ['web', 'IPv4', '80,443', '10.0.0.1,10.0.0.2,10.0.0.3 + 1 more...', '5m']);
+  assert.equal(endpointSliceV1beta1Definition.tableColumns!.columns.map((c) => c.name), ['Name', 'AddressType', 'Ports', 'Endpoints', 'Age']);
 });
 
 test.run();

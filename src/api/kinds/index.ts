@@ -26,3 +26,4 @@ export * from './storage/storage.js';
 export * from './node/runtimeclass.js';
 export * from './events/event.js';
 export * from './columns/networking.js';
+export * from './columns/scaling.js';

@@ -12,6 +12,7 @@ import { isValidPathSegmentName } from '../../validation/names.js';
 import { asArray, asRecord, defineKind, section, setDefault } from '../define.js';
 import { atomicList, conditions, int32, int64, labelSelector, obj, objectSchema, quantity, str, time } from '../schema-dsl.js';
 import { servedVersion } from '../../versions.js';
+import { horizontalPodAutoscalerColumns } from '../columns/scaling.js';
 
 /** Annotations carrying what autoscaling/v1 has no field for (the established names, `svc` spelling). */
 export const HPA_METRICS_ANNOTATION = 'autoscaling.alpha.svc.io/metrics';
@@ -55,6 +56,7 @@ export const horizontalPodAutoscalerDefinition = defineKind({
   plural: 'horizontalpodautoscalers',
   namespaced: true,
   shortNames: ['hpa'],
+  tableColumns: horizontalPodAutoscalerColumns,
   categories: ['all'],
   subresources: ['status'],
   schema: objectSchema({

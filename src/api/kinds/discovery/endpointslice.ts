@@ -9,6 +9,7 @@ import { inRange, invalidEach, invalidValue, oneOf, required, tooMany } from '..
 import { isDNS1123Subdomain, isValidIP, isValidPortName } from '../../validation/names.js';
 import { asArray, asRecord, defineKind } from '../define.js';
 import { servedVersion } from '../../versions.js';
+import { endpointSliceColumns } from '../columns/scaling.js';
 import { LABEL_HOSTNAME, LABEL_ZONE } from '../../well-known-labels.js';
 import { atomicList, bool, int32, obj, objectReference, objectSchema, setList, str, stringMap } from '../schema-dsl.js';
 
@@ -24,6 +25,7 @@ export const endpointSliceDefinition = defineKind({
   version: 'v1',
   kind: 'EndpointSlice',
   plural: 'endpointslices',
+  tableColumns: endpointSliceColumns,
   namespaced: true,
   schema: objectSchema({
     addressType: str(),

@@ -12,7 +12,6 @@ import { invalidEach, invalidValue, required } from '../../validation/field-erro
 import { isQualifiedName } from '../../validation/names.js';
 import { asRecord } from '../define.js';
 import { int32, obj, objectReference, objectSchema, str, time } from '../schema-dsl.js';
-import { eventColumns } from '../columns/core.js';
 import { eventDefinition } from '../core/event.js';
 import { servedVersion } from '../../versions.js';
 
@@ -72,7 +71,6 @@ export const eventsV1EventDefinition = servedVersion(eventDefinition, {
     deprecatedLastTimestamp: time(),
     deprecatedCount: int32(),
   }),
-  tableColumns: { columns: eventColumns.columns, cells: (o, now) => eventColumns.cells(asCoreEvent(o), now) },
   selectableFields: (o) => eventDefinition.selectableFields(asCoreEvent(o)),
   validate(o: SvcObject, old?: SvcObject): FieldError[] {
     const errs = eventDefinition.validate?.(asCoreEvent(o), old && asCoreEvent(old)).map((e) => ({ ...e, field: e.field.replace(/^involvedObject/, 'regarding').replace(/^count/, 'deprecatedCount') })) ?? [];

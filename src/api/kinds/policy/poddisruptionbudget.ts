@@ -10,6 +10,7 @@ import { asRecord, defineKind } from '../define.js';
 import { conditions, int32, int64, intOrString, labelSelector, mapOf, obj, objectSchema, openObj, time } from '../schema-dsl.js';
 import { intOrPercentProblem } from '../workload.js';
 import { servedVersion } from '../../versions.js';
+import { podDisruptionBudgetColumns } from '../columns/scaling.js';
 
 export const podDisruptionBudgetDefinition = defineKind({
   group: 'policy',
@@ -18,6 +19,7 @@ export const podDisruptionBudgetDefinition = defineKind({
   plural: 'poddisruptionbudgets',
   namespaced: true,
   shortNames: ['pdb'],
+  tableColumns: podDisruptionBudgetColumns,
   subresources: ['status'],
   tracksGeneration: true,
   schema: objectSchema({
