@@ -30,8 +30,10 @@ const CONTROLLER_KINDS: Record<string, ResourceRef> = {
 };
 
 function matches(pdb: PodDisruptionBudget, obj: SvcObject): boolean {
+  // policy/v1: no selector selects no pods, an empty one every pod (v1beta1's empty selector is
+  // stored as a requirement no pod meets, src/api/kinds/policy/poddisruptionbudget.ts).
   const sel = pdb.spec?.selector;
-  if (!sel || (!sel.matchLabels && !sel.matchExpressions)) return false;
+  if (!sel) return false;
   return labelSelectorFromObject(sel).matches(obj.metadata.labels);
 }
 

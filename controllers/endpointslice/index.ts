@@ -7,7 +7,7 @@
  * - Writes: slices labelled `svc.io/service-name=<service>` and
  *   `endpointslice.svc.io/managed-by=endpointslice-controller.svc.io`, owned by the Service
  *   (generateName `<service>-`), addressType IPv4; one set of slices per distinct port list;
- *   endpoints sorted by address, each with its ready condition, node, zone-free topology and pod
+ *   endpoints sorted by address, each with its ready condition, nodeName and pod
  *   reference. Existing slices are reused in order, surplus ones deleted, so a steady Service is
  *   never rewritten. Services without a selector are left alone.
  * - `--endpointslice-updates-batch-period`: a Service synced within the period waits for its end.
@@ -47,7 +47,7 @@ export function desiredSlices(service: Service, pods: readonly Pod[], max: numbe
       const chunk = list.slice(i, i + max);
       out.push({
         addressType: 'IPv4',
-        endpoints: chunk.map((e) => ({ addresses: [e.ip], conditions: { ready: e.ready }, targetRef: e.targetRef, ...(e.nodeName ? { topology: { 'svc.io/hostname': e.nodeName } } : {}) })),
+        endpoints: chunk.map((e) => ({ addresses: [e.ip], conditions: { ready: e.ready }, targetRef: e.targetRef, ...(e.nodeName ? { nodeName: e.nodeName } : {}) })),
         ports: chunk[0]!.ports.map((p) => ({ ...p })),
       });
     }
@@ -104,7 +104,7 @@ export function endpointSliceController(o: EndpointSliceControllerOptions): Cont
             if (sameContent(want, have) && JSON.stringify(have.metadata.labels) === JSON.stringify(labels)) continue;
             await ctx.client.update(resources.endpointslices, ns, { ...have, ...want, metadata: { ...have.metadata, labels } } as SvcObject);
           } else if (want) {
-            await ctx.client.create(resources.endpointslices, ns, { apiVersion: 'discovery.svc.io/v1beta1', kind: 'EndpointSlice', metadata: { generateName: `${ctx.name}-`, namespace: ns, labels, ownerReferences: [ref] }, ...want } as SvcObject);
+            await ctx.client.create(resources.endpointslices, ns, { apiVersion: 'discovery.svc.io/v1', kind: 'EndpointSlice', metadata: { generateName: `${ctx.name}-`, namespace: ns, labels, ownerReferences: [ref] }, ...want } as SvcObject);
           } else if (have) {
             await ctx.client.delete(resources.endpointslices, ns, have.metadata.name ?? '').catch(ignoreGone);
           }

@@ -24,9 +24,13 @@ export const GROUP_ALIASES: readonly GroupAlias[] = [
   { canonical: 'certificates.svc.io', established: 'certificates.k8s.io' },
   { canonical: 'coordination.svc.io', established: 'coordination.k8s.io' },
   { canonical: 'discovery.svc.io', established: 'discovery.k8s.io' },
+  { canonical: 'events.svc.io', established: 'events.k8s.io' },
   { canonical: 'metrics.svc.io', established: 'metrics.k8s.io' },
+  { canonical: 'networking.svc.io', established: 'networking.k8s.io' },
+  { canonical: 'node.svc.io', established: 'node.k8s.io' },
   { canonical: 'rbac.authorization.svc.io', established: 'rbac.authorization.k8s.io' },
   { canonical: 'scheduling.svc.io', established: 'scheduling.k8s.io' },
+  { canonical: 'storage.svc.io', established: 'storage.k8s.io' },
 ];
 
 /** Media types with two spellings (the Protobuf envelope is byte-for-byte the same). */

@@ -10,14 +10,22 @@
 import type { ResourceDefinition } from './types.js';
 import {
   certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
-  cronJobDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition, endpointsDefinition, eventDefinition,
-  horizontalPodAutoscalerDefinition, jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, nodeDefinition,
-  persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, priorityClassDefinition, replicaSetDefinition,
-  replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition, secretDefinition,
-  serviceAccountDefinition, serviceDefinition, statefulSetDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition,
-  selfSubjectRulesReviewDefinition,
+  cronJobDefinition, cronJobV1beta1Definition, csiDriverDefinition, csiNodeDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition,
+  endpointSliceV1beta1Definition, endpointsDefinition, eventDefinition, eventsV1EventDefinition,
+  horizontalPodAutoscalerDefinition, horizontalPodAutoscalerV1Definition, horizontalPodAutoscalerV2beta2Definition, ingressClassDefinition, ingressDefinition,
+  jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, networkPolicyDefinition, nodeDefinition,
+  persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, podDisruptionBudgetV1beta1Definition,
+  priorityClassDefinition, replicaSetDefinition, replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition,
+  runtimeClassDefinition, runtimeClassV1beta1Definition, secretDefinition, serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
+  storageClassDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
+  volumeAttachmentDefinition,
 } from './kinds/index.js';
 
+/**
+ * A kind served in several versions appears once per version; its storage version (the kind's
+ * own definition, the one `resources.<plural>` refers to) comes first, the versions converted from
+ * it after (src/api/versions.ts).
+ */
 const BUILTIN: readonly ResourceDefinition[] = [
   namespaceDefinition, podDefinition, nodeDefinition, serviceDefinition, endpointsDefinition, configMapDefinition, secretDefinition,
   serviceAccountDefinition, eventDefinition, replicationControllerDefinition, persistentVolumeDefinition, persistentVolumeClaimDefinition,
@@ -30,15 +38,24 @@ const BUILTIN: readonly ResourceDefinition[] = [
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,
   podMetricsDefinition, nodeMetricsDefinition,
+  ingressDefinition, ingressClassDefinition, networkPolicyDefinition,
+  storageClassDefinition, csiDriverDefinition, csiNodeDefinition, volumeAttachmentDefinition,
+  runtimeClassDefinition,
+  cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
+  horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
+  eventsV1EventDefinition,
 ];
 
 /**
  * The name a built-in resource goes by in `resources` and `BuiltinKinds`: its plural, or
- * `<plural>.<group>` when an earlier built-in kind has that plural (`pods.metrics.svc.io`).
+ * `<plural>.<group>` when an earlier built-in kind has that plural (`pods.metrics.svc.io`), or
+ * `<plural>.<version>.<group>` for another version of a kind (`cronjobs.v1beta1.batch`), as
+ * kubectl spells a fully qualified resource.
  */
 export function builtinResourceKey(def: ResourceDefinition): string {
   const first = BUILTIN.find((d) => d.plural === def.plural);
-  return first === undefined || first === def ? def.plural : `${def.plural}.${def.group}`;
+  if (first === undefined || first === def) return def.plural;
+  return first.group === def.group ? `${def.plural}.${def.version}.${def.group}` : `${def.plural}.${def.group}`;
 }
 
 /** Is this one of the built-in kinds (not a custom resource)? */

@@ -133,7 +133,7 @@ export function generateKindTypes(defs: readonly ResourceDefinition[]): string {
   for (const def of defs) {
     for (const [field, schema] of Object.entries(def.schema.properties ?? {})) {
       if (OBJECT_FIELDS.has(field) || schema.type !== 'object' || !schema.properties || Object.keys(schema.properties).length === 0) continue;
-      const typeName = `${def.kind}${field[0]!.toUpperCase()}${field.slice(1)}`;
+      const typeName = `${kindTypeName(def)}${field[0]!.toUpperCase()}${field.slice(1)}`;
       if (e.name(schema, typeName)) partNames.push({ def, typeName, schema });
     }
   }
@@ -146,10 +146,11 @@ export function generateKindTypes(defs: readonly ResourceDefinition[]): string {
     e.push(`/** Part of ${def.kind} (${gv(def)}). */\nexport interface ${typeName} {\n${membersFor(e, schema, typeName, open)}}\n`);
   }
   for (const def of defs) {
+    if (def.conversion && def.schema === def.conversion.storage.schema) continue;
     const body = e.members(def.schema, '  ', false, OBJECT_FIELDS);
-    e.push(`/** ${def.kind} (${gv(def)}, ${def.namespaced ? 'namespaced' : 'cluster-scoped'}). */\nexport interface ${def.kind} extends SvcObject {\n${body}}\n`);
+    e.push(`/** ${def.kind} (${gv(def)}, ${def.namespaced ? 'namespaced' : 'cluster-scoped'}). */\nexport interface ${kindTypeName(def)} extends SvcObject {\n${body}}\n`);
   }
-  const map = defs.map((d) => `  ${key(builtinResourceKey(d))}: ${d.kind};\n`).join('');
+  const map = defs.map((d) => `  ${key(builtinResourceKey(d))}: ${kindTypeName(d)};\n`).join('');
   e.push(`/** The object type of every built-in resource, by its key in \`resources\`. */\nexport interface BuiltinKinds {\n${map}}\n`);
   return e.text();
 }
@@ -159,6 +160,19 @@ function membersFor(e: Emitter, schema: SchemaNode, self: string, open: boolean)
   for (const [name, sub] of Object.entries(schema.properties ?? {})) text += `  ${key(name)}?: ${e.typeOf(sub, '  ', self)};\n`;
   if (open) text += '  [field: string]: unknown;\n';
   return text;
+}
+
+const pascal = (s: string): string => s[0]!.toUpperCase() + s.slice(1);
+
+/**
+ * The type of a kind's objects: the kind (its storage version); another version with the same
+ * fields shares it; one with its own fields is `<Kind><Version>` (EndpointSliceV1beta1), prefixed
+ * with its group's first label when served by another group (EventsV1Event).
+ */
+export function kindTypeName(def: ResourceDefinition): string {
+  const storage = def.conversion?.storage;
+  if (!storage || def.schema === storage.schema) return storage?.kind ?? def.kind;
+  return def.group !== storage.group ? `${pascal(def.group.split('.')[0]!)}${pascal(def.version)}${def.kind}` : `${def.kind}${pascal(def.version)}`;
 }
 
 function gv(def: ResourceDefinition): string {

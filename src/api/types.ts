@@ -177,6 +177,22 @@ export interface ResourceDefinition {
   statusSetOnCreate?: boolean;
   /** Columns of the Table representation; absent: the default `Name` and `Created At`. */
   tableColumns?: TableColumns;
+  /**
+   * Set on a version served beside its kind's storage version (batch/v1beta1 CronJobs beside
+   * batch/v1): the objects are stored once, in the storage version, and converted on every read
+   * and write (src/api/versions.ts). Absent: this definition is its kind's storage version.
+   */
+  conversion?: VersionConversion;
+}
+
+/** How one served version of a kind converts to and from the version its objects are stored in. */
+export interface VersionConversion {
+  /** The storage version's definition (for events.k8s.io Events: the core v1 Event). */
+  storage: ResourceDefinition;
+  /** A stored object (storage version, a private copy) as this version serves it, apiVersion included. */
+  fromStorage(obj: SvcObject): SvcObject;
+  /** An object of this version as it is stored, apiVersion included; must not change `obj`. */
+  toStorage(obj: SvcObject): SvcObject;
 }
 
 /** One column of a Table (`columnDefinitions` entry). */

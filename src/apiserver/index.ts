@@ -4,6 +4,7 @@
  */
 import { builtinResources, ResourceRegistry } from '../api/index.js';
 import type { ResourceDefinition } from '../api/types.js';
+import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { AdmissionChain } from './admission/chain.js';
@@ -15,10 +16,10 @@ import { Discovery } from './discovery.js';
 import { OpenApiDocuments } from './openapi.js';
 import { HealthEndpoint, type HealthCheck } from './health.js';
 import { ApiServerMetrics } from './metrics.js';
-import { ResourceStore } from './resource-store.js';
+import { ResourceStore, type ResourceStoreOptions } from './resource-store.js';
 import type { ApiServices } from './scope.js';
 import { ApiHttpServer, type RequestPipeline } from './server.js';
-import { decodeFromStorage } from './stored-object.js';
+import { decodeFromStorage, encodeForStorage } from './stored-object.js';
 import { type RequiredObjects, SystemObjects, systemNamespaceObjects, systemPriorityClassObjects } from './system-objects.js';
 import { WatchRegistry } from './watch-registry.js';
 
@@ -35,6 +36,21 @@ export interface RunningApiServer {
   pipeline: RequestPipeline;
   /** Graceful shutdown: readyz fails, then (after --shutdown-delay-duration) serving stops cleanly. */
   shutdown(): Promise<void>;
+}
+
+/**
+ * How a kind served in several versions reads and writes its one stored copy (src/api/versions.ts);
+ * nothing for a kind with one version, which keeps the byte-for-byte fast paths.
+ */
+function versionCodec(def: ResourceDefinition, all: readonly ResourceDefinition[]): Pick<ResourceStoreOptions, 'decode' | 'encode'> {
+  const stored = storageDefinition(def);
+  const siblings = all.filter((d) => storageDefinition(d) === stored);
+  if (siblings.length < 2) return {};
+  const read = readAs(def, siblings);
+  return {
+    decode: (value, rev) => read(decodeFromStorage(value, rev)),
+    encode: (obj) => encodeForStorage(writeAs(def, obj)),
+  };
 }
 
 function watchCacheSize(config: ApiServerConfig, def: ResourceDefinition): number {
@@ -55,18 +71,26 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const caches: WatchCache[] = [];
   const defs = registry.enabledResources();
   try {
+    const all = registry.allResources();
+    // A storage version turned off by --runtime-config still has a store (uncached, unserved):
+    // the server's own reads use it (pod eviction reads policy/v1 budgets).
+    const withStorage = [...new Set([...defs, ...defs.map(storageDefinition)])];
     await Promise.all(
-      defs.map(async (def) => {
-        const kv = storage.forResource(def.group, def.plural);
-        const size = watchCacheSize(config, def);
+      withStorage.map(async (def) => {
+        const stored = storageDefinition(def);
+        const kv = storage.forResource(stored.group, stored.plural);
+        // One watch cache per stored resource, at its storage version (the preferred one, which
+        // clients and informers use); other versions read and watch the store, converting.
+        const size = defs.includes(def) && !def.conversion ? watchCacheSize(config, def) : 0;
+        const codec = versionCodec(def, all);
         const probe = new ResourceStore({ def, kv, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger });
         let cache: WatchCache | undefined;
         if (size > 0) {
-          cache = new WatchCache({ store: kv, prefix: probe.keys.resourcePrefix, capacity: size, decode: decodeFromStorage, logger: logger.child({ cache: def.plural }) });
+          cache = new WatchCache({ store: kv, prefix: probe.keys.resourcePrefix, capacity: size, decode: codec.decode ?? decodeFromStorage, logger: logger.child({ cache: def.plural }) });
           await cache.start();
           caches.push(cache);
         }
-        stores.set(def, new ResourceStore({ def, kv, cache, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger }));
+        stores.set(def, new ResourceStore({ def, kv, cache, ...codec, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger }));
       }),
     );
   } catch (err) {
@@ -123,11 +147,14 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   }
 
   const compactors = storage.stores().map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
-  const pollers = defs.map((def) =>
-    startCountPoller(stores.get(def)!.kv, stores.get(def)!.keys.resourcePrefix, config.storage.countMetricPollPeriodMs, (n: number) =>
-      metrics.objects.set({ resource: def.group ? `${def.plural}.${def.group}` : def.plural }, n),
-    ),
-  );
+  // One count per stored resource: the versions of one kind share their objects.
+  const counted = [...new Map(defs.map((def) => [stores.get(def)!.keys.resourcePrefix, def])).values()];
+  const pollers = counted.map((def) => {
+    const stored = storageDefinition(def);
+    return startCountPoller(stores.get(def)!.kv, stores.get(def)!.keys.resourcePrefix, config.storage.countMetricPollPeriodMs, (n: number) =>
+      metrics.objects.set({ resource: stored.group ? `${stored.plural}.${stored.group}` : stored.plural }, n),
+    );
+  });
 
   let shuttingDown = false;
   const startedAt = Date.now();

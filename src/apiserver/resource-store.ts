@@ -23,6 +23,7 @@ import {
 } from '../api/status.js';
 import { cloneJson } from '../api/json-walk.js';
 import type { ResourceDefinition, SvcObject } from '../api/types.js';
+import { storageDefinition } from '../api/versions.js';
 import {
   CompactedError,
   ConflictError,
@@ -69,8 +70,13 @@ export interface ResourceStoreOptions {
   freshnessWaitMs?: number;
   now?: () => number;
   logger: Logger;
-  /** Decodes a stored value (default decodeFromStorage); custom resources set their served apiVersion. */
+  /**
+   * Decodes a stored value (default decodeFromStorage); custom resources set their served
+   * apiVersion, built-in kinds served in several versions convert (src/api/versions.ts).
+   */
   decode?: (value: Uint8Array, modRevision: number) => SvcObject;
+  /** Encodes an object of this store's version for the store (default encodeForStorage); the converse of `decode`. */
+  encode?: (obj: SvcObject) => Uint8Array;
 }
 
 /** Parses a resourceVersion query value: '' (unset), 0, or a positive revision. */
@@ -138,17 +144,19 @@ export class ResourceStore {
   private readonly now: () => number;
   readonly logger: Logger;
   private readonly decode: (value: Uint8Array, modRevision: number) => SvcObject;
+  private readonly encodeValue: (obj: SvcObject) => Uint8Array;
 
   constructor(opts: ResourceStoreOptions) {
     this.def = opts.def;
     this.kv = opts.kv;
     this.cache = opts.cache;
-    this.keys = new StorageKeys(opts.storagePrefix, opts.def);
+    this.keys = new StorageKeys(opts.storagePrefix, storageDefinition(opts.def));
     this.ttlMs = opts.continueTokenTtlMs;
     this.waitMs = opts.freshnessWaitMs ?? 3000;
     this.now = opts.now ?? Date.now;
     this.logger = opts.logger;
     this.decode = opts.decode ?? decodeFromStorage;
+    this.encodeValue = opts.encode ?? encodeForStorage;
   }
 
   private ref(name?: string) {
@@ -178,8 +186,8 @@ export class ResourceStore {
    * store decodes without rewriting (a custom resource's apiVersion is rewritten per served version).
    */
   encode(next: SvcObject, current: ObjectView): { value: Uint8Array; unchanged: boolean } {
-    const value = encodeForStorage(next);
-    const before = (this.decode === decodeFromStorage ? current.stored : undefined) ?? encodeForStorage(current.object);
+    const value = this.encodeValue(next);
+    const before = (this.decode === decodeFromStorage ? current.stored : undefined) ?? this.encodeValue(current.object);
     return { value, unchanged: Buffer.compare(value, before) === 0 };
   }
 
@@ -383,7 +391,7 @@ export class ResourceStore {
       return this.preview(key, obj, 0);
     }
     try {
-      const value = encodeForStorage(obj);
+      const value = this.encodeValue(obj);
       const rec = await this.kv.create(key, value);
       return this.written(key, obj, rec.modRevision, value);
     } catch (err) {

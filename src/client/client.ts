@@ -213,7 +213,7 @@ export function createClient(transport: Transport, opts: ClientOptions = {}): Ap
       const names = new Set(listed.map((g) => g.name));
       const distinct = listed.filter((g) => canonicalGroup(g.name) === g.name || !names.has(canonicalGroup(g.name)));
       // Each group's preferred version first, then the others for resources served only there
-      // (batch serves jobs at v1 and cronjobs at v1beta1): each resource once, at its best version.
+      // (`--runtime-config=batch/v1=false` leaves cronjobs at v1beta1 only): each resource once, at its best version.
       const lists = await Promise.all(
         distinct.flatMap((g) => {
           const preferred = g.preferredVersion?.version;

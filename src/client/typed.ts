@@ -19,7 +19,11 @@ export type BuiltinResourceName =
   | 'deployments' | 'replicasets' | 'statefulsets' | 'daemonsets' | 'controllerrevisions' | 'jobs' | 'cronjobs'
   | 'leases' | 'endpointslices' | 'poddisruptionbudgets' | 'horizontalpodautoscalers' | 'priorityclasses'
   | 'roles' | 'rolebindings' | 'clusterroles' | 'clusterrolebindings' | 'certificatesigningrequests' | 'customresourcedefinitions'
-  | 'pods.metrics.svc.io' | 'nodes.metrics.svc.io';
+  | 'pods.metrics.svc.io' | 'nodes.metrics.svc.io'
+  | 'ingresses' | 'ingressclasses' | 'networkpolicies' | 'storageclasses' | 'csidrivers' | 'csinodes' | 'volumeattachments' | 'runtimeclasses'
+  | 'cronjobs.v1beta1.batch' | 'poddisruptionbudgets.v1beta1.policy' | 'endpointslices.v1beta1.discovery.svc.io'
+  | 'horizontalpodautoscalers.v2beta2.autoscaling' | 'horizontalpodautoscalers.v1.autoscaling' | 'runtimeclasses.v1beta1.node.svc.io'
+  | 'events.events.svc.io';
 
 /** The `ResourceRef` of a resource definition (built-in or custom). */
 export function refOf(def: Pick<ResourceDefinition, 'group' | 'version' | 'plural' | 'kind' | 'namespaced'>): ResourceRef {

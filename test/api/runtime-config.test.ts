@@ -7,8 +7,10 @@ const gvs = (r: ResourceRegistry) => r.enabledGroupVersions().map((g) => (g.grou
 test('by default every built-in GA and beta group/version is served', () => {
   const r = new ResourceRegistry(builtinResources(), {});
   assert.equal(gvs(r), [
-    'apiextensions.svc.io/v1', 'apps/v1', 'authorization.svc.io/v1', 'autoscaling/v1', 'batch/v1', 'batch/v1beta1', 'certificates.svc.io/v1', 'coordination.svc.io/v1',
-    'discovery.svc.io/v1beta1', 'metrics.svc.io/v1beta1', 'policy/v1beta1', 'rbac.authorization.svc.io/v1', 'scheduling.svc.io/v1', 'v1',
+    'apiextensions.svc.io/v1', 'apps/v1', 'authorization.svc.io/v1', 'autoscaling/v1', 'autoscaling/v2', 'autoscaling/v2beta2', 'batch/v1', 'batch/v1beta1',
+    'certificates.svc.io/v1', 'coordination.svc.io/v1', 'discovery.svc.io/v1', 'discovery.svc.io/v1beta1', 'events.svc.io/v1', 'metrics.svc.io/v1beta1',
+    'networking.svc.io/v1', 'node.svc.io/v1', 'node.svc.io/v1beta1', 'policy/v1', 'policy/v1beta1', 'rbac.authorization.svc.io/v1', 'scheduling.svc.io/v1',
+    'storage.svc.io/v1', 'v1',
   ]);
   assert.is(r.enabledResources().length, builtinResources().length);
 });
@@ -31,6 +33,20 @@ test('api/beta=false turns off only beta versions; the group keeps its GA versio
   assert.not.ok(r.lookup('batch', 'v1beta1', 'cronjobs'));
   assert.ok(r.lookup('batch', 'v1', 'jobs'));
   assert.equal(r.groups().find((g) => g.name === 'batch'), { name: 'batch', versions: ['v1'], preferredVersion: 'v1' });
+});
+
+test('preferred versions are the established server\'s: batch v1, policy v1, autoscaling v2, discovery v1, node v1', () => {
+  const r = new ResourceRegistry(builtinResources(), {});
+  const preferred = Object.fromEntries(r.groups().map((g) => [g.name, g.preferredVersion]));
+  assert.equal([preferred['batch'], preferred['policy'], preferred['autoscaling'], preferred['discovery.svc.io'], preferred['node.svc.io']], ['v1', 'v1', 'v2', 'v1', 'v1']);
+  assert.equal(r.groups().find((g) => g.name === 'autoscaling')!.versions, ['v2', 'v1', 'v2beta2']);
+});
+
+test('turning off a kind\'s current version leaves its other versions served (batch/v1=false serves CronJobs at v1beta1 only)', () => {
+  const r = new ResourceRegistry(builtinResources(), { 'batch/v1': 'false' });
+  assert.not.ok(r.lookup('batch', 'v1', 'cronjobs'));
+  assert.ok(r.lookup('batch', 'v1beta1', 'cronjobs'));
+  assert.equal(r.groups().find((g) => g.name === 'batch'), { name: 'batch', versions: ['v1beta1'], preferredVersion: 'v1beta1' });
 });
 
 test('groups list core first and prefer GA over beta', () => {
@@ -56,7 +72,10 @@ test('lookups by plural, kind and typed name', () => {
   assert.is(r.byKind('apps', 'v1', 'Deployment')?.plural, 'deployments');
   assert.is(r.resolveName('deploy')[0]?.kind, 'Deployment');
   assert.is(r.resolveName('po')[0]?.kind, 'Pod');
-  assert.is(r.resolveName('cronjobs.batch')[0]?.version, 'v1beta1');
+  // A kind served in several versions resolves to the preferred one first, as kubectl's mapper does.
+  assert.is(r.resolveName('cronjobs.batch')[0]?.version, 'v1');
+  assert.equal(r.resolveName('cronjobs').map((d) => d.version), ['v1', 'v1beta1']);
+  assert.equal(r.resolveName('hpa').map((d) => d.version), ['v2', 'v1', 'v2beta2']);
   assert.is(r.resourcesFor('rbac.authorization.svc.io', 'v1').length, 4);
 });
 

@@ -1,7 +1,7 @@
 // CRUD through the ApiClient over HTTPS: paths from ResourceRefs, options as query, errors as ApiError.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { builtinResources } from '../../src/api/registry.js';
+import { builtinResourceKey, builtinResources } from '../../src/api/registry.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { resourcePath } from '../../src/client/client.js';
 import { resources, typed } from '../../src/client/typed.js';
@@ -27,12 +27,15 @@ test.after(async () => {
 });
 
 test('resources has a ref for every built-in kind of the registry', () => {
-  const keys = builtinResources().map((d) => (d.group === 'metrics.svc.io' ? `${d.plural}.${d.group}` : d.plural)).sort();
+  const keys = builtinResources().map(builtinResourceKey).sort();
   assert.equal(Object.keys(resources).sort(), keys);
   assert.is(resources['pods.metrics.svc.io'].kind, 'PodMetrics');
   assert.is(resources.pods.kind, 'Pod');
   assert.equal(resources.deployments, { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
   assert.is(resources.nodes.namespaced, false);
+  // A kind served in several versions: its storage version by plural, the others fully qualified.
+  assert.is(resources.cronjobs.version, 'v1');
+  assert.is(resources['cronjobs.v1beta1.batch'].version, 'v1beta1');
 });
 
 test('paths are built from the ref: core under /api, groups under /apis, namespace when namespaced', () => {
@@ -123,7 +126,9 @@ test('discover lists the served resources at their preferred versions, with verb
   assert.ok(pods && pods.namespaced && pods.kind === 'Pod' && pods.verbs.includes('deletecollection'));
   assert.ok(found.some((r) => r.group === 'apps' && r.resource === 'deployments' && r.version === 'v1'));
   assert.ok(found.some((r) => r.group === 'batch' && r.resource === 'jobs' && r.version === 'v1'));
-  assert.ok(found.some((r) => r.group === 'batch' && r.resource === 'cronjobs' && r.version === 'v1beta1'), 'a resource served only at another version');
+  // Served at v1 and v1beta1: listed once, at the group's preferred version.
+  assert.equal(found.filter((r) => r.group === 'batch' && r.resource === 'cronjobs').map((r) => r.version), ['v1']);
+  assert.equal(found.filter((r) => r.group === 'autoscaling' && r.resource === 'horizontalpodautoscalers').map((r) => r.version), ['v2']);
   assert.is(found.filter((r) => r.group === 'batch' && r.resource === 'jobs').length, 1);
   assert.ok(found.some((r) => r.group === 'metrics.svc.io' && r.resource === 'pods' && r.kind === 'PodMetrics'));
   assert.not.ok(found.some((r) => r.resource.includes('/')));

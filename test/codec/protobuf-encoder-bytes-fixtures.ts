@@ -7,7 +7,7 @@
  * size from one object to the next at the same place in the schema).
  */
 import { benchPod } from '../../bench/measure-protobuf.js';
-import { KIND_FIXTURES } from './protobuf-fixtures.js';
+import { KIND_FIXTURES, RECORDED_KIND_FIXTURES } from './protobuf-fixtures.js';
 
 type Json = Record<string, unknown>;
 export interface ListInput {
@@ -59,7 +59,7 @@ export function edgeObjects(): Json[] {
   ];
   meta['creationTimestamp'] = '1969-12-31T23:59:58Z';
   meta['deletionTimestamp'] = '2026-11-22T08:03:22.5+02:00';
-  const objects: Json[] = [pod, ...Object.values(KIND_FIXTURES).map((o) => o as unknown as Json)];
+  const objects: Json[] = [pod, ...Object.values(RECORDED_KIND_FIXTURES).map((o) => o as unknown as Json)];
   const revision = fixture('ControllerRevision');
   for (const data of [[1, 'two', { three: [null, true] }], 'just text', 42, { 'k"ey': { nested: {} } }, { a: {}, b: { c: {} } }]) {
     objects.push({ ...structuredClone(revision), data, revision: -3 });

@@ -70,7 +70,7 @@ export function podFixture(name = 'web', namespace = 'default'): SvcObject {
   };
 }
 
-export const KIND_FIXTURES: Record<string, SvcObject> = {
+export const RECORDED_KIND_FIXTURES: Record<string, SvcObject> = {
   Pod: podFixture(),
   ConfigMap: { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('cm', 'default'), data: { 'a.conf': 'x=1' }, binaryData: { bin: Buffer.from([0, 1, 2, 255]).toString('base64') } },
   Secret: { apiVersion: 'v1', kind: 'Secret', metadata: meta('sec', 'default'), type: 'Opaque', data: { k: Buffer.from('s3cr3t').toString('base64') }, immutable: true },
@@ -303,3 +303,140 @@ export const KIND_FIXTURES: Record<string, SvcObject> = {
     status: { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], incomplete: true, evaluationError: 'partial' },
   },
 };
+
+/**
+ * Kinds and versions added after the encoder's bytes were recorded (the edge-bytes test encodes
+ * only RECORDED_KIND_FIXTURES): the current versions of kinds served in several, and the
+ * networking, storage, node and events kinds.
+ */
+export const LATER_KIND_FIXTURES: Record<string, SvcObject> = {
+  'CronJob (batch/v1)': {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: meta('hourly', 'default'),
+    spec: { schedule: '0 * * * *', concurrencyPolicy: 'Allow', suspend: true, jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Never' } } } }, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1 },
+    status: { lastScheduleTime: T, lastSuccessfulTime: T },
+  },
+  'PodDisruptionBudget (policy/v1)': {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: meta('web', 'default'),
+    spec: { maxUnavailable: 1, selector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] } },
+    status: { observedGeneration: 1, disruptionsAllowed: 1, currentHealthy: 3, desiredHealthy: 2, expectedPods: 3 },
+  },
+  'EndpointSlice (discovery v1)': {
+    apiVersion: 'discovery.svc.io/v1',
+    kind: 'EndpointSlice',
+    metadata: meta('web-v1', 'default'),
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.244.0.6'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'node-1', zone: 'z1', deprecatedTopology: { rack: 'r1' }, hints: { forZones: [{ name: 'z1' }] } }],
+    ports: [{ name: 'http', protocol: 'TCP', port: 8080, appProtocol: 'http' }],
+  },
+  'HorizontalPodAutoscaler (autoscaling/v2)': {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: meta('web', 'default'),
+    spec: {
+      scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' },
+      minReplicas: 1,
+      maxReplicas: 10,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+        { type: 'Pods', pods: { metric: { name: 'rps', selector: { matchLabels: { a: 'b' } } }, target: { type: 'AverageValue', averageValue: '1k' } } },
+        { type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value', value: '30' } } },
+      ],
+      behavior: { scaleDown: { stabilizationWindowSeconds: 300, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] } },
+    },
+    status: {
+      observedGeneration: 1,
+      currentReplicas: 2,
+      desiredReplicas: 3,
+      currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 70, averageValue: '350m' } } }],
+      conditions: [{ type: 'AbleToScale', status: 'True', lastTransitionTime: T, reason: 'ReadyForNewScale', message: 'ok' }],
+    },
+  },
+  Ingress: {
+    apiVersion: 'networking.svc.io/v1',
+    kind: 'Ingress',
+    metadata: meta('web', 'default'),
+    spec: {
+      ingressClassName: 'nginx',
+      tls: [{ hosts: ['web.example.com'], secretName: 'web-tls' }],
+      rules: [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+    },
+    status: { loadBalancer: { ingress: [{ ip: '192.0.2.1', ports: [{ port: 443, protocol: 'TCP' }] }] } },
+  },
+  IngressClass: {
+    apiVersion: 'networking.svc.io/v1',
+    kind: 'IngressClass',
+    metadata: meta('nginx'),
+    spec: { controller: 'example.com/ingress', parameters: { apiGroup: 'example.com', kind: 'Params', name: 'p', scope: 'Namespace', namespace: 'default' } },
+  },
+  NetworkPolicy: {
+    apiVersion: 'networking.svc.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: meta('deny', 'default'),
+    spec: {
+      podSelector: { matchLabels: { app: 'web' } },
+      ingress: [{ ports: [{ protocol: 'TCP', port: 80, endPort: 90 }, { protocol: 'TCP', port: 'http' }], from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }, { namespaceSelector: { matchLabels: { team: 'a' } } }] }],
+      egress: [{ to: [{ podSelector: { matchLabels: { app: 'db' } } }] }],
+      policyTypes: ['Ingress', 'Egress'],
+    },
+  },
+  StorageClass: {
+    apiVersion: 'storage.svc.io/v1',
+    kind: 'StorageClass',
+    metadata: meta('fast'),
+    provisioner: 'example.com/csi',
+    parameters: { type: 'ssd' },
+    reclaimPolicy: 'Retain',
+    mountOptions: ['noatime'],
+    allowVolumeExpansion: true,
+    volumeBindingMode: 'WaitForFirstConsumer',
+    allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.svc.io/zone', values: ['z1'] }] }],
+  },
+  CSIDriver: {
+    apiVersion: 'storage.svc.io/v1',
+    kind: 'CSIDriver',
+    metadata: meta('csi.example.com'),
+    spec: { attachRequired: true, podInfoOnMount: true, volumeLifecycleModes: ['Persistent'], storageCapacity: false, fsGroupPolicy: 'File', tokenRequests: [{ audience: 'a', expirationSeconds: 3600 }], requiresRepublish: false, seLinuxMount: true },
+  },
+  CSINode: {
+    apiVersion: 'storage.svc.io/v1',
+    kind: 'CSINode',
+    metadata: meta('node-1'),
+    spec: { drivers: [{ name: 'csi.example.com', nodeID: 'n1', topologyKeys: ['topology.svc.io/zone'], allocatable: { count: 8 } }] },
+  },
+  VolumeAttachment: {
+    apiVersion: 'storage.svc.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: meta('va-1'),
+    spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv-1' }, nodeName: 'node-1' },
+    status: { attached: true, attachmentMetadata: { dev: '/dev/xvdb' }, detachError: { time: T, message: 'busy' } },
+  },
+  RuntimeClass: {
+    apiVersion: 'node.svc.io/v1',
+    kind: 'RuntimeClass',
+    metadata: meta('gvisor'),
+    handler: 'runsc',
+    overhead: { podFixed: { cpu: '250m', memory: '64Mi' } },
+    scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
+  },
+  'Event (events/v1)': {
+    apiVersion: 'events.svc.io/v1',
+    kind: 'Event',
+    metadata: meta('web.1', 'default'),
+    eventTime: '2026-11-22T08:03:22.000000Z',
+    series: { count: 2, lastObservedTime: '2026-11-22T08:03:23.000000Z' },
+    reportingController: 'svc.io/scheduler',
+    reportingInstance: 'scheduler-1',
+    action: 'Binding',
+    reason: 'Scheduled',
+    regarding: { kind: 'Pod', namespace: 'default', name: 'web', uid: 'u' },
+    note: 'assigned',
+    type: 'Normal',
+  },
+};
+
+/** One realistic object per kind that offers Protobuf (by kind, or `Kind (version)` for another version). */
+export const KIND_FIXTURES: Record<string, SvcObject> = { ...RECORDED_KIND_FIXTURES, ...LATER_KIND_FIXTURES };

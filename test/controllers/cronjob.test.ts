@@ -20,7 +20,7 @@ test.after(async () => {
 
 function cronJob(name: string, schedule: string, runSeconds: string, spec: Partial<NonNullable<CronJob['spec']>> = {}): CronJob {
   return {
-    apiVersion: 'batch/v1beta1',
+    apiVersion: 'batch/v1',
     kind: 'CronJob',
     metadata: { name, namespace: 'default' },
     spec: {

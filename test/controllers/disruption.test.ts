@@ -20,7 +20,7 @@ test.after(async () => {
 });
 
 const budget = (name: string, app: string, spec: { minAvailable?: number | string; maxUnavailable?: number | string }): PodDisruptionBudget => ({
-  apiVersion: 'policy/v1beta1',
+  apiVersion: 'policy/v1',
   kind: 'PodDisruptionBudget',
   metadata: { name, namespace: 'default' },
   spec: { ...spec, selector: { matchLabels: { app } } },

@@ -153,6 +153,16 @@ test('create job', async () => {
   assert.match(await k('-n', NS, 'get', 'pods', '-l', 'job-name=once'), /^once-\S+\s+1\/1\s+Running\s/m);
 });
 
+test('create cronjob (batch/v1) and create job --from=cronjob/', async () => {
+  assert.match(await k('-n', NS, 'create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/1 * * * *'), 'cronjob.batch/tick created');
+  assert.is(await k('-n', NS, 'get', 'cronjob', 'tick', '-o', 'jsonpath={.apiVersion} {.spec.schedule}'), 'batch/v1 */1 * * * *');
+  assert.match(await k('-n', NS, 'create', 'job', 'from-tick', '--from=cronjob/tick'), 'job.batch/from-tick created');
+  assert.is(await k('-n', NS, 'get', 'job', 'from-tick', '-o', 'jsonpath={.metadata.ownerReferences[0].apiVersion}/{.metadata.ownerReferences[0].kind}'), 'batch/v1/CronJob');
+  // Gone before the next minute fires it; the garbage collector takes the Job it owns.
+  assert.match(await k('-n', NS, 'delete', 'cronjob', 'tick'), 'cronjob.batch "tick" deleted');
+  await eventually(async () => (await run(['-n', NS, 'get', 'job', 'from-tick'])).stderr.includes('NotFound'), 30_000, 'the owned Job is collected');
+});
+
 test('label', async () => {
   assert.match(await k('-n', NS, 'label', 'configmap', 'settings', 'tier=front'), 'labeled');
   assert.match(await k('-n', NS, 'get', 'configmaps', '-l', 'tier=front', '-o', 'name'), 'configmap/settings');

@@ -4,7 +4,7 @@
 // operators-topology.test.ts (the embedded store) and operators-topology-etcd.test.ts (a real etcd):
 // the garbage collector syncs with the default Protobuf client and watches each kind once; a
 // Deployment rolls out; deleting Deployments (background with kubectl 1.35, foreground) and a
-// namespace removes everything they hold; a Job completes; a CronJob fires; kill -9 of the leading
+// namespace removes everything they hold; a Job completes; a CronJob (batch/v1) fires; kill -9 of the leading
 // controller manager and scheduler hands over and work goes on.
 import * as assert from 'uvu/assert';
 import { suite } from 'uvu';
@@ -105,9 +105,9 @@ export function runOperatorsTopology(store: 'embedded' | 'etcd'): void {
     await leader(topo.schedulers, SCHEDULER_LOCK);
   });
 
-  test('a CronJob (batch/v1beta1) is created; it fires while the rest runs', async () => {
+  test('a CronJob (batch/v1) is created; it fires while the rest runs', async () => {
     const cron: CronJob = {
-      apiVersion: 'batch/v1beta1',
+      apiVersion: 'batch/v1',
       kind: 'CronJob',
       metadata: { name: 'tick', namespace: NS },
       spec: {

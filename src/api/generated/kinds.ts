@@ -643,7 +643,7 @@ export interface JobStatus {
   [field: string]: unknown;
 }
 
-/** Part of CronJob (batch/v1beta1). */
+/** Part of CronJob (batch/v1). */
 export interface CronJobSpec {
   schedule?: string;
   startingDeadlineSeconds?: number;
@@ -657,10 +657,11 @@ export interface CronJobSpec {
   failedJobsHistoryLimit?: number;
 }
 
-/** Part of CronJob (batch/v1beta1). */
+/** Part of CronJob (batch/v1). */
 export interface CronJobStatus {
   active?: ObjectReference[];
   lastScheduleTime?: string;
+  lastSuccessfulTime?: string;
   [field: string]: unknown;
 }
 
@@ -673,14 +674,14 @@ export interface LeaseSpec {
   leaseTransitions?: number;
 }
 
-/** Part of PodDisruptionBudget (policy/v1beta1). */
+/** Part of PodDisruptionBudget (policy/v1). */
 export interface PodDisruptionBudgetSpec {
   minAvailable?: number | string;
   selector?: LabelSelectorSpec;
   maxUnavailable?: number | string;
 }
 
-/** Part of PodDisruptionBudget (policy/v1beta1). */
+/** Part of PodDisruptionBudget (policy/v1). */
 export interface PodDisruptionBudgetStatus {
   observedGeneration?: number;
   disruptedPods?: Record<string, string>;
@@ -692,7 +693,7 @@ export interface PodDisruptionBudgetStatus {
   [field: string]: unknown;
 }
 
-/** Part of HorizontalPodAutoscaler (autoscaling/v1). */
+/** Part of HorizontalPodAutoscaler (autoscaling/v2). */
 export interface HorizontalPodAutoscalerSpec {
   scaleTargetRef?: {
     kind?: string;
@@ -701,17 +702,156 @@ export interface HorizontalPodAutoscalerSpec {
   };
   minReplicas?: number;
   maxReplicas?: number;
-  targetCPUUtilizationPercentage?: number;
+  metrics?: {
+    type?: string;
+    object?: {
+      describedObject?: {
+        kind?: string;
+        name?: string;
+        apiVersion?: string;
+      };
+      target?: {
+        type?: string;
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+      metric?: {
+        name?: string;
+        selector?: LabelSelectorSpec;
+      };
+    };
+    pods?: {
+      metric?: {
+        name?: string;
+        selector?: LabelSelectorSpec;
+      };
+      target?: {
+        type?: string;
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+    };
+    resource?: {
+      name?: string;
+      target?: {
+        type?: string;
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+    };
+    containerResource?: {
+      name?: string;
+      target?: {
+        type?: string;
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+      container?: string;
+    };
+    external?: {
+      metric?: {
+        name?: string;
+        selector?: LabelSelectorSpec;
+      };
+      target?: {
+        type?: string;
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+    };
+  }[];
+  behavior?: {
+    scaleUp?: {
+      stabilizationWindowSeconds?: number;
+      selectPolicy?: string;
+      policies?: {
+        type?: string;
+        value?: number;
+        periodSeconds?: number;
+      }[];
+    };
+    scaleDown?: {
+      stabilizationWindowSeconds?: number;
+      selectPolicy?: string;
+      policies?: {
+        type?: string;
+        value?: number;
+        periodSeconds?: number;
+      }[];
+    };
+  };
 }
 
-/** Part of HorizontalPodAutoscaler (autoscaling/v1). */
+/** Part of HorizontalPodAutoscaler (autoscaling/v2). */
 export interface HorizontalPodAutoscalerStatus {
   observedGeneration?: number;
   lastScaleTime?: string;
   currentReplicas?: number;
   desiredReplicas?: number;
-  currentCPUUtilizationPercentage?: number;
-  [field: string]: unknown;
+  currentMetrics?: {
+    type?: string;
+    object?: {
+      metric?: {
+        name?: string;
+        selector?: LabelSelectorSpec;
+      };
+      current?: {
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+      describedObject?: {
+        kind?: string;
+        name?: string;
+        apiVersion?: string;
+      };
+    };
+    pods?: {
+      metric?: {
+        name?: string;
+        selector?: LabelSelectorSpec;
+      };
+      current?: {
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+    };
+    resource?: {
+      name?: string;
+      current?: {
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+    };
+    containerResource?: {
+      name?: string;
+      current?: {
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+      container?: string;
+    };
+    external?: {
+      metric?: {
+        name?: string;
+        selector?: LabelSelectorSpec;
+      };
+      current?: {
+        value?: number | string;
+        averageValue?: number | string;
+        averageUtilization?: number;
+      };
+    };
+  }[];
+  conditions?: Condition[];
 }
 
 /** Part of RoleBinding (rbac.authorization.svc.io/v1). */
@@ -847,6 +987,210 @@ export interface CustomResourceDefinitionStatus {
     categories?: string[];
   };
   storedVersions?: string[];
+}
+
+/** Part of Ingress (networking.svc.io/v1). */
+export interface IngressSpec {
+  ingressClassName?: string;
+  defaultBackend?: {
+    service?: {
+      name?: string;
+      port?: {
+        name?: string;
+        number?: number;
+      };
+    };
+    resource?: {
+      apiGroup?: string;
+      kind?: string;
+      name?: string;
+    };
+  };
+  tls?: {
+    hosts?: string[];
+    secretName?: string;
+  }[];
+  rules?: {
+    host?: string;
+    http?: {
+      paths?: {
+        path?: string;
+        pathType?: string;
+        backend?: {
+          service?: {
+            name?: string;
+            port?: {
+              name?: string;
+              number?: number;
+            };
+          };
+          resource?: {
+            apiGroup?: string;
+            kind?: string;
+            name?: string;
+          };
+        };
+      }[];
+    };
+  }[];
+}
+
+/** Part of Ingress (networking.svc.io/v1). */
+export interface IngressStatus {
+  loadBalancer?: {
+    ingress?: {
+      ip?: string;
+      hostname?: string;
+      ports?: {
+        port?: number;
+        protocol?: string;
+        error?: string;
+      }[];
+    }[];
+  };
+}
+
+/** Part of IngressClass (networking.svc.io/v1). */
+export interface IngressClassSpec {
+  controller?: string;
+  parameters?: {
+    apiGroup?: string;
+    kind?: string;
+    name?: string;
+    scope?: string;
+    namespace?: string;
+  };
+}
+
+/** Part of NetworkPolicy (networking.svc.io/v1). */
+export interface NetworkPolicySpec {
+  podSelector?: LabelSelectorSpec;
+  ingress?: {
+    ports?: {
+      protocol?: string;
+      port?: number | string;
+      endPort?: number;
+    }[];
+    from?: {
+      podSelector?: LabelSelectorSpec;
+      namespaceSelector?: LabelSelectorSpec;
+      ipBlock?: {
+        cidr?: string;
+        except?: string[];
+      };
+    }[];
+  }[];
+  egress?: {
+    ports?: {
+      protocol?: string;
+      port?: number | string;
+      endPort?: number;
+    }[];
+    to?: {
+      podSelector?: LabelSelectorSpec;
+      namespaceSelector?: LabelSelectorSpec;
+      ipBlock?: {
+        cidr?: string;
+        except?: string[];
+      };
+    }[];
+  }[];
+  policyTypes?: string[];
+}
+
+/** Part of CSIDriver (storage.svc.io/v1). */
+export interface CSIDriverSpec {
+  attachRequired?: boolean;
+  podInfoOnMount?: boolean;
+  volumeLifecycleModes?: string[];
+  storageCapacity?: boolean;
+  fsGroupPolicy?: string;
+  tokenRequests?: {
+    audience?: string;
+    expirationSeconds?: number;
+  }[];
+  requiresRepublish?: boolean;
+  seLinuxMount?: boolean;
+}
+
+/** Part of CSINode (storage.svc.io/v1). */
+export interface CSINodeSpec {
+  drivers?: {
+    name?: string;
+    nodeID?: string;
+    topologyKeys?: string[];
+    allocatable?: {
+      count?: number;
+    };
+  }[];
+}
+
+/** Part of VolumeAttachment (storage.svc.io/v1). */
+export interface VolumeAttachmentSpec {
+  attacher?: string;
+  source?: {
+    persistentVolumeName?: string;
+    inlineVolumeSpec?: PersistentVolumeSpec;
+  };
+  nodeName?: string;
+}
+
+/** Part of VolumeAttachment (storage.svc.io/v1). */
+export interface VolumeAttachmentStatus {
+  attached?: boolean;
+  attachmentMetadata?: Record<string, string>;
+  attachError?: {
+    time?: string;
+    message?: string;
+  };
+  detachError?: {
+    time?: string;
+    message?: string;
+  };
+}
+
+/** Part of RuntimeClass (node.svc.io/v1). */
+export interface RuntimeClassOverhead {
+  podFixed?: Record<string, number | string>;
+}
+
+/** Part of RuntimeClass (node.svc.io/v1). */
+export interface RuntimeClassScheduling {
+  nodeSelector?: Record<string, string>;
+  tolerations?: {
+    key?: string;
+    operator?: string;
+    value?: string;
+    effect?: string;
+    tolerationSeconds?: number;
+  }[];
+}
+
+/** Part of HorizontalPodAutoscaler (autoscaling/v1). */
+export interface HorizontalPodAutoscalerV1Spec {
+  scaleTargetRef?: {
+    kind?: string;
+    name?: string;
+    apiVersion?: string;
+  };
+  minReplicas?: number;
+  maxReplicas?: number;
+  targetCPUUtilizationPercentage?: number;
+}
+
+/** Part of HorizontalPodAutoscaler (autoscaling/v1). */
+export interface HorizontalPodAutoscalerV1Status {
+  observedGeneration?: number;
+  lastScaleTime?: string;
+  currentReplicas?: number;
+  desiredReplicas?: number;
+  currentCPUUtilizationPercentage?: number;
+}
+
+/** Part of Event (events.svc.io/v1). */
+export interface EventsV1EventSeries {
+  count?: number;
+  lastObservedTime?: string;
 }
 
 /** Namespace (v1, cluster-scoped). */
@@ -1004,7 +1348,7 @@ export interface Job extends SvcObject {
   status?: JobStatus;
 }
 
-/** CronJob (batch/v1beta1, namespaced). */
+/** CronJob (batch/v1, namespaced). */
 export interface CronJob extends SvcObject {
   spec?: CronJobSpec;
   status?: CronJobStatus;
@@ -1015,17 +1359,26 @@ export interface Lease extends SvcObject {
   spec?: LeaseSpec;
 }
 
-/** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
+/** EndpointSlice (discovery.svc.io/v1, namespaced). */
 export interface EndpointSlice extends SvcObject {
   addressType?: string;
   endpoints?: {
     addresses?: string[];
     conditions?: {
       ready?: boolean;
+      serving?: boolean;
+      terminating?: boolean;
     };
     hostname?: string;
     targetRef?: ObjectReference;
-    topology?: Record<string, string>;
+    deprecatedTopology?: Record<string, string>;
+    nodeName?: string;
+    zone?: string;
+    hints?: {
+      forZones?: {
+        name?: string;
+      }[];
+    };
   }[];
   ports?: {
     name?: string;
@@ -1035,13 +1388,13 @@ export interface EndpointSlice extends SvcObject {
   }[];
 }
 
-/** PodDisruptionBudget (policy/v1beta1, namespaced). */
+/** PodDisruptionBudget (policy/v1, namespaced). */
 export interface PodDisruptionBudget extends SvcObject {
   spec?: PodDisruptionBudgetSpec;
   status?: PodDisruptionBudgetStatus;
 }
 
-/** HorizontalPodAutoscaler (autoscaling/v1, namespaced). */
+/** HorizontalPodAutoscaler (autoscaling/v2, namespaced). */
 export interface HorizontalPodAutoscaler extends SvcObject {
   spec?: HorizontalPodAutoscalerSpec;
   status?: HorizontalPodAutoscalerStatus;
@@ -1141,6 +1494,113 @@ export interface NodeMetrics extends SvcObject {
   usage?: Record<string, number | string>;
 }
 
+/** Ingress (networking.svc.io/v1, namespaced). */
+export interface Ingress extends SvcObject {
+  spec?: IngressSpec;
+  status?: IngressStatus;
+}
+
+/** IngressClass (networking.svc.io/v1, cluster-scoped). */
+export interface IngressClass extends SvcObject {
+  spec?: IngressClassSpec;
+}
+
+/** NetworkPolicy (networking.svc.io/v1, namespaced). */
+export interface NetworkPolicy extends SvcObject {
+  spec?: NetworkPolicySpec;
+}
+
+/** StorageClass (storage.svc.io/v1, cluster-scoped). */
+export interface StorageClass extends SvcObject {
+  provisioner?: string;
+  parameters?: Record<string, string>;
+  reclaimPolicy?: string;
+  mountOptions?: string[];
+  allowVolumeExpansion?: boolean;
+  volumeBindingMode?: string;
+  allowedTopologies?: {
+    matchLabelExpressions?: {
+      key?: string;
+      values?: string[];
+    }[];
+  }[];
+}
+
+/** CSIDriver (storage.svc.io/v1, cluster-scoped). */
+export interface CSIDriver extends SvcObject {
+  spec?: CSIDriverSpec;
+}
+
+/** CSINode (storage.svc.io/v1, cluster-scoped). */
+export interface CSINode extends SvcObject {
+  spec?: CSINodeSpec;
+}
+
+/** VolumeAttachment (storage.svc.io/v1, cluster-scoped). */
+export interface VolumeAttachment extends SvcObject {
+  spec?: VolumeAttachmentSpec;
+  status?: VolumeAttachmentStatus;
+}
+
+/** RuntimeClass (node.svc.io/v1, cluster-scoped). */
+export interface RuntimeClass extends SvcObject {
+  handler?: string;
+  overhead?: RuntimeClassOverhead;
+  scheduling?: RuntimeClassScheduling;
+}
+
+/** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
+export interface EndpointSliceV1beta1 extends SvcObject {
+  addressType?: string;
+  endpoints?: {
+    addresses?: string[];
+    conditions?: {
+      ready?: boolean;
+      serving?: boolean;
+      terminating?: boolean;
+    };
+    hostname?: string;
+    targetRef?: ObjectReference;
+    nodeName?: string;
+    hints?: {
+      forZones?: {
+        name?: string;
+      }[];
+    };
+    topology?: Record<string, string>;
+  }[];
+  ports?: {
+    name?: string;
+    protocol?: string;
+    port?: number;
+    appProtocol?: string;
+  }[];
+}
+
+/** HorizontalPodAutoscaler (autoscaling/v1, namespaced). */
+export interface HorizontalPodAutoscalerV1 extends SvcObject {
+  spec?: HorizontalPodAutoscalerV1Spec;
+  status?: HorizontalPodAutoscalerV1Status;
+}
+
+/** Event (events.svc.io/v1, namespaced). */
+export interface EventsV1Event extends SvcObject {
+  eventTime?: string;
+  series?: EventsV1EventSeries;
+  reportingController?: string;
+  reportingInstance?: string;
+  action?: string;
+  reason?: string;
+  regarding?: ObjectReference;
+  related?: ObjectReference;
+  note?: string;
+  type?: string;
+  deprecatedSource?: EventSource;
+  deprecatedFirstTimestamp?: string;
+  deprecatedLastTimestamp?: string;
+  deprecatedCount?: number;
+}
+
 /** The object type of every built-in resource, by its key in `resources`. */
 export interface BuiltinKinds {
   namespaces: Namespace;
@@ -1179,4 +1639,19 @@ export interface BuiltinKinds {
   customresourcedefinitions: CustomResourceDefinition;
   "pods.metrics.svc.io": PodMetrics;
   "nodes.metrics.svc.io": NodeMetrics;
+  ingresses: Ingress;
+  ingressclasses: IngressClass;
+  networkpolicies: NetworkPolicy;
+  storageclasses: StorageClass;
+  csidrivers: CSIDriver;
+  csinodes: CSINode;
+  volumeattachments: VolumeAttachment;
+  runtimeclasses: RuntimeClass;
+  "cronjobs.v1beta1.batch": CronJob;
+  "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
+  "endpointslices.v1beta1.discovery.svc.io": EndpointSliceV1beta1;
+  "horizontalpodautoscalers.v2beta2.autoscaling": HorizontalPodAutoscaler;
+  "horizontalpodautoscalers.v1.autoscaling": HorizontalPodAutoscalerV1;
+  "runtimeclasses.v1beta1.node.svc.io": RuntimeClass;
+  "events.events.svc.io": EventsV1Event;
 }

@@ -1,5 +1,5 @@
 /**
- * POST pods/<name>/eviction (an Eviction, policy/v1beta1): deletes the pod unless that would
+ * POST pods/<name>/eviction (an Eviction, policy/v1 or v1beta1): deletes the pod unless that would
  * violate its PodDisruptionBudget, as established:
  *
  * - a pod that has finished (Succeeded, Failed) or is not covered by any budget is deleted at once;
@@ -66,7 +66,8 @@ export async function handleEviction(s: RequestScope): Promise<void> {
   const all = (await budgets.list({ namespace: s.info.namespace, filtered: false })).items.map((v) => v.object);
   const covering = all.filter((b) => {
     const sel = (b.spec as { selector?: LabelSelectorSpec } | undefined)?.selector;
-    if (!sel || (!sel.matchLabels && !sel.matchExpressions)) return false;
+    // policy/v1: no selector selects no pods, an empty one every pod.
+    if (!sel) return false;
     try {
       return labelSelectorFromObject(sel).matches(pod.metadata.labels);
     } catch {

@@ -71,6 +71,8 @@ export function buildWireModel(packages: readonly ProtoPackageTable[] = PROTO_PA
     }
     for (const [kind, msg] of Object.entries(pkg.kinds ?? {})) {
       kinds.set(`${pkg.groupVersion}/${kind}`, msg);
+      // A version sharing another's messages (batch/v1beta1 CronJob) shares its list message too.
+      if (messages.has(`${msg}List`)) continue;
       // Every kind's list: ListMeta = 1, items = 2 (the established layout).
       const listFields = [
         { name: 'metadata', number: 1, type: 'ListMeta', repeated: false, optional: false, map: false, inline: false },

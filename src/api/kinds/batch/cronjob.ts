@@ -1,4 +1,8 @@
-/** CronJobs (batch/v1beta1): jobs on a schedule. +status. Names are at most 52 characters. */
+/**
+ * CronJobs: jobs on a schedule. +status. Names are at most 52 characters. Stored as batch/v1 (the
+ * established storage and preferred version); batch/v1beta1, the spec's version, serves the same
+ * objects with the same fields.
+ */
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
 import { invalidValue, nonNegative, oneOf, required } from '../../validation/field-errors.js';
@@ -6,6 +10,7 @@ import { asRecord, defineKind, section, setDefault } from '../define.js';
 import { atomicList, bool, int32, int64, obj, objectMeta, objectReference, objectSchema, openObj, str, time } from '../schema-dsl.js';
 import { defaultJobSpec, jobSpecSchema, validateJobSpec } from './job.js';
 import { cronJobColumns } from '../columns/workloads.js';
+import { servedVersion } from '../../versions.js';
 
 /** Generated job names append an 11-character suffix to the cronjob name. */
 export const CRONJOB_NAME_MAX_LENGTH = 52;
@@ -25,7 +30,7 @@ export function cronScheduleProblem(schedule: string): string | undefined {
 
 export const cronJobDefinition = defineKind({
   group: 'batch',
-  version: 'v1beta1',
+  version: 'v1',
   kind: 'CronJob',
   plural: 'cronjobs',
   tableColumns: cronJobColumns,
@@ -44,7 +49,7 @@ export const cronJobDefinition = defineKind({
       successfulJobsHistoryLimit: int32(),
       failedJobsHistoryLimit: int32(),
     }),
-    status: openObj({ active: atomicList(objectReference()), lastScheduleTime: time() }),
+    status: openObj({ active: atomicList(objectReference()), lastScheduleTime: time(), lastSuccessfulTime: time() }),
   }),
   defaults(o: SvcObject): void {
     const spec = section(o);
@@ -77,3 +82,6 @@ export const cronJobDefinition = defineKind({
     return errs;
   },
 });
+
+/** batch/v1beta1 CronJobs: the spec's version, the same fields as batch/v1. */
+export const cronJobV1beta1Definition = servedVersion(cronJobDefinition, { version: 'v1beta1' });

@@ -2,3 +2,5 @@
 export * from './cells.js';
 export * from './core.js';
 export * from './workloads.js';
+export * from './networking.js';
+export * from './scaling.js';

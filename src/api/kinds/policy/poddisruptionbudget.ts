@@ -1,4 +1,7 @@
-/** PodDisruptionBudgets (policy/v1beta1): limits on voluntary evictions. +status. */
+/**
+ * PodDisruptionBudgets: limits on voluntary evictions. +status. Stored as policy/v1 (established
+ * storage and preferred version); policy/v1beta1, the spec's version, serves the same objects.
+ */
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
 import { validateLabelSelectorSpec } from '../../labels.js';
@@ -6,14 +9,17 @@ import { invalidValue } from '../../validation/field-errors.js';
 import { asRecord, defineKind } from '../define.js';
 import { conditions, int32, int64, intOrString, labelSelector, mapOf, obj, objectSchema, openObj, time } from '../schema-dsl.js';
 import { intOrPercentProblem } from '../workload.js';
+import { servedVersion } from '../../versions.js';
+import { podDisruptionBudgetColumns } from '../columns/scaling.js';
 
 export const podDisruptionBudgetDefinition = defineKind({
   group: 'policy',
-  version: 'v1beta1',
+  version: 'v1',
   kind: 'PodDisruptionBudget',
   plural: 'poddisruptionbudgets',
   namespaced: true,
   shortNames: ['pdb'],
+  tableColumns: podDisruptionBudgetColumns,
   subresources: ['status'],
   tracksGeneration: true,
   schema: objectSchema({
@@ -40,5 +46,41 @@ export const podDisruptionBudgetDefinition = defineKind({
     }
     if (spec['selector'] !== undefined && spec['selector'] !== null) errs.push(...validateLabelSelectorSpec(spec['selector'], 'spec.selector'));
     return errs;
+  },
+});
+
+/**
+ * The established marker an empty policy/v1beta1 selector is stored as: an empty selector selects
+ * no pods in v1beta1 and every pod in v1, so v1 readers see a requirement no pod meets.
+ */
+export const PDB_V1BETA1_EMPTY_SELECTOR_LABEL = 'pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match';
+
+function isEmptySelector(sel: unknown): boolean {
+  const s = asRecord(sel);
+  const labels = s['matchLabels'];
+  const exprs = s['matchExpressions'];
+  return (labels === undefined || labels === null || Object.keys(asRecord(labels)).length === 0) && (!Array.isArray(exprs) || exprs.length === 0);
+}
+
+function isEmptySelectorMarker(sel: unknown): boolean {
+  const s = asRecord(sel);
+  const exprs = s['matchExpressions'];
+  if (!Array.isArray(exprs) || exprs.length !== 1 || Object.keys(asRecord(s['matchLabels'])).length > 0) return false;
+  const e = asRecord(exprs[0]);
+  return e['key'] === PDB_V1BETA1_EMPTY_SELECTOR_LABEL && e['operator'] === 'Exists';
+}
+
+/** policy/v1beta1 PodDisruptionBudgets: the v1 fields, with the empty selector's v1beta1 meaning kept. */
+export const podDisruptionBudgetV1beta1Definition = servedVersion(podDisruptionBudgetDefinition, {
+  version: 'v1beta1',
+  toStorage(o) {
+    const spec = asRecord(o.spec);
+    if (spec['selector'] !== undefined && spec['selector'] !== null && isEmptySelector(spec['selector'])) {
+      spec['selector'] = { matchExpressions: [{ key: PDB_V1BETA1_EMPTY_SELECTOR_LABEL, operator: 'Exists' }] };
+    }
+  },
+  fromStorage(o) {
+    const spec = asRecord(o.spec);
+    if (isEmptySelectorMarker(spec['selector'])) spec['selector'] = {};
   },
 });

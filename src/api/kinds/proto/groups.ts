@@ -1,4 +1,4 @@
-/** Field numbers of the smaller API groups: batch, coordination, discovery, policy, autoscaling, rbac, certificates. */
+/** Field numbers of the smaller API groups: batch, coordination, discovery, policy, autoscaling/v1, rbac, certificates. */
 import type { ProtoPackageTable } from './table.js';
 
 const UNCARRIED_CONDITION_TIMES = ['lastUpdateTime', 'lastHeartbeatTime', 'observedGeneration'] as const;
@@ -7,8 +7,22 @@ export const BATCH_V1_PROTO: ProtoPackageTable = {
   package: 'svc.api.batch.v1',
   file: 'api/batch/v1/generated.proto',
   groupVersion: 'batch/v1',
-  kinds: { Job: 'Job' },
+  kinds: { Job: 'Job', CronJob: 'CronJob' },
   messages: {
+    CronJob: { fields: { metadata: '1 ObjectMeta', spec: '2 CronJobSpec', status: '3 CronJobStatus' } },
+    CronJobSpec: {
+      fields: {
+        schedule: '1 string',
+        startingDeadlineSeconds: '2 optional int64',
+        concurrencyPolicy: '3 string',
+        suspend: '4 optional bool',
+        jobTemplate: '5 JobTemplateSpec',
+        successfulJobsHistoryLimit: '6 optional int32',
+        failedJobsHistoryLimit: '7 optional int32',
+      },
+    },
+    CronJobStatus: { fields: { active: '1 repeated ObjectReference', lastScheduleTime: '4 Time', lastSuccessfulTime: '5 Time' } },
+    JobTemplateSpec: { fields: { metadata: '1 ObjectMeta', spec: '2 JobSpec' } },
     Job: { fields: { metadata: '1 ObjectMeta', spec: '2 JobSpec', status: '3 JobStatus' } },
     JobSpec: {
       fields: {
@@ -43,27 +57,13 @@ export const BATCH_V1_PROTO: ProtoPackageTable = {
   },
 };
 
+/** batch/v1beta1 CronJobs have batch/v1's field numbers: the messages are batch/v1's. */
 export const BATCH_V1BETA1_PROTO: ProtoPackageTable = {
   package: 'svc.api.batch.v1beta1',
   file: 'api/batch/v1beta1/generated.proto',
   groupVersion: 'batch/v1beta1',
   kinds: { CronJob: 'CronJob' },
-  messages: {
-    CronJob: { fields: { metadata: '1 ObjectMeta', spec: '2 CronJobSpec', status: '3 CronJobStatus' } },
-    CronJobSpec: {
-      fields: {
-        schedule: '1 string',
-        startingDeadlineSeconds: '2 optional int64',
-        concurrencyPolicy: '3 string',
-        suspend: '4 optional bool',
-        jobTemplate: '5 JobTemplateSpec',
-        successfulJobsHistoryLimit: '6 optional int32',
-        failedJobsHistoryLimit: '7 optional int32',
-      },
-    },
-    CronJobStatus: { fields: { active: '1 repeated ObjectReference', lastScheduleTime: '4 Time', lastSuccessfulTime: '5 Time' } },
-    JobTemplateSpec: { fields: { metadata: '1 ObjectMeta', spec: '2 JobSpec' } },
-  },
+  messages: {},
 };
 
 export const SCHEDULING_V1_PROTO: ProtoPackageTable = {
@@ -101,10 +101,10 @@ export const DISCOVERY_V1BETA1_PROTO: ProtoPackageTable = {
       fields: {
         addresses: '1 repeated string',
         conditions: '2 EndpointConditions',
-        hostname: '3 string',
+        hostname: '3 optional string',
         targetRef: '4 ObjectReference',
         topology: '5 map<string,string>',
-        nodeName: '6 string',
+        nodeName: '6 optional string',
         hints: '7 EndpointHints',
       },
     },
@@ -116,10 +116,34 @@ export const DISCOVERY_V1BETA1_PROTO: ProtoPackageTable = {
   },
 };
 
-export const POLICY_V1BETA1_PROTO: ProtoPackageTable = {
-  package: 'svc.api.policy.v1beta1',
-  file: 'api/policy/v1beta1/generated.proto',
-  groupVersion: 'policy/v1beta1',
+/** discovery v1 differs from v1beta1 in Endpoint only (deprecatedTopology 5, zone 7, hints 8); the other messages are shared. */
+export const DISCOVERY_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.discovery.v1',
+  file: 'api/discovery/v1/generated.proto',
+  groupVersion: 'discovery.svc.io/v1',
+  kinds: { EndpointSlice: 'EndpointSliceV1' },
+  messages: {
+    // Established names EndpointSlice and Endpoint; suffixed because v1beta1's messages carry those names here.
+    EndpointSliceV1: { fields: { metadata: '1 ObjectMeta', endpoints: '2 repeated EndpointV1', ports: '3 repeated EndpointSlicePort', addressType: '4 string' } },
+    EndpointV1: {
+      fields: {
+        addresses: '1 repeated string',
+        conditions: '2 EndpointConditions',
+        hostname: '3 optional string',
+        targetRef: '4 ObjectReference',
+        deprecatedTopology: '5 map<string,string>',
+        nodeName: '6 optional string',
+        zone: '7 optional string',
+        hints: '8 EndpointHints',
+      },
+    },
+  },
+};
+
+export const POLICY_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.policy.v1',
+  file: 'api/policy/v1/generated.proto',
+  groupVersion: 'policy/v1',
   kinds: { PodDisruptionBudget: 'PodDisruptionBudget' },
   messages: {
     PodDisruptionBudget: { fields: { metadata: '1 ObjectMeta', spec: '2 PodDisruptionBudgetSpec', status: '3 PodDisruptionBudgetStatus' } },
@@ -136,6 +160,15 @@ export const POLICY_V1BETA1_PROTO: ProtoPackageTable = {
       },
     },
   },
+};
+
+/** policy/v1beta1 PodDisruptionBudgets have policy/v1's field numbers: the messages are policy/v1's. */
+export const POLICY_V1BETA1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.policy.v1beta1',
+  file: 'api/policy/v1beta1/generated.proto',
+  groupVersion: 'policy/v1beta1',
+  kinds: { PodDisruptionBudget: 'PodDisruptionBudget' },
+  messages: {},
 };
 
 export const AUTOSCALING_V1_PROTO: ProtoPackageTable = {
