@@ -21,6 +21,10 @@ import { ApiHttpServer, type RequestPipeline } from './server.js';
 import { decodeFromStorage } from './stored-object.js';
 import { type RequiredObjects, SystemObjects, systemNamespaceObjects, systemPriorityClassObjects } from './system-objects.js';
 import { WatchRegistry } from './watch-registry.js';
+import { MasterService } from './services/master-service.js';
+import { ServiceRangeRepair } from './services/repair.js';
+import { ServiceAllocations } from './services/service-allocation.js';
+import type { WriteHooks } from './write-hooks.js';
 
 export type { ApiServerConfig } from './config.js';
 export type { RequestPipeline } from './server.js';
@@ -81,6 +85,14 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const watches = new WatchRegistry();
   let crds: CrdController | undefined;
   const metrics = new ApiServerMetrics(() => watches.countsByResource());
+  // Services' cluster IPs and node ports: allocated on the write path, kept in the services' store.
+  const svcDef = registry.lookup('', 'v1', 'services');
+  const svcStore = svcDef && stores.get(svcDef);
+  const allocations = svcStore
+    ? new ServiceAllocations(svcStore.kv, config.storage.prefix, { clusterIPRanges: config.services.clusterIPRanges, nodePortRange: config.services.nodePortRange }, logger.child({ component: 'service-allocation' }))
+    : undefined;
+  const hooks = new Map<ResourceDefinition, WriteHooks>();
+  if (svcDef && allocations) hooks.set(svcDef, allocations);
   const services: ApiServices = {
     config,
     authorizer: ALWAYS_ALLOW,
@@ -94,6 +106,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     },
     customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
+    writeHooks: (def) => hooks.get(def),
     now: Date.now,
     logger,
   };
@@ -105,6 +118,24 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const systemObjects = new SystemObjects(required, Date.now, logger);
   await systemObjects.ensure();
   systemObjects.start();
+
+  // The ranges are rebuilt from the Services before the first request (a crash may have leaked).
+  const eventDef = registry.lookup('', 'v1', 'events');
+  const eventStore = eventDef && stores.get(eventDef);
+  const repair =
+    svcStore && allocations
+      ? new ServiceRangeRepair({
+          allocations,
+          services: svcStore,
+          ...(eventDef && eventStore ? { events: { def: eventDef, store: eventStore } } : {}),
+          logger: logger.child({ component: 'service-range-repair' }),
+          intervalMs: config.services.repairIntervalMs,
+        })
+      : undefined;
+  if (repair) {
+    await repair.runOnce();
+    repair.start();
+  }
 
   // Custom resources: served from the CRDs in storage before the server reports ready.
   const crdDef = registry.lookup('apiextensions.svc.io', 'v1', 'customresourcedefinitions');
@@ -189,6 +220,33 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   }
   logger.info({ url: `https://${hostPort()}`, storage: config.storage.servers.length ? 'etcd3' : 'embedded' }, 'serving');
 
+  // default/kubernetes and its Endpoints, now that the port is known.
+  const epDef = registry.lookup('', 'v1', 'endpoints');
+  const epStore = epDef && stores.get(epDef);
+  const leaseDef = registry.lookup('coordination.svc.io', 'v1', 'leases');
+  const leaseStore = leaseDef && stores.get(leaseDef);
+  let master: MasterService | undefined;
+  if (svcDef && svcStore && allocations && epDef && epStore) {
+    const reconciler = config.services.endpointReconcilerType;
+    if (reconciler === 'lease' && !(leaseDef && leaseStore)) {
+      logger.warn('--endpoint-reconciler-type=lease needs coordination.svc.io/v1 leases, which --runtime-config disabled: the kubernetes Endpoints are not kept');
+    }
+    master = new MasterService({
+      allocations,
+      services: { def: svcDef, store: svcStore },
+      endpoints: { def: epDef, store: epStore },
+      ...(leaseDef && leaseStore ? { leases: { def: leaseDef, store: leaseStore } } : {}),
+      reconciler: reconciler === 'lease' && !(leaseDef && leaseStore) ? 'none' : reconciler,
+      apiserverCount: config.services.apiserverCount,
+      address: config.services.advertiseAddress,
+      port,
+      nodePort: config.services.masterServiceNodePort,
+      logger: logger.child({ component: 'master-service' }),
+      intervalMs: config.services.endpointIntervalMs,
+    });
+    await master.start();
+  }
+
   let stopping: Promise<void> | undefined;
   return {
     url: `https://${hostPort()}`,
@@ -198,8 +256,11 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       stopping ??= (async () => {
         shuttingDown = true;
         logger.info({ delayMs: config.shutdownDelayMs }, 'shutting down: readyz now fails');
+        // Out of the kubernetes Endpoints first, so clients stop picking this server (as established).
+        await master?.stop();
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         systemObjects.stop();
+        repair?.stop();
         crds?.stop();
         watches.endAll();
         await http.close(config.requestTimeoutMs);
