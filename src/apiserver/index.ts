@@ -92,6 +92,8 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     ? new ServiceAllocations(svcStore.kv, config.storage.prefix, { clusterIPRanges: config.services.clusterIPRanges, nodePortRange: config.services.nodePortRange }, logger.child({ component: 'service-allocation' }))
     : undefined;
   const hooks = new Map<ResourceDefinition, WriteHooks>();
+  // Keeps default/kubernetes and its Endpoints; started once the port is known.
+  let master: MasterService | undefined;
   if (svcDef && allocations) hooks.set(svcDef, allocations);
   const services: ApiServices = {
     config,
@@ -186,11 +188,13 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     check: () => (systemObjects.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
   };
   const cachesReady: HealthCheck = { name: 'informer-sync', check: () => undefined };
+  // Ready once the kubernetes Service and Endpoints had their first pass (`master` is set after listen).
+  const bootstrapController: HealthCheck = { name: 'poststarthook/bootstrap-controller', check: () => (!master || master.ready ? undefined : 'not finished') };
   const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) };
   const health = [
     new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap]),
     new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap]),
-    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, cachesReady, shutdownCheck]),
+    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, bootstrapController, cachesReady, shutdownCheck]),
   ];
 
   let port = config.securePort;
@@ -225,7 +229,6 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const epStore = epDef && stores.get(epDef);
   const leaseDef = registry.lookup('coordination.svc.io', 'v1', 'leases');
   const leaseStore = leaseDef && stores.get(leaseDef);
-  let master: MasterService | undefined;
   if (svcDef && svcStore && allocations && epDef && epStore) {
     const reconciler = config.services.endpointReconcilerType;
     if (reconciler === 'lease' && !(leaseDef && leaseStore)) {
@@ -244,7 +247,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       logger: logger.child({ component: 'master-service' }),
       intervalMs: config.services.endpointIntervalMs,
     });
-    await master.start();
+    master.start();
   }
 
   let stopping: Promise<void> | undefined;

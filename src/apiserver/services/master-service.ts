@@ -107,20 +107,27 @@ export class MasterService {
     return this.o.now?.() ?? Date.now();
   }
 
-  /** The first pass now (errors logged, retried on the next tick), then one every interval. */
-  async start(): Promise<void> {
-    await this.pass();
+  /**
+   * Starts the loop: the first pass at once, in the background (errors logged, retried on the next
+   * tick), then one every interval. `ready` turns true once the first pass has run.
+   */
+  start(): void {
     const tick = () => {
       if (this.stopped) return;
-      void this.pass().finally(() => {
+      this.inFlight = this.pass().finally(() => {
+        this.inFlight = undefined;
+        this.ready = true;
         if (this.stopped) return;
         this.timer = setTimeout(tick, this.o.intervalMs ?? 10_000);
         this.timer.unref();
       });
     };
-    this.timer = setTimeout(tick, this.o.intervalMs ?? 10_000);
-    this.timer.unref();
+    tick();
   }
+
+  /** True once the first pass has run (the readiness check's `poststarthook/bootstrap-controller`). */
+  ready = false;
+  private inFlight: Promise<void> | undefined;
 
   async pass(): Promise<void> {
     try {
@@ -136,6 +143,7 @@ export class MasterService {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.inFlight;
     try {
       if (this.o.reconciler === 'lease' && this.o.leases) {
         const { store } = this.o.leases;
