@@ -89,10 +89,11 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const svcDef = registry.lookup('', 'v1', 'services');
   const svcStore = svcDef && stores.get(svcDef);
   const allocations = svcStore
-    ? new ServiceAllocations(svcStore.kv, config.storage.prefix, { clusterIPRanges: config.services.clusterIPRanges, nodePortRange: config.services.nodePortRange }, logger.child({ component: 'service-allocation' }))
+    ? new ServiceAllocations(svcStore.kv, config.storage.prefix, { clusterIPRanges: config.services.clusterIPRanges, nodePortRange: config.services.nodePortRange }, logger.child({ module: 'service-allocation' }))
     : undefined;
   const hooks = new Map<ResourceDefinition, WriteHooks>();
-  // Keeps default/kubernetes and its Endpoints; started once the port is known.
+  // Keeps default/kubernetes and its Endpoints; started once the port is known, in the background
+  // (as the established bootstrap controller: readiness does not wait for it).
   let master: MasterService | undefined;
   if (svcDef && allocations) hooks.set(svcDef, allocations);
   const services: ApiServices = {
@@ -130,7 +131,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
           allocations,
           services: svcStore,
           ...(eventDef && eventStore ? { events: { def: eventDef, store: eventStore } } : {}),
-          logger: logger.child({ component: 'service-range-repair' }),
+          logger: logger.child({ module: 'service-range-repair' }),
           intervalMs: config.services.repairIntervalMs,
         })
       : undefined;
@@ -188,13 +189,11 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     check: () => (systemObjects.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
   };
   const cachesReady: HealthCheck = { name: 'informer-sync', check: () => undefined };
-  // Ready once the kubernetes Service and Endpoints had their first pass (`master` is set after listen).
-  const bootstrapController: HealthCheck = { name: 'poststarthook/bootstrap-controller', check: () => (!master || master.ready ? undefined : 'not finished') };
   const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) };
   const health = [
     new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap]),
     new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap]),
-    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, bootstrapController, cachesReady, shutdownCheck]),
+    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, cachesReady, shutdownCheck]),
   ];
 
   let port = config.securePort;
@@ -244,7 +243,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       address: config.services.advertiseAddress,
       port,
       nodePort: config.services.masterServiceNodePort,
-      logger: logger.child({ component: 'master-service' }),
+      logger: logger.child({ module: 'master-service' }),
       intervalMs: config.services.endpointIntervalMs,
     });
     master.start();

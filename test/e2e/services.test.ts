@@ -64,6 +64,7 @@ test('kubectl expose deployment gets a Service with an address', async () => {
 });
 
 test('default/kubernetes: the first address, https 443 to the secure port; its Endpoints list this server', async () => {
+  await eventually(async () => (await server.request('GET', '/api/v1/namespaces/default/services/kubernetes')).status === 200, 30_000, 'the kubernetes Service');
   const s = await svc('kubernetes');
   assert.is(s.spec['clusterIP'], '10.0.0.1');
   assert.equal(s.spec['ports'], [{ name: 'https', protocol: 'TCP', port: 443, targetPort: server.port }]);

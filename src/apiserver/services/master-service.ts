@@ -109,14 +109,13 @@ export class MasterService {
 
   /**
    * Starts the loop: the first pass at once, in the background (errors logged, retried on the next
-   * tick), then one every interval. `ready` turns true once the first pass has run.
+   * tick), then one every interval.
    */
   start(): void {
     const tick = () => {
       if (this.stopped) return;
       this.inFlight = this.pass().finally(() => {
         this.inFlight = undefined;
-        this.ready = true;
         if (this.stopped) return;
         this.timer = setTimeout(tick, this.o.intervalMs ?? 10_000);
         this.timer.unref();
@@ -125,8 +124,6 @@ export class MasterService {
     tick();
   }
 
-  /** True once the first pass has run (the readiness check's `poststarthook/bootstrap-controller`). */
-  ready = false;
   private inFlight: Promise<void> | undefined;
 
   async pass(): Promise<void> {
