@@ -243,6 +243,9 @@ export class ServiceAllocations implements WriteHooks {
     if (families.length === 0) {
       families = ips.length > 0 ? ips.map((ip) => familyOf(ip) ?? primary) : [primary];
     }
+    if (new Set(families).size !== families.length) {
+      throw invalid('Service', name, '', [{ field: 'spec.clusterIPs', type: 'FieldValueInvalid', message: `Invalid value: ${goStrings(ips)}: may specify no more than one IP for each IP family` }]);
+    }
     if (policy === 'SingleStack' && families.length > 1) {
       throw invalid('Service', name, '', [{ field: 'spec.ipFamilyPolicy', type: 'FieldValueInvalid', message: `Invalid value: "SingleStack": must be RequireDualStack or PreferDualStack when multiple 'ipFamilies' are specified` }]);
     }
