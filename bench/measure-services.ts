@@ -16,7 +16,7 @@ import { ServiceAllocations } from '../src/apiserver/services/service-allocation
 import { openEmbeddedStore } from '../src/storage/embedded.js';
 import { call, type LoadResult, median, runLoad } from './load.js';
 import { createNamespace, objectName } from './measure-creates.js';
-import { startApiServer } from './server-process.js';
+import { procCpuSeconds, startApiServer } from './server-process.js';
 
 export interface ServicesSettings {
   concurrency: number;
@@ -33,12 +33,21 @@ export interface ServicesFigures {
   headless: LoadResult[];
   /** Median allocated / median headless creates per second. */
   ratio: number;
+  /** The apiserver's CPU milliseconds per create, each round. */
+  allocatedCpuMs: number[];
+  headlessCpuMs: number[];
+  /** Median headless / median allocated CPU per create: the share of the baseline's capacity left with allocation. */
+  cpuRatio: number;
+  /** Each round's allocated / headless (the two ran back to back). */
+  pairRatios: number[];
   allocatedTotal: number;
   deletes: LoadResult;
   /** The repair loop's check over the stopped server's store. */
   repair: RangeReport[];
   /** Addresses the cluster-IP bitmap holds after the releases (the kubernetes Service's: 1). */
   ipsHeldAfter: number;
+  /** Store writes of the cluster-IP bitmap, and the allocations and releases they carried (the server's shutdown log). */
+  rangeWrites?: { writes: number; operations: number };
 }
 
 function serviceBody(namespace: string, name: string, headless: boolean): Buffer {
@@ -63,6 +72,8 @@ export async function measureServices(parent: string, s: ServicesSettings, log: 
   const api = await startApiServer({ dataDir, certDir: join(work, 'certs'), args: [`--service-cluster-ip-range=${s.range}`] });
   const allocated: LoadResult[] = [];
   const headless: LoadResult[] = [];
+  const allocatedCpuMs: number[] = [];
+  const headlessCpuMs: number[] = [];
   let deletes: LoadResult;
   let allocatedTotal = 0;
   try {
@@ -76,10 +87,13 @@ export async function measureServices(parent: string, s: ServicesSettings, log: 
       // Alternate which goes first, so neither always runs on the warmer server.
       const order = r % 2 === 0 ? ['headless', 'allocated'] : ['allocated', 'headless'];
       for (const which of order) {
+        const cpuBefore = procCpuSeconds(api.pid);
         const res = await creates(pool, which === 'headless' ? 'bench-headless' : 'bench-ip', `r${r}`, s.perRound, s.concurrency, which === 'headless');
+        const cpuMs = ((procCpuSeconds(api.pid) - cpuBefore) * 1000) / s.perRound;
         (which === 'headless' ? headless : allocated).push(res);
+        (which === 'headless' ? headlessCpuMs : allocatedCpuMs).push(cpuMs);
         if (which === 'allocated') allocatedTotal += s.perRound;
-        log(`services round ${r + 1}: ${which} ${Math.round(res.perSecond)}/s p50 ${res.p50Ms.toFixed(2)} ms p99 ${res.p99Ms.toFixed(2)} ms`);
+        log(`services round ${r + 1}: ${which} ${Math.round(res.perSecond)}/s p50 ${res.p50Ms.toFixed(2)} ms p99 ${res.p99Ms.toFixed(2)} ms, apiserver CPU ${cpuMs.toFixed(3)} ms per create`);
       }
     }
     // Release every allocated address: DELETE each Service, at the same concurrency.
@@ -98,6 +112,12 @@ export async function measureServices(parent: string, s: ServicesSettings, log: 
     const code = await api.stop();
     log(`apiserver stopped (exit ${code})`);
   }
+  let rangeWrites: ServicesFigures['rangeWrites'];
+  for (const line of api.output().split('\n')) {
+    if (!line.includes('service range: store writes made') || !line.includes('/ranges/serviceips')) continue;
+    const rec = JSON.parse(line) as { writes: number; operations: number };
+    rangeWrites = { writes: rec.writes, operations: rec.operations };
+  }
   // The repair loop's check, over what the stopped server left in its store.
   const logger = pino({ level: 'silent' });
   const kv = openEmbeddedStore({ dir: dataDir, logger });
@@ -113,5 +133,7 @@ export async function measureServices(parent: string, s: ServicesSettings, log: 
     rmSync(work, { recursive: true, force: true });
   }
   const ratio = median(allocated.map((r) => r.perSecond)) / median(headless.map((r) => r.perSecond));
-  return { settings: s, allocated, headless, ratio, allocatedTotal, deletes: deletes!, repair, ipsHeldAfter };
+  const pairRatios = allocated.map((r, i) => r.perSecond / headless[i]!.perSecond);
+  const cpuRatio = median(headlessCpuMs) / median(allocatedCpuMs);
+  return { settings: s, allocated, headless, ratio, pairRatios, allocatedCpuMs, headlessCpuMs, cpuRatio, allocatedTotal, deletes: deletes!, repair, ipsHeldAfter, ...(rangeWrites ? { rangeWrites } : {}) };
 }

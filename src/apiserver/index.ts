@@ -271,6 +271,11 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         for (const p of pollers) p.stop();
         for (const c of caches) c.stop();
         await storage.close();
+        if (allocations) {
+          for (const a of [...allocations.ipAllocators, allocations.nodePorts]) {
+            if (a.stats.writes > 0) logger.info({ key: a.key, writes: a.stats.writes, operations: a.stats.operations }, 'service range: store writes made');
+          }
+        }
         logger.info('shutdown complete');
       })();
       return stopping;

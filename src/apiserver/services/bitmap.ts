@@ -67,8 +67,13 @@ export class Bitmap {
     return this.bytes.slice(0, end);
   }
 
+  /** A copy (one per batch of changes: a byte copy, no recount). */
   clone(): Bitmap {
-    return new Bitmap(this.size, this.bytes);
+    const copy = new Bitmap(0);
+    (copy as { size: number }).size = this.size;
+    copy.bytes = this.bytes.slice();
+    copy.used = this.used;
+    return copy;
   }
 
   /**

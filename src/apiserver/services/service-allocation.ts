@@ -14,6 +14,8 @@
  */
 import type { Logger } from 'pino';
 import { type FieldError, internalError, invalid, StatusError } from '../../api/status.js';
+import { ensureServiceStatus } from '../../api/kinds/core/service.js';
+import { goStringSlice as goStrings } from '../../api/validation/field-errors.js';
 import type { SvcObject } from '../../api/types.js';
 import { storageErrorStatus } from '../resource-store.js';
 import type { FinishWrite, WriteHooks } from '../write-hooks.js';
@@ -34,11 +36,6 @@ type Port = Record<string, unknown>;
 
 const POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
 
-/** Go's %#v of a []string, as the established messages quote clusterIPs. */
-export function goStrings(list: readonly unknown[] | undefined): string {
-  if (!list || list.length === 0) return '[]string(nil)';
-  return `[]string{${list.map((x) => JSON.stringify(String(x))).join(', ')}}`;
-}
 
 const specOf = (o: SvcObject): Spec => {
   if (!o.spec || typeof o.spec !== 'object' || Array.isArray(o.spec)) o.spec = {};
@@ -68,12 +65,6 @@ export function nodePortsOf(spec: Spec): number[] {
   return [...out];
 }
 
-/** Every Service carries `status.loadBalancer`, `{}` when empty, as the established server writes it. */
-export function ensureServiceStatus(o: SvcObject): void {
-  const status = o.status && typeof o.status === 'object' && !Array.isArray(o.status) ? (o.status as Record<string, unknown>) : {};
-  if (!status['loadBalancer'] || typeof status['loadBalancer'] !== 'object') status['loadBalancer'] = {};
-  o.status = status;
-}
 
 /** What one write took and what it gives back; settled once by `finish`. */
 class Transaction {

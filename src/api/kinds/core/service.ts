@@ -1,7 +1,7 @@
 /** Services (core/v1): a stable address for a set of pods. DNS-1123 label names. +status. */
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
-import { duplicate, fieldForbidden, inRange, invalidEach, invalidValue, oneOf, required } from '../../validation/field-errors.js';
+import { duplicate, fieldForbidden, goStringSlice as goStrings, inRange, invalidEach, invalidValue, oneOf, required } from '../../validation/field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain, isValidIP, isValidPortName } from '../../validation/names.js';
 import { validateLabels } from '../../validation/object-meta.js';
 import { asArray, asRecord, defineKind, peek, section, setDefault } from '../define.js';
@@ -10,6 +10,13 @@ import { HEURISTIC_WATCH_CACHE_SIZES } from '../watch-cache-sizes.js';
 import { serviceColumns } from '../columns/core.js';
 
 export const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+
+/** status.loadBalancer is always there, {} when empty (a struct, not a pointer, on the established wire). */
+export function ensureServiceStatus(o: SvcObject): void {
+  const status = o.status && typeof o.status === 'object' && !Array.isArray(o.status) ? (o.status as Record<string, unknown>) : {};
+  if (!status['loadBalancer'] || typeof status['loadBalancer'] !== 'object') status['loadBalancer'] = {};
+  o.status = status;
+}
 
 const servicePort = () => obj({ name: str(), protocol: str({ default: 'TCP' }), appProtocol: str(), port: int32(), targetPort: intOrString(), nodePort: int32() });
 
@@ -53,7 +60,6 @@ function validatePorts(spec: Record<string, unknown>): FieldError[] {
 }
 
 const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-const goStrings = (list: readonly string[]): string => (list.length === 0 ? '[]string(nil)' : `[]string{${list.map((x) => JSON.stringify(x)).join(', ')}}`);
 
 /** The cluster-IP rules of an update (established validateUpgradeDowngradeClusterIPs): set addresses never change. */
 function validateClusterIPsUpdate(spec: Record<string, unknown>, oldSpec: Record<string, unknown>): FieldError[] {
@@ -61,19 +67,17 @@ function validateClusterIPsUpdate(spec: Record<string, unknown>, oldSpec: Record
   const before = stringList(oldSpec['clusterIPs']);
   const after = stringList(spec['clusterIPs']);
   const errs: FieldError[] = [];
-  const changed = (i: number) => invalidValue(`spec.clusterIPs[${i}]`, undefined, 'may not change once set');
-  const fix = (e: FieldError): FieldError => ({ ...e, message: e.message.replace('Invalid value: null', `Invalid value: ${goStrings(after)}`) });
+  // The established messages quote the whole list as Go prints it: []string{"10.0.0.9"}.
+  const err = (i: number, detail: string): FieldError => ({ field: `spec.clusterIPs[${i}]`, type: 'FieldValueInvalid', message: `Invalid value: ${goStrings(after)}: ${detail}` });
   if (before.length === after.length) {
     before.forEach((ip, i) => {
-      if (ip !== after[i]) errs.push(fix(changed(i)));
+      if (ip !== after[i]) errs.push(err(i, 'may not change once set'));
     });
   } else if (before.length > after.length) {
-    if (after.length === 0) errs.push(fix(invalidValue('spec.clusterIPs[0]', undefined, 'primary clusterIP can not be unset')));
-    else if (before[0] !== after[0]) errs.push(fix(changed(0)));
-    else if (spec['ipFamilyPolicy'] !== 'SingleStack') {
-      errs.push(fix(invalidValue('spec.clusterIPs[0]', undefined, "`ipFamilyPolicy` must be set to 'SingleStack' when releasing the secondary clusterIP")));
-    }
-  } else if (before.length > 0 && before[0] !== after[0]) errs.push(fix(changed(0)));
+    if (after.length === 0) errs.push(err(0, 'primary clusterIP can not be unset'));
+    else if (before[0] !== after[0]) errs.push(err(0, 'may not change once set'));
+    else if (spec['ipFamilyPolicy'] !== 'SingleStack') errs.push(err(0, "`ipFamilyPolicy` must be set to 'SingleStack' when releasing the secondary clusterIP"));
+  } else if (before.length > 0 && before[0] !== after[0]) errs.push(err(0, 'may not change once set'));
   return errs;
 }
 
@@ -121,10 +125,7 @@ export const serviceDefinition = defineKind({
     if (spec['type'] === 'NodePort' || spec['type'] === 'LoadBalancer') setDefault(spec, 'externalTrafficPolicy', 'Cluster');
     if (spec['type'] === 'LoadBalancer') setDefault(spec, 'allocateLoadBalancerNodePorts', true);
     if (spec['type'] !== 'ExternalName') setDefault(spec, 'internalTrafficPolicy', 'Cluster');
-    // status.loadBalancer is always there, {} when empty (a struct, not a pointer, on the established wire).
-    const status = o.status && typeof o.status === 'object' && !Array.isArray(o.status) ? (o.status as Record<string, unknown>) : {};
-    if (!status['loadBalancer'] || typeof status['loadBalancer'] !== 'object') status['loadBalancer'] = {};
-    o.status = status;
+    ensureServiceStatus(o);
     for (const raw of asArray(spec['ports'])) {
       if (!raw || typeof raw !== 'object') continue;
       const p = raw as Record<string, unknown>;
