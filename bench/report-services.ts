@@ -32,8 +32,8 @@ compare-and-swap, group-committed). Target (issue 22): allocation lowers create 
 ${rows.join('\n')}
 | ${n0(f.deletes.requests)} allocated Services deleted (each releases its address) | ${n0(f.deletes.perSecond)}/s | ${f.deletes.p50Ms.toFixed(2)} ms | ${f.deletes.p99Ms.toFixed(2)} ms | |
 
-The apiserver is CPU-bound in these rounds, so its CPU time per create is what bounds its create throughput, and unlike
-requests per second it hardly moves when other processes load the machine. Median CPU per create: headless
+The apiserver is CPU-bound in these rounds, so its CPU time per create is what bounds its create throughput; it moves
+much less than requests per second when other processes load the machine (though not nothing: see the rounds). Median CPU per create: headless
 ${median(f.headlessCpuMs).toFixed(3)} ms, allocated ${median(f.allocatedCpuMs).toFixed(3)} ms: allocation leaves **${(f.cpuRatio * 100).toFixed(1)}%** of the
 baseline's create capacity (${f.cpuRatio >= 0.9 ? '✓ within 10%' : '✗ more than 10% lower'}). Wall-clock throughput, median allocated / median headless:
 ${(f.ratio * 100).toFixed(1)}%; round by round (the two back to back): ${f.pairRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')}${loadNote(run.loadAtStart)}.
