@@ -172,6 +172,25 @@ test('the Python client (python3-kubernetes) gets a created Service back with it
   assert.ok(nodePort >= 30000 && nodePort <= 32767);
 });
 
+test('--svc-service-node-port makes default/kubernetes a NodePort; --endpoint-reconciler-type=master-count lists this server', async () => {
+  const other = await startApiServer({ args: ['--svc-service-node-port=30443', '--endpoint-reconciler-type=master-count', '--apiserver-count=1', '--service-cluster-ip-range=10.96.0.0/16'] });
+  try {
+    await eventually(async () => (await other.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).status === 200, 30_000, 'the kubernetes Endpoints');
+    const s = (await other.request('GET', '/api/v1/namespaces/default/services/kubernetes')).json;
+    assert.is(s.spec.type, 'NodePort');
+    assert.is(s.spec.clusterIP, '10.96.0.1');
+    assert.equal(s.spec.ports, [{ name: 'https', protocol: 'TCP', port: 443, targetPort: other.port, nodePort: 30443 }]);
+    const ep = (await other.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json;
+    assert.equal(ep.subsets, [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: other.port, protocol: 'TCP' }] }]);
+    const taken = await other.request('POST', '/api/v1/namespaces/default/services', { metadata: { name: 'np' }, spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 30443 }] } });
+    assert.is(taken.status, 422);
+    assert.match(taken.json.message, 'spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated');
+  } finally {
+    await other.stop();
+    other.cleanup();
+  }
+});
+
 test('allocations survive kill -9: a restarted server refuses an address taken before', async () => {
   const taken = String((await svc('s')).spec['clusterIP']);
   server.proc.kill('SIGKILL');
