@@ -136,7 +136,9 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         })
       : undefined;
   if (repair) {
-    await repair.runOnce();
+    // A failed first pass does not stop the server: the loop tries again (allocations work meanwhile
+    // unless the range changed, which only this pass fixes).
+    await repair.runOnce().catch((err: unknown) => logger.warn({ err }, 'repairing the Service ranges at start failed; the repair loop retries'));
     repair.start();
   }
 
