@@ -7,7 +7,7 @@
 import type { Dispatcher } from 'undici';
 
 export interface LoadRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: Buffer;
   /** Accept header (default application/json). */

@@ -21,6 +21,8 @@
  *                                    rolling update, 100 x 10 Deployments at once, RSS, CPU by layer); replaces its section
  *   --only=backup | BENCH_ONLY=backup  only the controller-authoring part (the guide's backup controller under svc run
  *                                    against svc up, 2,000 sources, documented and default client settings); replaces its section
+ *   --only=services | BENCH_ONLY=services  only the Services part (create throughput with cluster-IP allocation against
+ *                                    headless Services, 21,000 allocated and released, the repair loop's leak check); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,6 +55,8 @@ import { measureControllers } from './measure-controllers.js';
 import { CONTROLLERS_HEADING, renderControllersSection } from './report-controllers.js';
 import { measureBackup } from './measure-backup.js';
 import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
+import { measureServices } from './measure-services.js';
+import { renderServicesSection, SERVICES_HEADING } from './report-services.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
@@ -62,8 +66,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers' && only !== 'backup') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes", "controllers" and "backup"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers' && only !== 'backup' && only !== 'services') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes", "controllers", "backup" and "services"`);
   process.exit(2);
 }
 
@@ -318,6 +322,17 @@ async function mainSchedulerOnly(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
+/** `--only=services`: the Services part alone against its own fresh apiserver, spliced into docs/benchmarks.md. */
+async function mainServicesOnly(): Promise<void> {
+  const figures = await measureServices(parent, { concurrency: CONCURRENCY, warmup: 1_000, perRound: 2_000, rounds: 10, range: '10.96.0.0/16' }, log);
+  log(`services: allocated at ${(figures.ratio * 100).toFixed(1)}% of the headless baseline; ${figures.allocatedTotal} allocated and released, ${figures.repair.reduce((n, r) => n + r.leaked, 0)} leaked, bitmap holds ${figures.ipsHeldAfter}`);
+  const section = renderServicesSection(figures, { command: 'BENCH_ONLY=services npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), SERVICES_HEADING, section));
+  log('wrote the Services section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
 async function main(): Promise<void> {
   if (loadAtStart > 0.5) log(`warning: load average ${loadAtStart.toFixed(2)}: other work is running, figures will be low and noisy`);
   log(`apiserver: data ${dataDir}${profileDir ? `, CPU profile to ${profileDir}` : ''}`);
@@ -445,7 +460,9 @@ async function main(): Promise<void> {
               ? mainControllersOnly()
               : only === 'backup'
                 ? mainBackupOnly()
-                : main()
+                : only === 'services'
+                  ? mainServicesOnly()
+                  : main()
 ).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });

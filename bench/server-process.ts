@@ -56,6 +56,17 @@ export function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(m[1]) * 1024;
 }
 
+/**
+ * CPU time (user + system) the process has used, in seconds, from /proc/<pid>/stat (clock ticks of
+ * 1/100 s on Linux). Unlike throughput, it hardly moves when other processes load the machine.
+ */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at state (field 3); utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export interface ApiServerStartOptions {
   dataDir: string;
   certDir: string;

@@ -52,6 +52,25 @@ export const DEFAULT_SVCLET_CLIENT: Readonly<SvcletClientConfig> = Object.freeze
   timeoutMs: 5_000,
 });
 
+/** Services' addresses and the `kubernetes` Service (./services/). */
+export interface ServiceSettings {
+  /** --service-cluster-ip-range: one CIDR, or two of different families (IPv6DualStack); primary first. */
+  clusterIPRanges: string[];
+  /** --service-node-port-range, inclusive, as base and size. */
+  nodePortRange: { base: number; size: number };
+  /** --svc-service-node-port: non-zero makes the kubernetes Service a NodePort on this port. */
+  masterServiceNodePort: number;
+  endpointReconcilerType: 'lease' | 'master-count' | 'none';
+  /** --apiserver-count (master-count reconciler). */
+  apiserverCount: number;
+  /** The address this server publishes in the kubernetes Endpoints (--advertise-address, resolved). */
+  advertiseAddress: string;
+  /** How often the repair loop rebuilds the ranges from the Services (established: 3 minutes). */
+  repairIntervalMs: number;
+  /** How often the kubernetes Service and Endpoints are reconciled (established: 10 s). */
+  endpointIntervalMs: number;
+}
+
 export interface ApiServerConfig {
   bindAddress: string;
   securePort: number;
@@ -79,6 +98,7 @@ export interface ApiServerConfig {
   corsAllowedOrigins: string[];
   /** Bounds on request bodies and written objects (./input-limits.ts). */
   inputLimits: InputLimits;
+  services: ServiceSettings;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

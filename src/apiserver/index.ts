@@ -22,6 +22,10 @@ import { ApiHttpServer, type RequestPipeline } from './server.js';
 import { decodeFromStorage, encodeForStorage } from './stored-object.js';
 import { type RequiredObjects, SystemObjects, systemNamespaceObjects, systemPriorityClassObjects } from './system-objects.js';
 import { WatchRegistry } from './watch-registry.js';
+import { MasterService } from './services/master-service.js';
+import { ServiceRangeRepair } from './services/repair.js';
+import { ServiceAllocations } from './services/service-allocation.js';
+import type { WriteHooks } from './write-hooks.js';
 
 export type { ApiServerConfig } from './config.js';
 export type { RequestPipeline } from './server.js';
@@ -105,6 +109,17 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const watches = new WatchRegistry();
   let crds: CrdController | undefined;
   const metrics = new ApiServerMetrics(() => watches.countsByResource());
+  // Services' cluster IPs and node ports: allocated on the write path, kept in the services' store.
+  const svcDef = registry.lookup('', 'v1', 'services');
+  const svcStore = svcDef && stores.get(svcDef);
+  const allocations = svcStore
+    ? new ServiceAllocations(svcStore.kv, config.storage.prefix, { clusterIPRanges: config.services.clusterIPRanges, nodePortRange: config.services.nodePortRange }, logger.child({ module: 'service-allocation' }))
+    : undefined;
+  const hooks = new Map<ResourceDefinition, WriteHooks>();
+  // Keeps default/kubernetes and its Endpoints; started once the port is known, in the background
+  // (as the established bootstrap controller: readiness does not wait for it).
+  let master: MasterService | undefined;
+  if (svcDef && allocations) hooks.set(svcDef, allocations);
   const services: ApiServices = {
     config,
     authorizer: ALWAYS_ALLOW,
@@ -118,6 +133,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     },
     customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
+    writeHooks: (def) => hooks.get(def),
     now: Date.now,
     logger,
   };
@@ -129,6 +145,26 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const systemObjects = new SystemObjects(required, Date.now, logger);
   await systemObjects.ensure();
   systemObjects.start();
+
+  // The ranges are rebuilt from the Services before the first request (a crash may have leaked).
+  const eventDef = registry.lookup('', 'v1', 'events');
+  const eventStore = eventDef && stores.get(eventDef);
+  const repair =
+    svcStore && allocations
+      ? new ServiceRangeRepair({
+          allocations,
+          services: svcStore,
+          ...(eventDef && eventStore ? { events: { def: eventDef, store: eventStore } } : {}),
+          logger: logger.child({ module: 'service-range-repair' }),
+          intervalMs: config.services.repairIntervalMs,
+        })
+      : undefined;
+  if (repair) {
+    // A failed first pass does not stop the server: the loop tries again (allocations work meanwhile
+    // unless the range changed, which only this pass fixes).
+    await repair.runOnce().catch((err: unknown) => logger.warn({ err }, 'repairing the Service ranges at start failed; the repair loop retries'));
+    repair.start();
+  }
 
   // Custom resources: served from the CRDs in storage before the server reports ready.
   const crdDef = registry.lookup('apiextensions.svc.io', 'v1', 'customresourcedefinitions');
@@ -216,6 +252,32 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   }
   logger.info({ url: `https://${hostPort()}`, storage: config.storage.servers.length ? 'etcd3' : 'embedded' }, 'serving');
 
+  // default/kubernetes and its Endpoints, now that the port is known.
+  const epDef = registry.lookup('', 'v1', 'endpoints');
+  const epStore = epDef && stores.get(epDef);
+  const leaseDef = registry.lookup('coordination.svc.io', 'v1', 'leases');
+  const leaseStore = leaseDef && stores.get(leaseDef);
+  if (svcDef && svcStore && allocations && epDef && epStore) {
+    const reconciler = config.services.endpointReconcilerType;
+    if (reconciler === 'lease' && !(leaseDef && leaseStore)) {
+      logger.warn('--endpoint-reconciler-type=lease needs coordination.svc.io/v1 leases, which --runtime-config disabled: the kubernetes Endpoints are not kept');
+    }
+    master = new MasterService({
+      allocations,
+      services: { def: svcDef, store: svcStore },
+      endpoints: { def: epDef, store: epStore },
+      ...(leaseDef && leaseStore ? { leases: { def: leaseDef, store: leaseStore } } : {}),
+      reconciler: reconciler === 'lease' && !(leaseDef && leaseStore) ? 'none' : reconciler,
+      apiserverCount: config.services.apiserverCount,
+      address: config.services.advertiseAddress,
+      port,
+      nodePort: config.services.masterServiceNodePort,
+      logger: logger.child({ module: 'master-service' }),
+      intervalMs: config.services.endpointIntervalMs,
+    });
+    master.start();
+  }
+
   let stopping: Promise<void> | undefined;
   return {
     url: `https://${hostPort()}`,
@@ -225,8 +287,11 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
       stopping ??= (async () => {
         shuttingDown = true;
         logger.info({ delayMs: config.shutdownDelayMs }, 'shutting down: readyz now fails');
+        // Out of the kubernetes Endpoints first, so clients stop picking this server (as established).
+        await master?.stop();
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         systemObjects.stop();
+        repair?.stop();
         crds?.stop();
         watches.endAll();
         await http.close(config.requestTimeoutMs);
@@ -235,6 +300,11 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         for (const p of pollers) p.stop();
         for (const c of caches) c.stop();
         await storage.close();
+        if (allocations) {
+          for (const a of [...allocations.ipAllocators, allocations.nodePorts]) {
+            if (a.stats.writes > 0) logger.info({ key: a.key, writes: a.stats.writes, operations: a.stats.operations }, 'service range: store writes made');
+          }
+        }
         logger.info('shutdown complete');
       })();
       return stopping;

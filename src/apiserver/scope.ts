@@ -15,6 +15,7 @@ import type { ResourceRequestInfo } from './request-info.js';
 import { parseBoolWord } from '../api/booleans.js';
 import type { ResourceStore } from './resource-store.js';
 import type { WatchRegistry } from './watch-registry.js';
+import type { WriteHooks } from './write-hooks.js';
 
 export interface ApiServices {
   config: ApiServerConfig;
@@ -25,6 +26,8 @@ export interface ApiServices {
   /** Custom resources whose CRD is being deleted refuse new objects. */
   customResources?: { isTerminating(def: ResourceDefinition): boolean };
   watches: WatchRegistry;
+  /** The kind's write-path steps that need server state (./write-hooks.ts), if any. */
+  writeHooks?(def: ResourceDefinition): WriteHooks | undefined;
   now(): number;
   logger: Logger;
 }

@@ -9,12 +9,13 @@
  */
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../apiserver/config.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, inputLimitsFor } from '../apiserver/input-limits.js';
+import { MAX_CIDR_BITS, ServiceIPRange } from '../apiserver/services/ip-range.js';
 import { linearRegExpError } from '../api/validation/linear-regexp.js';
 import { readFlagFile, resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
 import { checkGatePrerequisites } from './feature-gates.js';
@@ -125,10 +126,10 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--admission-control-config-file', type: 'string', ...NOT_YET, help: 'Admission control configuration file.' },
     { flags: '--enable-admission-plugins', type: 'stringSlice', ...NOT_YET, help: `Plugins enabled in addition to the defaults (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Selectable: ${ALL_ADMISSION_PLUGINS.join(', ')}. Order does not matter.` },
     { flags: '--disable-admission-plugins', type: 'stringSlice', ...NOT_YET, help: 'Default plugins to switch off. Order does not matter.' },
-    { flags: '--advertise-address', type: 'ip', ...NOT_YET, help: 'Address advertised to cluster members. If blank, --bind-address, else the host default interface.' },
+    { flags: '--advertise-address', type: 'ip', help: 'Address advertised to cluster members (the kubernetes Service\'s Endpoints). If blank, --bind-address, else the host default interface.' },
     { flags: '--allow-privileged', type: 'bool', ...NOT_YET, help: 'Allow privileged containers.' },
-    { flags: '--apiserver-count', type: 'int', default: 1, ...NOT_YET, help: 'Number of API servers (positive). Used when endpoint reconciler type is master-count.' },
-    { flags: '--endpoint-reconciler-type', type: 'string', default: 'lease', choices: ['master-count', 'lease', 'none'], ...NOT_YET, help: 'One of master-count, lease, none.' },
+    { flags: '--apiserver-count', type: 'int', default: 1, help: 'Number of API servers (positive). Used when endpoint reconciler type is master-count.' },
+    { flags: '--endpoint-reconciler-type', type: 'string', default: 'lease', choices: ['master-count', 'lease', 'none'], help: 'One of master-count, lease, none: how the kubernetes Service\'s Endpoints list the API servers (lease: Leases in svc-system that each server renews).' },
     { flags: '--cloud-config', type: 'string', ...NOT_YET, help: 'Cloud provider config file. Empty means none.' },
     { flags: '--cloud-provider', type: 'string', ...NOT_YET, help: 'Cloud provider. Empty means none.' },
     { flags: '--cloudx-container-registry-config', type: 'string', ...NOT_YET, help: 'Registry configuration file.' },
@@ -172,7 +173,7 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--svclet-client-key', type: 'string', help: 'Client key for node-agent connections.' },
     { flags: '--svclet-preferred-address-types', type: 'stringSlice', default: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], help: 'Address types in order of preference.' },
     { flags: '--svclet-timeout', type: 'duration', default: 5000, help: 'Node-agent operation timeout.' },
-    { flags: '--svc-service-node-port', type: 'int', ...NOT_YET, help: 'If non-zero, the master service is NodePort on this port; if zero, ClusterIP.' },
+    { flags: '--svc-service-node-port', type: 'int', help: 'If non-zero, the master service is NodePort on this port; if zero, ClusterIP.' },
     { flags: '--master-service-namespace', type: 'string', default: 'default', deprecated: true, ...NOT_YET, help: 'Namespace whose master services are injected into pods.' },
     {
       flags: '--runtime-config',
@@ -183,11 +184,11 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     {
       flags: '--service-cluster-ip-range',
       type: 'string',
-      ...NOT_YET,
-      help: 'CIDR for service cluster IPs. Must not overlap node pod ranges.',
+      defaultText: '10.0.0.0/24 when empty',
+      help: 'CIDR for service cluster IPs. Must not overlap node pod ranges. Two CIDRs of different families (dual-stack) need the IPv6DualStack feature gate.',
       parse: (flag, raw) => parseCidrs(flag, raw).join(','),
     },
-    { flags: '--service-node-port-range', type: 'portRange', default: { base: 30000, size: 2768 }, ...NOT_YET, help: 'NodePort range, inclusive.' },
+    { flags: '--service-node-port-range', type: 'portRange', default: { base: 30000, size: 2768 }, help: 'NodePort range, inclusive.' },
     { flags: '--target-ram-mb', type: 'int', ...NOT_YET, help: 'Memory limit in MB used to size caches.' },
     { flags: '--livez-grace-period', type: 'duration', help: 'Startup time during which /livez assumes unfinished post-start hooks succeed.' },
     { flags: '--shutdown-delay-duration', type: 'duration', help: 'Delay before termination. The server keeps serving and /healthz succeeds, but /readyz fails at once.' },
@@ -339,6 +340,11 @@ export interface ApiServerOptions {
   runtimeConfig: Record<string, string>;
   corsAllowedOrigins: string[];
   serviceNodePortRange: PortRange;
+  /** --service-cluster-ip-range resolved: one CIDR (10.0.0.0/24 by default) or two of different families. */
+  serviceClusterIPRanges: string[];
+  endpointReconcilerType: 'lease' | 'master-count' | 'none';
+  apiserverCount: number;
+  masterServiceNodePort: number;
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
   authorizationModes: string[];
@@ -420,6 +426,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   }
 
   const serviceNodePortRange = f.portRange('--service-node-port-range');
+  const serviceClusterIPRanges = checkServiceClusterIPRanges(parseStringSlice(f.string('--service-cluster-ip-range')), common.featureGates, fail);
   const masterNodePort = f.number('--svc-service-node-port');
   if (masterNodePort !== 0 && (masterNodePort < serviceNodePortRange.base || masterNodePort >= serviceNodePortRange.base + serviceNodePortRange.size)) {
     fail(`invalid value ${masterNodePort} for --svc-service-node-port: must be inside --service-node-port-range`);
@@ -528,6 +535,10 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     runtimeConfig: f.map('--runtime-config'),
     corsAllowedOrigins: cors,
     serviceNodePortRange,
+    serviceClusterIPRanges,
+    endpointReconcilerType: f.string('--endpoint-reconciler-type') as ApiServerOptions['endpointReconcilerType'],
+    apiserverCount: f.number('--apiserver-count'),
+    masterServiceNodePort: masterNodePort,
     admissionPlugins,
     authorizationModes: modes,
     warnings,
@@ -542,6 +553,45 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   const external = f.optionalString('--external-hostname');
   if (external) out.externalHostname = external;
   return out;
+}
+
+/** The established default when --service-cluster-ip-range is empty. */
+export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
+
+/**
+ * --service-cluster-ip-range as the established server checks it: at most two CIDRs, two only of
+ * different families and only with the IPv6DualStack gate, none with more than 20 host bits.
+ */
+export function checkServiceClusterIPRanges(given: string[], gates: Record<string, boolean>, fail: (msg: string) => never): string[] {
+  const ranges = given.length > 0 ? given : [DEFAULT_SERVICE_CLUSTER_IP_RANGE];
+  if (ranges.length > 2) fail('--service-cluster-ip-range must not contain more than two entries');
+  if (ranges.length === 2) {
+    if (!gates['IPv6DualStack']) {
+      fail(`--service-cluster-ip-range=${ranges.join(',')} names two ranges (dual-stack), which needs the IPv6DualStack feature gate: add --feature-gates=IPv6DualStack=true, or give one range`);
+    }
+    if (ranges[0]!.includes(':') === ranges[1]!.includes(':')) fail('--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family');
+  }
+  ranges.forEach((cidr, i) => {
+    const range = new ServiceIPRange(cidr);
+    const bits = range.family === 'IPv4' ? 32 : 128;
+    const flag = ranges.length > 1 ? `--service-cluster-ip-range[${i}]` : '--service-cluster-ip-range';
+    if (bits - range.prefixLength > MAX_CIDR_BITS) fail(`specified ${flag} is too large; for ${bits}-bit addresses, the mask must be >= ${bits - MAX_CIDR_BITS}`);
+    if (range.size < 2) fail(`specified ${flag} ${cidr} leaves fewer than 2 addresses to hand out; give a larger range, e.g. ${DEFAULT_SERVICE_CLUSTER_IP_RANGE}`);
+  });
+  return ranges.map((c) => new ServiceIPRange(c).cidr);
+}
+
+/**
+ * The address this server publishes (established: --advertise-address, else --bind-address when
+ * it names one, else the first non-loopback address of the host, else loopback).
+ */
+export function resolveAdvertiseAddress(advertise: string | undefined, bindAddress: string): string {
+  if (advertise) return advertise;
+  if (!UNSPECIFIED.has(bindAddress)) return bindAddress;
+  const all = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+  const v4 = all.find((a) => a.family === 'IPv4' && !a.internal);
+  const v6 = all.find((a) => a.family === 'IPv6' && !a.internal && !a.address.startsWith('fe80'));
+  return v4?.address ?? v6?.address ?? '127.0.0.1';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -636,6 +686,16 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     profiling: c.profiling,
     corsAllowedOrigins: o.corsAllowedOrigins,
     inputLimits: inputLimitsFor(o.maxRequestBodyBytes),
+    services: {
+      clusterIPRanges: o.serviceClusterIPRanges,
+      nodePortRange: { base: o.serviceNodePortRange.base, size: o.serviceNodePortRange.size },
+      masterServiceNodePort: o.masterServiceNodePort,
+      endpointReconcilerType: o.endpointReconcilerType,
+      apiserverCount: o.apiserverCount,
+      advertiseAddress: resolveAdvertiseAddress(o.advertiseAddress, c.bindAddress),
+      repairIntervalMs: 3 * 60_000,
+      endpointIntervalMs: 10_000,
+    },
     continueTokenTtlMs: 5 * 60_000,
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {

@@ -36,14 +36,20 @@ test('container requests default to limits, making the pod Guaranteed', () => {
   assert.is((pod.status as Record<string, unknown>)['qosClass'], 'Guaranteed');
 });
 
-test('service defaults: ClusterIP, no session affinity, TCP, targetPort = port', () => {
+test('service defaults: ClusterIP, no session affinity, TCP, targetPort = port, internal traffic Cluster, status.loadBalancer {}', () => {
   const svc: SvcObject = { metadata: { name: 's' }, spec: { ports: [{ port: 80 }, { port: 53, protocol: 'UDP', targetPort: 'dns' }] } };
   serviceDefinition.defaults!(svc);
   assert.equal(svc.spec, {
     ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }, { port: 53, protocol: 'UDP', targetPort: 'dns' }],
     type: 'ClusterIP',
     sessionAffinity: 'None',
+    internalTrafficPolicy: 'Cluster',
   });
+  assert.equal(svc.status, { loadBalancer: {} });
+  const lb: SvcObject = { metadata: { name: 'lb' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } };
+  serviceDefinition.defaults!(lb);
+  const spec = lb.spec as Record<string, unknown>;
+  assert.equal([spec['externalTrafficPolicy'], spec['allocateLoadBalancerNodePorts']], ['Cluster', true]);
 });
 
 test('deployment defaults: 1 replica, RollingUpdate 25%/25%, history 10, deadline 600, template defaults', () => {

@@ -122,6 +122,31 @@ test('--svclet-* (how pods/log reaches node agents) are resolved and checked', (
   assert.throws(() => parse(['--svclet-https=false', '--svclet-certificate-authority=/tmp/ca.pem']), /need --svclet-https=true/);
 });
 
+test('Service flags: --service-cluster-ip-range defaults to 10.0.0.0/24; dual-stack only behind IPv6DualStack; the established range checks', async () => {
+  const { options: o } = parse([]);
+  assert.equal(o.serviceClusterIPRanges, ['10.0.0.0/24']);
+  assert.equal(o.serviceNodePortRange, { base: 30000, size: 2768 });
+  assert.is(o.endpointReconcilerType, 'lease');
+  assert.is(o.apiserverCount, 1);
+  assert.equal(parse(['--service-cluster-ip-range=10.96.0.9/16']).options.serviceClusterIPRanges, ['10.96.0.0/16']);
+  assert.throws(() => parse(['--service-cluster-ip-range=10.0.0.0/24,fd00::/112']), /two ranges \(dual-stack\), which needs the IPv6DualStack feature gate: add --feature-gates=IPv6DualStack=true/);
+  assert.equal(parse(['--service-cluster-ip-range=10.0.0.0/24,fd00::/112', '--feature-gates=IPv6DualStack=true']).options.serviceClusterIPRanges, ['10.0.0.0/24', 'fd00::/112']);
+  assert.throws(() => parse(['--service-cluster-ip-range=10.0.0.0/24,10.1.0.0/24', '--feature-gates=IPv6DualStack=true']), /must be of different IP family/);
+  assert.throws(() => parse(['--service-cluster-ip-range=10.0.0.0/24,fd00::/112,10.1.0.0/24', '--feature-gates=IPv6DualStack=true']), /must not contain more than two entries/);
+  assert.throws(() => parse(['--service-cluster-ip-range=10.0.0.0/8']), /specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12/);
+  assert.throws(() => parse(['--service-cluster-ip-range=10.0.0.0/31']), /fewer than 2 addresses/);
+  assert.throws(() => parse(['--endpoint-reconciler-type=other']), /--endpoint-reconciler-type/);
+  assert.throws(() => parse(['--apiserver-count=0']), /--apiserver-count/);
+  // Honoured now: no "not implemented yet" warning.
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cfg-'));
+  const { cmd } = parse([`--cert-dir=${join(dir, 'certs')}`, `--data-dir=${join(dir, 'data')}`, '--service-cluster-ip-range=10.0.0.0/16', '--service-node-port-range=31000-31999', '--endpoint-reconciler-type=none', '--apiserver-count=2', '--advertise-address=10.1.2.3']);
+  assert.equal(warnUnhonouredFlags(cmd, pino({ level: 'silent' })), []);
+  const config = await buildApiServerConfig(resolveApiServerOptions(cmd.opts(), explicitlySetFlags(cmd)), pino({ level: 'silent' }));
+  assert.equal(config.services.nodePortRange, { base: 31000, size: 1000 });
+  assert.is(config.services.advertiseAddress, '10.1.2.3');
+  assert.is(config.services.endpointReconcilerType, 'none');
+});
+
 test('setting a flag that is not implemented yet logs one warning naming it', () => {
   const { cmd } = parse(['--audit-log-path=/tmp/audit.log', '--anonymous-auth=false', '--max-requests-inflight=10']);
   const lines: string[] = [];

@@ -384,6 +384,10 @@ export interface ServiceSpec {
   sessionAffinityConfig?: Record<string, unknown>;
   ipFamily?: string;
   topologyKeys?: string[];
+  ipFamilyPolicy?: string;
+  ipFamilies?: string[];
+  allocateLoadBalancerNodePorts?: boolean;
+  internalTrafficPolicy?: string;
 }
 
 /** Part of Service (v1). */

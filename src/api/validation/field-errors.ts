@@ -18,6 +18,12 @@ export function quoteValue(value: unknown): string {
   }
 }
 
+/** Go's %#v of a []string, as established messages quote a list such as clusterIPs: `[]string{"10.0.0.5"}`. */
+export function goStringSlice(list: readonly unknown[] | undefined): string {
+  if (!list || list.length === 0) return '[]string(nil)';
+  return `[]string{${list.map((x) => JSON.stringify(String(x))).join(', ')}}`;
+}
+
 function withDetail(head: string, detail?: string): string {
   return detail ? `${head}: ${detail}` : head;
 }

@@ -57,18 +57,27 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   reportUnknownFields(s, obj);
   await validateOrThrowPausing(def, obj, undefined, large ? otherRequestsTurn : undefined);
   attrs.name = obj.metadata.name!;
-  await services.admission.validate(attrs);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await store.create(obj, dryRun);
-    } catch (err) {
-      // A generated name that happens to exist: pick another (the client never chose it).
-      if (generated && attempt < 5 && err instanceof StatusError && err.reason === 'AlreadyExists') {
-        obj.metadata.name = generatedName(obj.metadata.generateName!);
-        continue;
+  const finish = await services.writeHooks?.(def)?.beginCreate?.(obj, dryRun);
+  let stored = false;
+  try {
+    await services.admission.validate(attrs);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const view = await store.create(obj, dryRun);
+        stored = !dryRun;
+        return view;
+      } catch (err) {
+        // A generated name that happens to exist: pick another (the client never chose it).
+        if (generated && attempt < 5 && err instanceof StatusError && err.reason === 'AlreadyExists') {
+          obj.metadata.name = generatedName(obj.metadata.generateName!);
+          continue;
+        }
+        throw err;
       }
-      throw err;
     }
+  } finally {
+    // What the create took is kept only when the object was stored.
+    finish?.(stored);
   }
 }
 
@@ -109,6 +118,8 @@ export async function guaranteedUpdate(
     }
     const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun };
     await services.admission.mutate(attrs);
+    const hooks = services.writeHooks?.(def);
+    hooks?.prepareUpdate?.(next, current.object);
     // Writes that take the full object record who changed what; scale, binding and deletion do not.
     checkWrittenObject(next, legacy ? { ...limits, maxNestingDepth: legacyDepth } : limits);
     if (opts.ownership && !legacy) {
@@ -117,22 +128,31 @@ export async function guaranteedUpdate(
     }
     reportUnknownFields(s, next, current.object);
     if (opts.revalidate !== false) await validateOrThrowPausing(def, next, current.object, large ? otherRequestsTurn : undefined);
-    await services.admission.validate(attrs);
-    if (large) await otherRequestsTurn();
+    const m = next.metadata;
+    const removing = !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !isNamespaceAwaitingFinalize(def, next);
+    const finish = removing ? undefined : await hooks?.beginUpdate?.(next, current.object, opts.dryRun);
+    let stored = false;
     try {
-      const m = next.metadata;
-      if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !isNamespaceAwaitingFinalize(def, next)) {
+      await services.admission.validate(attrs);
+      if (large) await otherRequestsTurn();
+      if (removing) {
         await store.remove(current, opts.dryRun);
+        if (!opts.dryRun) hooks?.afterDelete?.(current.object);
         return { view: current, deleted: true };
       }
       const { value, unchanged } = store.encode(next, current);
       if (unchanged) return { view: current, deleted: false };
-      return { view: await store.replace(next, value, current.revision, opts.dryRun), deleted: false };
+      const view = await store.replace(next, value, current.revision, opts.dryRun);
+      stored = !opts.dryRun;
+      return { view, deleted: false };
     } catch (err) {
       // Retry on a concurrent change: the next attempt's pinned-version check above still turns a
       // version the client pinned into a 409, while patches and applies (which inherit it) re-run.
       if (err instanceof ConflictError) continue;
+      if (err instanceof StatusError) throw err;
       throw store.mapStorageError(err, info.name);
+    } finally {
+      finish?.(stored);
     }
   }
   throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'too many concurrent changes; retry');

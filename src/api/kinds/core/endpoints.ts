@@ -2,7 +2,7 @@
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
 import { inRange, invalidEach, invalidValue, oneOf, required } from '../../validation/field-errors.js';
-import { isDNS1123Label, isValidIP, isValidPortName } from '../../validation/names.js';
+import { isDNS1123Label, isValidIP } from '../../validation/names.js';
 import { asArray, asRecord, defineKind } from '../define.js';
 import { atomicList, int32, obj, objectReference, objectSchema, str } from '../schema-dsl.js';
 import { HEURISTIC_WATCH_CACHE_SIZES } from '../watch-cache-sizes.js';
@@ -51,7 +51,7 @@ export const endpointsDefinition = defineKind({
         const port = asRecord(p);
         const pp = `${sp}.ports[${j}]`;
         if (ports.length > 1 && !port['name']) errs.push(required(`${pp}.name`));
-        if (typeof port['name'] === 'string' && port['name'] !== '') errs.push(...invalidEach(`${pp}.name`, port['name'], isValidPortName(port['name'])));
+        if (typeof port['name'] === 'string' && port['name'] !== '') errs.push(...invalidEach(`${pp}.name`, port['name'], isDNS1123Label(port['name'])));
         errs.push(...inRange(`${pp}.port`, port['port'], 1, 65535));
         errs.push(...oneOf(`${pp}.protocol`, port['protocol'], ['SCTP', 'TCP', 'UDP']));
       });
