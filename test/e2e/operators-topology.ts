@@ -4,7 +4,9 @@
 // operators-topology.test.ts (the embedded store) and operators-topology-etcd.test.ts (a real etcd):
 // the garbage collector syncs with the default Protobuf client and watches each kind once; a
 // Deployment rolls out; deleting Deployments (background with kubectl 1.35, foreground) and a
-// namespace removes everything they hold; a Job completes; a CronJob (batch/v1) fires; kill -9 of the leading
+// namespace removes everything they hold; a Job completes; a CronJob (batch/v1) fires; kubectl 1.35
+// creates a CronJob and Services (addresses in range), exposes, undoes a rollout (old ReplicaSet
+// reused), reads logs (and -f) and scales to 0 (pods gone within 5 s); kill -9 of the leading
 // controller manager and scheduler hands over and work goes on.
 import * as assert from 'uvu/assert';
 import { suite } from 'uvu';
@@ -15,7 +17,7 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError, type ResourceRef } from '../../src/client/types.js';
 import { eventually } from '../helpers/client.js';
 import { startEtcd, type RunningEtcd } from '../helpers/etcd.js';
-import { KUBECTL_V35, kubectl } from '../helpers/kubectl.js';
+import { KUBECTL_V35, kubectl, kubectlStream } from '../helpers/kubectl.js';
 import type { LogLine } from '../helpers/svc-process.js';
 import { startTopology, type Replica, type Topology } from '../helpers/topology.js';
 
@@ -196,6 +198,74 @@ export function runOperatorsTopology(store: 'embedded' | 'etcd'): void {
       const j = await topo.api.client.get<Job>(resources.jobs, NS, 'two');
       return (j.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True') && j.status?.succeeded === 2;
     }, 60_000, 'job two Complete');
+  });
+
+  test('kubectl 1.35 against the separate daemons: create cronjob and service, expose, rollout undo, logs (-f), scale to 0, today\'s kinds', async () => {
+    const KC = 'kc';
+    const k = async (args: string[], timeoutMs = 60_000): Promise<string> => {
+      const r = await kubectl(topo.adminConfig, ['-n', KC, ...args], timeoutMs, { bin: KUBECTL_V35 });
+      assert.is(r.code, 0, explain(`kubectl ${args.join(' ')}: ${r.stderr}`));
+      return r.stdout;
+    };
+    const inRange = (ip: string) => /^10\.0\.0\.\d{1,3}$/.test(ip);
+    await topo.api.client.create(resources.namespaces, '', { metadata: { name: KC } });
+
+    // batch/v1 CronJob, as manifests written today and kubectl create use.
+    await k(['create', 'cronjob', 'nightly', '--image=busybox', '--schedule=0 3 * * *']);
+    assert.is(await k(['get', 'cronjob', 'nightly', '-o', 'jsonpath={.apiVersion}']), 'batch/v1');
+
+    // Services get addresses from --service-cluster-ip-range (default 10.0.0.0/24).
+    await k(['create', 'service', 'clusterip', 's', '--tcp=80:80']);
+    const sIP = await k(['get', 'service', 's', '-o', 'jsonpath={.spec.clusterIP}']);
+    assert.ok(inRange(sIP), `service s has an address in 10.0.0.0/24: ${sIP}`);
+
+    // A Deployment, a new revision, and undo back to the first: its ReplicaSet is reused.
+    await k(['create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2']);
+    await k(['rollout', 'status', 'deployment/web', '--timeout=90s'], 120_000);
+    await k(['expose', 'deployment', 'web', '--port=80', '--target-port=8080']);
+    const webIP = await k(['get', 'service', 'web', '-o', 'jsonpath={.spec.clusterIP}']);
+    assert.ok(inRange(webIP) && webIP !== sIP, `service web has its own address: ${webIP}`);
+    const replicaSets = async () => (await topo.api.client.list<ReplicaSet>(resources.replicasets, { namespace: KC, labelSelector: 'app=web' })).items.map((r) => r.metadata.name!).sort();
+    const [first] = await replicaSets();
+    await k(['set', 'image', 'deployment/web', 'nginx=nginx:1.28']);
+    await k(['rollout', 'status', 'deployment/web', '--timeout=90s'], 120_000);
+    assert.is((await replicaSets()).length, 2);
+    await k(['rollout', 'undo', 'deployment/web']);
+    await k(['rollout', 'status', 'deployment/web', '--timeout=90s'], 120_000);
+    const after = await replicaSets();
+    assert.is(after.length, 2, `undo reuses the first revision's ReplicaSet: ${after.join(', ')}`);
+    assert.ok(after.includes(first!), `the first ReplicaSet ${first} is still there`);
+    const firstRs = await topo.api.client.get<ReplicaSet>(resources.replicasets, KC, first!);
+    assert.is(firstRs.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? firstRs.metadata.annotations?.['deployment.svc.io/revision'], '3');
+    const history = await k(['rollout', 'history', 'deployment/web']);
+    assert.match(history, /^2\s/m);
+    assert.match(history, /^3\s/m);
+    assert.not.match(history, /^1\s/m);
+
+    // Logs through the apiserver from the svc nodes process's node-agent endpoint.
+    await k(['run', 'talker', '--image=busybox', '--restart=Never', '--annotations=sim.svc.io/log=hello from talker', '--annotations=sim.svc.io/log-every-seconds=0.3']);
+    await k(['wait', '--for=condition=Ready', 'pod/talker', '--timeout=60s'], 90_000);
+    assert.match(await k(['logs', 'talker']), /^hello from talker$/m);
+    const follow = kubectlStream(topo.adminConfig, ['-n', KC, 'logs', '-f', 'talker'], KUBECTL_V35);
+    try {
+      const ticks = () => (follow.output().match(/tick \d+/g) ?? []).length;
+      const seen = ticks();
+      await eventually(() => ticks() >= seen + 3, 20_000, `kubectl logs -f growing: ${follow.output()}`);
+      assert.is(follow.child.exitCode, null, 'still following');
+    } finally {
+      follow.child.kill('SIGTERM');
+    }
+
+    // Scale to 0: the pods are gone within 5 s.
+    const scaledAt = Date.now();
+    await k(['scale', 'deployment/web', '--replicas=0']);
+    await eventually(async () => (await owned(resources.pods, 'web', KC)).length === 0, 5_000, 'web\'s pods gone within 5 s of scale --replicas=0');
+    console.log(`  scale --replicas=0: pods gone in ${Date.now() - scaledAt} ms`);
+
+    // Today's kinds are served.
+    const kinds = await kubectl(topo.adminConfig, ['-n', KC, 'get', 'ingress,networkpolicy,storageclass'], 30_000, { bin: KUBECTL_V35 });
+    assert.is(kinds.code, 0, kinds.stderr);
+    await k(['delete', 'namespace', KC, '--wait=false']);
   });
 
   test('the CronJob fired: a Job it made completed', async () => {
