@@ -78,7 +78,11 @@ test('a rolling update goes from the top down to the partition; lowering it fini
   const image = async (name: string) => (await podsOf('web')).find((p) => p.metadata.name === name)?.spec?.containers?.[0]?.image;
   const t = track('web');
   try {
-    await eventually(async () => (await image('web-1')) === 'db:2' && (await image('web-2')) === 'db:2' && (await getSet('web')).status?.readyReplicas === 3, 20_000, 'web-2 and web-1 updated');
+    // The status follows the pods in a later write: wait for it to count both updated pods too.
+    await eventually(async () => {
+      const status = (await getSet('web')).status;
+      return (await image('web-1')) === 'db:2' && (await image('web-2')) === 'db:2' && status?.readyReplicas === 3 && status.updatedReplicas === 2;
+    }, 20_000, 'web-2 and web-1 updated');
   } finally {
     t.stop();
   }
