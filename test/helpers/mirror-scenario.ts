@@ -84,8 +84,11 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
     assert.ok(copies.some((c) => c.metadata.namespace === 'default'));
     for (const c of copies) assert.is(c.metadata.labels?.['mirror'], undefined, 'a copy is not itself a source');
     assert.is(await getCm('mirror-b', 'private'), undefined);
-    const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: 'involvedObject.name=settings' });
-    assert.ok(events.items.some((e) => e['reason'] === 'Mirrored'), 'a Mirrored Event');
+    // The Event is written after the copies (the recorder batches), so it may come a moment later.
+    await eventually('a Mirrored Event', async () => {
+      const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: 'involvedObject.name=settings' });
+      return events.items.some((e) => e['reason'] === 'Mirrored') ? true : undefined;
+    });
   });
 
   suite('copies follow the source data; a changed or deleted copy is put back', async () => {
