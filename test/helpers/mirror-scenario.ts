@@ -135,8 +135,10 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
   suite('removing the label removes the copies; labelling again brings them back', async () => {
     await user.patch(cm, 'mirror-a', 'settings', 'merge', { metadata: { labels: { mirror: null } } });
     await noCopies('mirror-a.settings');
-    const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: 'involvedObject.name=settings' });
-    assert.ok(events.items.some((e) => e['reason'] === 'Unmirrored'), 'an Unmirrored Event');
+    await eventually('an Unmirrored Event', async () => {
+      const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: 'involvedObject.name=settings' });
+      return events.items.some((e) => e['reason'] === 'Unmirrored') ? true : undefined;
+    });
     await user.patch(cm, 'mirror-a', 'settings', 'merge', { metadata: { labels: { mirror: 'true' } } });
     await copiesEverywhere('mirror-a.settings', 'mirror-a', { colour: 'green' });
   });
