@@ -22,3 +22,14 @@ export function connect(opts: ConnectOptions): Connection {
   const client = createClient(transport, opts);
   return { client, transport, close: () => transport.close() };
 }
+
+/**
+ * The leader-election lock's own client, as the established daemons give it: a transport of its
+ * own (its own connection, so a renewal never waits for a free socket behind the daemon's work),
+ * no client-side rate limit (`--svc-api-qps` throttles the work, not the lease), and no retries
+ * inside the client (the election retries every retry period and bounds a renewal by its renew
+ * deadline). Same server, credentials and content type as `opts`.
+ */
+export function connectForLeaderElection(opts: ConnectOptions): Connection {
+  return connect({ ...opts, qps: 0, retry: { maxAttempts: 1 }, userAgent: `${opts.userAgent ?? 'svc-client'}/leader-election` });
+}
