@@ -233,6 +233,8 @@ and 12,000 pods.
   against its own fresh apiserver, with how long each held up \`/healthz\`), which it replaces in this file.
 - \`BENCH_ONLY=backup npm run bench\`: only the controller-authoring section (the guide's backup controller under
   \`svc run\` against \`svc up\`, 2,000 sources, at the documented and the default client settings), which it replaces.
+- \`BENCH_ONLY=durability npm run bench\`: only the durability section (write rate of the embedded store with and
+  without \`--data-dir-fsync\`, over HTTPS against fresh apiservers and in process), which it replaces in this file.
 - \`BENCH_PROFILE=1 npm run bench\` (or \`npm run bench -- --cpu-prof\`): starts the apiserver under
   \`node --cpu-prof --cpu-prof-dir=<dir>\`; the profile is written when the server exits at the end of the run.
   The run prints the directory, the top self-time functions and files, and writes its report to
