@@ -20,20 +20,21 @@ import type { ApiClientOptions } from './controller-host-options.js';
 import { createProfilingHandler } from './profiling.js';
 
 /**
- * A client for the API client flags (`forLeaderElection`: the lock's own, unthrottled connection,
- * see connectForLeaderElection). Loaded lazily, so --help and flag errors answer fast.
+ * A client for the API client flags (with `leaderElectionTimeoutMs`: the lock's own, unthrottled
+ * connection, each request bounded by that, see connectForLeaderElection). Loaded lazily, so --help and flag errors answer fast.
  */
-export async function connectFromFlags(o: ApiClientOptions, userAgent: string, forLeaderElection = false): Promise<Connection> {
+export async function connectFromFlags(o: ApiClientOptions, userAgent: string, leaderElectionTimeoutMs?: number): Promise<Connection> {
   const { connect, connectForLeaderElection } = await import('../client/index.js');
   try {
-    return (forLeaderElection ? connectForLeaderElection : connect)({
+    const opts = {
       ...(o.master ? { master: o.master } : {}),
       ...(o.svcconfig ? { svcconfig: o.svcconfig } : {}),
       qps: o.qps,
       burst: o.burst,
       contentType: o.contentType,
       userAgent,
-    });
+    };
+    return leaderElectionTimeoutMs === undefined ? connect(opts) : connectForLeaderElection(opts, leaderElectionTimeoutMs);
   } catch (e) {
     throw new OptionsError((e as Error).message);
   }
@@ -52,10 +53,18 @@ export interface ControllerHostProcess {
   server: ComponentServer;
 }
 
-export async function startControllerHostProcess(o: { common: CommonOptions; client: ApiClientOptions; component: string; userAgent: string; logger: Logger }): Promise<ControllerHostProcess> {
+export async function startControllerHostProcess(o: {
+  common: CommonOptions;
+  client: ApiClientOptions;
+  component: string;
+  userAgent: string;
+  logger: Logger;
+  /** The renew deadline: bounds each request of the leader-election client. */
+  renewDeadlineMs: number;
+}): Promise<ControllerHostProcess> {
   const tls = await componentServingCertificates(o.common, o.component);
   const connection = await connectFromFlags(o.client, o.userAgent);
-  const electionConnection = await connectFromFlags(o.client, o.userAgent, true);
+  const electionConnection = await connectFromFlags(o.client, o.userAgent, o.renewDeadlineMs);
   const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
   const { createInformerFactory } = await import('../client/index.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');

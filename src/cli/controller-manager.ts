@@ -26,7 +26,7 @@ await runDaemon({
     ctx.setLogger(logger);
     warnUnhonouredFlags(program, logger);
 
-    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger });
+    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000 });
     const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;
     const { client } = connection;
 

@@ -58,7 +58,7 @@ await runDaemon({
       };
       connection = connect(connectOptions);
       // The lease's own connection, not throttled by clientConnection.qps: renewals never wait behind bindings.
-      electionConnection = connectForLeaderElection(connectOptions);
+      electionConnection = connectForLeaderElection(connectOptions, parseDurationMs(cfg.leaderElection.renewDeadline) ?? 10_000);
     } catch (e) {
       throw new OptionsError((e as Error).message);
     }

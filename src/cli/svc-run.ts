@@ -60,6 +60,7 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
     component: 'svc-run',
     userAgent: `svc-run/${definitions.map((d) => d.name).join(',')}`,
     logger,
+    renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000,
   });
   const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;
   const { client } = connection;

@@ -97,4 +97,32 @@ test('with its API client saturated (--svc-api-qps=2, 120 pods to bind) the sche
   }
 });
 
+test('a scheduler that loses its lease without being killed steps down, stays alive and schedules again', async () => {
+  const p = startExecutable(SCHEDULER_BIN, [
+    `--svcconfig=${writeSvcconfig(server)}`, '--port=0', '--secure-port=0',
+    '--leader-elect-resource-lock=leases', '--leader-elect-resource-name=lease-rejoin',
+    '--leader-elect-lease-duration=3s', `--leader-elect-renew-deadline=${RENEW_MS / 1000}s`, `--leader-elect-retry-period=${RETRY_MS}ms`,
+  ]);
+  const scheduling = (l: { msg?: unknown }) => l.msg === 'caches synced; scheduling';
+  try {
+    await p.waitFor(scheduling, 30_000, 'scheduling');
+    // The API server stops answering: the renewals fail until the renew deadline passes.
+    server.proc.kill('SIGSTOP');
+    try {
+      await p.waitFor((l) => l.msg === 'leader election: failed to renew within the renew deadline; stepping down', RENEW_MS + 10_000, 'stepping down');
+    } finally {
+      server.proc.kill('SIGCONT');
+    }
+    await p.waitFor((l) => l.msg === 'leader election: stepped down; rejoining the election', 20_000, 'rejoining');
+    await eventually(() => p.lines.filter(scheduling).length >= 2, 30_000, 'scheduling again after rejoining');
+    assert.is(p.proc.exitCode, null, 'the scheduler did not exit');
+    // The new term's scheduler binds new pods.
+    const pods = typed<Pod>(api.client, resources.pods);
+    await pods.create('default', { ...pod('after-rejoin', { requests: { cpu: '1m' } }), metadata: { name: 'after-rejoin', namespace: 'default' } });
+    await eventually(async () => Boolean((await pods.get('default', 'after-rejoin')).spec?.nodeName), 30_000, 'the pod bound after rejoining');
+  } finally {
+    p.proc.kill('SIGKILL');
+  }
+});
+
 test.run();
