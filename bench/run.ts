@@ -23,6 +23,8 @@
  *                                    against svc up, 2,000 sources, documented and default client settings); replaces its section
  *   --only=services | BENCH_ONLY=services  only the Services part (create throughput with cluster-IP allocation against
  *                                    headless Services, 21,000 allocated and released, the repair loop's leak check); replaces its section
+ *   --only=durability | BENCH_ONLY=durability  only the durability part (write rate of the embedded store with and
+ *                                    without --data-dir-fsync, over HTTPS and in process); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,6 +60,8 @@ import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
 import { measureServices } from './measure-services.js';
 import { renderServicesSection, SERVICES_HEADING } from './report-services.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
+import { measureDurability } from './measure-durability.js';
+import { DURABILITY_HEADING, renderDurabilitySection } from './report-durability.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
 import { ROOT, type ServerProcess, startApiServer, startBareServer, writeSvcconfigFor } from './server-process.js';
@@ -66,8 +70,8 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers' && only !== 'backup' && only !== 'services') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes", "controllers", "backup" and "services"`);
+if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers' && only !== 'backup' && only !== 'services' && only !== 'durability') {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes", "controllers", "backup", "services" and "durability"`);
   process.exit(2);
 }
 
@@ -213,6 +217,16 @@ async function mainStormsOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), STORMS_HEADING, section));
   log('wrote the memory-under-storms section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `--only=durability`: the embedded store's write rate with and without an fsync per commit, spliced into docs/benchmarks.md. */
+async function mainDurabilityOnly(): Promise<void> {
+  const figures = await measureDurability({ rounds: 3, apiCreates: 10_000, apiSequentialCreates: 1_000, storeCreates: 50_000, storeSequentialCreates: 5_000 }, log);
+  const section = renderDurabilitySection(figures, { command: 'BENCH_ONLY=durability npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), DURABILITY_HEADING, section));
+  log('wrote the durability section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -462,6 +476,8 @@ async function main(): Promise<void> {
                 ? mainBackupOnly()
                 : only === 'services'
                   ? mainServicesOnly()
+                  : only === 'durability'
+                    ? mainDurabilityOnly()
                   : main()
 ).catch((err: unknown) => {
   console.error(err);

@@ -5,14 +5,20 @@
  *   follower --retryPeriod × (1 + random × 1.2)--> acquiring
  *   leader.holding --retryPeriod--> leader.renewing (attempt now, then every retryPeriod)
  *   leader.renewing --renewed--> leader.holding
- *   leader.renewing --renewDeadline without a renewal--> lost (final)
+ *   leader.renewing --renewDeadline without a renewal--> steppingDown
+ *   steppingDown --the embedder's stepDown() settled--> follower (rejoins the election)
  *   any --STOP--> stopped (final; a leader first releases the lock when `releaseOnStop`)
  *
  * Guarantees: a follower takes over only after the holder's lease duration has passed since it
  * last SAW the record change (see src/runtime/leader-election/lock-keeper.ts); a leader stops
- * leading (`lost`) once it has failed to renew for `renewDeadline` (<= lease duration), so it has
- * stopped before anyone else may take over. What happens after `lost` is the embedder's choice
- * (`onStoppedLeading`): the daemons exit, as the established implementation does.
+ * leading (`onStoppedLeading('lost')`) once it has failed to renew for `renewDeadline` (<= lease
+ * duration), so it has stopped before anyone else may take over. The established daemons exit
+ * there and leave the restart to a supervisor; here a process that lost its lease without being
+ * killed steps down instead — `stepDown()` stops its controllers or scheduling and waits for the
+ * work in flight — and then contends again like any follower, so the cluster is never left
+ * without a candidate. The renewal timer is an xstate delay (a Node timer, served at the start of
+ * each event-loop turn, before I/O callbacks); how late it fires and how long each attempt takes
+ * are kept in `timing` (live facts) and logged with the event-loop delay when a renewal is late.
  */
 import type { Logger } from 'pino';
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
@@ -20,6 +26,7 @@ import { systemClock, type Clock } from '../src/runtime/clock.js';
 import { JITTER_FACTOR, type LeaderElectionConfig } from '../src/runtime/leader-election/config.js';
 import { LockKeeper, type AttemptOutcome } from '../src/runtime/leader-election/lock-keeper.js';
 import type { ResourceLock } from '../src/runtime/leader-election/record.js';
+import { RenewalTiming } from '../src/runtime/leader-election/renewal-timing.js';
 
 /** Why leading ended: `lost` (could not renew in time) or `stopped` (asked to stop). */
 export type StoppedLeadingReason = 'lost' | 'stopped';
@@ -30,6 +37,11 @@ export interface LeaderElectionCallbacks {
   onStoppedLeading?(reason: StoppedLeadingReason): void;
   /** Called when the observed holder changes (including to us). */
   onNewLeader?(identity: string): void;
+  /**
+   * After `onStoppedLeading('lost')`: stop the work leadership allowed (controllers, scheduling)
+   * and resolve once it has stopped; the election then rejoins as a follower. Default: resolved.
+   */
+  stepDown?(): Promise<void>;
 }
 
 export interface LeaderElectionInput extends LeaderElectionCallbacks {
@@ -49,13 +61,44 @@ interface LeaderElectionContext {
   leader: string;
   /** Attempts that failed with an error (API unreachable, conflict, ...). */
   failures: number;
+  /** Renewal timeliness and event-loop delay: the actor's live facts. */
+  timing: RenewalTiming;
+  /** When the current renewal fell due (holding entered + retry period). */
+  renewDueAt: number;
 }
 
 export type LeaderElectionEvent = { type: 'STOP' };
 
-const attempt = fromPromise<AttemptOutcome, LockKeeper>(({ input }) => input.tryAcquireOrRenew());
+/** One attempt and how long it took (on the election's clock). */
+interface TimedAttempt {
+  out: AttemptOutcome;
+  tookMs: number;
+}
 
-function noteAttempt(context: LeaderElectionContext, out: AttemptOutcome): Partial<LeaderElectionContext> {
+const attempt = fromPromise<TimedAttempt, LeaderElectionContext>(async ({ input }) => {
+  const clock = input.input.clock ?? systemClock;
+  const t0 = clock.now();
+  const out = await input.keeper.tryAcquireOrRenew();
+  return { out, tookMs: clock.now() - t0 };
+});
+
+function noteAttempt(context: LeaderElectionContext, timed: TimedAttempt): Partial<LeaderElectionContext> {
+  const out = timed.out;
+  const clock = context.input.clock ?? systemClock;
+  const late = context.timing.attemptEnded(timed.tookMs, isHeld(out) ? clock.now() : undefined);
+  if (late !== undefined) {
+    context.input.logger.warn(
+      {
+        lock: context.input.lock.describe(),
+        timerLateMs: context.timing.lastTimerLateMs,
+        attemptMs: context.timing.lastAttemptMs,
+        outcome: out.kind,
+        eventLoopLag: context.timing.lagSinceLastRenewal(),
+        renewDeadlineMs: context.input.config.renewDeadlineMs,
+      },
+      'leader election: late renewal',
+    );
+  }
   if (out.kind === 'failed') {
     context.input.logger.warn({ lock: context.input.lock.describe(), err: out.error }, 'leader election: failed to acquire or renew the lock');
     return { failures: context.failures + 1 };
@@ -67,7 +110,9 @@ function noteAttempt(context: LeaderElectionContext, out: AttemptOutcome): Parti
   return { leader: out.holder };
 }
 
-const isHeld = (out: AttemptOutcome) => out.kind === 'acquired' || out.kind === 'renewed';
+function isHeld(out: AttemptOutcome): boolean {
+  return out.kind === 'acquired' || out.kind === 'renewed';
+}
 
 export const leaderElectionMachine = setup({
   types: {
@@ -78,6 +123,9 @@ export const leaderElectionMachine = setup({
   actors: {
     attempt,
     release: fromPromise<boolean, LockKeeper>(({ input }) => input.release()),
+    stepDown: fromPromise<void, LeaderElectionInput>(async ({ input }) => {
+      await input.stepDown?.();
+    }),
   },
   delays: {
     retryPeriod: ({ context }) => context.input.config.retryPeriodMs,
@@ -92,10 +140,13 @@ export const leaderElectionMachine = setup({
     lostLeading: ({ context }) => {
       context.input.logger.error(
         { lock: context.input.lock.describe(), renewDeadlineMs: context.input.config.renewDeadlineMs },
-        'leader election: failed to renew within the renew deadline; stopped leading',
+        'leader election: failed to renew within the renew deadline; stepping down',
       );
+      context.timing.steppedDown++;
       context.input.onStoppedLeading?.('lost');
     },
+    rejoin: ({ context }) =>
+      context.input.logger.info({ lock: context.input.lock.describe(), identity: context.input.lock.identity }, 'leader election: stepped down; rejoining the election'),
     stoppedLeading: ({ context }) => context.input.onStoppedLeading?.('stopped'),
   },
   guards: {
@@ -108,16 +159,19 @@ export const leaderElectionMachine = setup({
     keeper: new LockKeeper(input.lock, input.config.leaseDurationMs, input.clock ?? systemClock),
     leader: '',
     failures: 0,
+    timing: new RenewalTiming(),
+    renewDueAt: 0,
   }),
   initial: 'acquiring',
   on: { STOP: '.stopped' },
   states: {
     acquiring: {
+      entry: ({ context }) => context.timing.timerFired(0),
       invoke: {
         src: 'attempt',
-        input: ({ context }) => context.keeper,
+        input: ({ context }) => context,
         onDone: [
-          { guard: ({ event }) => isHeld(event.output), target: 'leader', actions: assign(({ context, event }) => noteAttempt(context, event.output)) },
+          { guard: ({ event }) => isHeld(event.output.out), target: 'leader', actions: assign(({ context, event }) => noteAttempt(context, event.output)) },
           { target: 'follower', actions: assign(({ context, event }) => noteAttempt(context, event.output)) },
         ],
       },
@@ -136,19 +190,21 @@ export const leaderElectionMachine = setup({
       initial: 'holding',
       states: {
         holding: {
+          entry: assign({ renewDueAt: ({ context }) => (context.input.clock ?? systemClock).now() + context.input.config.retryPeriodMs }),
           after: { retryPeriod: 'renewing' },
         },
         renewing: {
-          after: { renewDeadline: { target: '#leaderElection.lost' } },
+          entry: ({ context }) => context.timing.timerFired((context.input.clock ?? systemClock).now() - context.renewDueAt),
+          after: { renewDeadline: { target: '#leaderElection.steppingDown' } },
           initial: 'attempt',
           states: {
             attempt: {
               invoke: {
                 src: 'attempt',
-                input: ({ context }) => context.keeper,
+                input: ({ context }) => context,
                 onDone: [
                   {
-                    guard: ({ event }) => isHeld(event.output),
+                    guard: ({ event }) => isHeld(event.output.out),
                     target: '#leaderElection.leader.holding',
                     actions: assign(({ context, event }) => noteAttempt(context, event.output)),
                   },
@@ -157,15 +213,22 @@ export const leaderElectionMachine = setup({
               },
             },
             waiting: {
+              // A retry within the same renewal is not late by its timer.
+              entry: ({ context }) => context.timing.timerFired(0),
               after: { retryPeriod: 'attempt' },
             },
           },
         },
       },
     },
-    lost: {
+    steppingDown: {
       entry: 'lostLeading',
-      type: 'final',
+      invoke: {
+        src: 'stepDown',
+        input: ({ context }) => context.input,
+        onDone: { target: 'follower', actions: 'rejoin' },
+        onError: { target: 'follower', actions: 'rejoin' },
+      },
     },
     releasing: {
       // Already on the way out: a second STOP must not skip the callback.

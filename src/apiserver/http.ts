@@ -34,12 +34,49 @@ export interface Response {
   on(event: 'close', listener: () => void): unknown;
 }
 
+/** Bodies read before the request took its in-flight slot (see `prefetchBody`). */
+const prefetched = new WeakMap<Request, Buffer>();
+
+/**
+ * Reads the body of a write BEFORE it takes an in-flight slot, within `deadlineMs` of its own
+ * (the established server counts a request from when it is handled; here a slow uploader must not
+ * hold a write slot while its bytes trickle in). A body not complete in time is a 408 Timeout
+ * (the caller cuts the connection off once it is sent); 413 past `limit`. The handler's
+ * `readBody` then gets the bytes at once.
+ */
+export async function prefetchBody(req: Request, limit: number, deadlineMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new StatusError(
+            408,
+            'Timeout',
+            `Timeout: the request body did not arrive within ${deadlineMs / 1000}s (--request-timeout); send it faster, or in smaller requests`,
+          ),
+        ),
+      deadlineMs,
+    );
+  });
+  try {
+    prefetched.set(req, await Promise.race([readBody(req, limit), slow]));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Reads the whole body; 413 past the limit (the rest is drained, not buffered). Rejects when the
  * client goes away or the request is destroyed (its deadline passed) before the body is complete,
  * so a body that never finishes cannot hold its handler, and with it its in-flight slot.
  */
 export function readBody(req: Request, limit: number): Promise<Buffer> {
+  const ready = prefetched.get(req);
+  if (ready) {
+    if (ready.length > limit) return Promise.reject(requestEntityTooLarge(`the request body is ${ready.length} bytes; the limit is ${limit} bytes`));
+    return Promise.resolve(ready);
+  }
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? -1);
     if (declared > limit) {

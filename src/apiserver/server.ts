@@ -19,7 +19,7 @@ import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
 import type { OpenApiDocuments } from './openapi.js';
 import type { HealthEndpoint } from './health.js';
-import { type PipelineRequest, type Request, type Response, writeDocument, writeJson, writeStatus, writeText } from './http.js';
+import { type PipelineRequest, prefetchBody, type Request, type Response, writeDocument, writeJson, writeStatus, writeText } from './http.js';
 import { InProcessRequest } from './in-process-exchange.js';
 import { InflightLimiter } from './inflight.js';
 import type { ApiServerMetrics } from './metrics.js';
@@ -124,6 +124,8 @@ export class ApiHttpServer implements RequestPipeline {
     let info: RequestInfo | undefined;
     let release: (() => void) | undefined;
     let untrack: (() => void) | undefined;
+    /** Set while a write's body is being read before its slot (cut off if that read fails). */
+    let bodyPending: Request | undefined;
     this.inflight++;
     try {
       if (this.closing && req instanceof InProcessRequest) throw serviceUnavailable('the API server is shutting down');
@@ -136,10 +138,21 @@ export class ApiHttpServer implements RequestPipeline {
       const user = authenticate(req);
       // Established: watches and the streaming subresources (log, exec, attach, portforward) have no deadline.
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+      const mutating = isMutating(info.verb);
+      // Authorized before its body is read (a refused client never makes the server buffer it).
+      const decision = this.parts.services.authorizer.authorize(user, accessAttributes(info));
+      if (!decision.allowed) throw forbidden(info, user, decision.reason);
+      if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
+        // A write's body is read before it counts against --max-mutating-requests-inflight, under a
+        // deadline of its own: slow uploaders wait without holding the slots other writers need.
+        bodyPending = req;
+        await prefetchBody(req, this.parts.config.inputLimits.maxRequestBodyBytes, this.parts.config.requestTimeoutMs);
+        bodyPending = undefined;
+      }
       if (!longRunning) {
         // The slot comes back at the deadline or when the connection closes, whichever is first,
         // even if the handler is still waiting (a body that never finishes must not keep it).
-        const giveBack = this.limiter.acquire(isMutating(info.verb) ? 'mutating' : 'readOnly');
+        const giveBack = this.limiter.acquire(mutating ? 'mutating' : 'readOnly');
         release = giveBack;
         res.on('close', giveBack);
         untrack = this.deadlines.track(res, () => {
@@ -147,8 +160,6 @@ export class ApiHttpServer implements RequestPipeline {
           cutOff(req, res);
         });
       }
-      const decision = this.parts.services.authorizer.authorize(user, accessAttributes(info));
-      if (!decision.allowed) throw forbidden(info, user, decision.reason);
       if (info.isResourceRequest) {
         await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
       } else {
@@ -162,6 +173,9 @@ export class ApiHttpServer implements RequestPipeline {
       else if (status.code >= 500) this.parts.logger.debug({ path: pathname, method: req.method, code: status.code, reason: status.reason }, 'request not served');
       if (!res.headersSent) writeStatus(res, status);
       else if (!res.writableEnded) res.end();
+      // A body too slow to arrive (408): nothing more of it is read; free the connection. (A 413
+      // drains the rest of the body as before, so the client reads its answer.)
+      if (bodyPending && status.code === 408) cutOff(bodyPending, res);
     } finally {
       untrack?.();
       release?.();

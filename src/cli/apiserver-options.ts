@@ -195,6 +195,12 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--goaway-chance', type: 'float', ...NOT_YET, help: 'Fraction of HTTP/2 requests that get a connection close (GOAWAY). Range 0 to 0.02. Not for single servers or setups without a load balancer.' },
     { flags: '--cors-allowed-origins', type: 'stringSlice', help: 'Allowed CORS origins; entries may be regular expressions. Empty means CORS is off.' },
     { flags: '--data-dir', type: 'string', default: './data', help: 'Folder of the embedded store, used when --kvstore-servers is empty (this project\'s addition).' },
+    {
+      flags: '--data-dir-fsync',
+      type: 'bool',
+      default: true,
+      help: 'The embedded store fsyncs each commit (a group of writes) before acknowledging it, so an acknowledged write survives a power loss or kernel crash, as with etcd. false acknowledges once the commit is in the page cache (survives kill -9 of the server, not a power loss) for a higher write rate; see docs/benchmarks.md (this project\'s addition).',
+    },
   ];
 }
 
@@ -316,6 +322,8 @@ export interface ApiServerOptions {
   advertiseAddress?: string;
   externalHostname?: string;
   dataDir: string;
+  /** --data-dir-fsync. */
+  dataDirFsync: boolean;
   storage: {
     backend: 'kvstore3';
     servers: string[];
@@ -514,6 +522,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     svclet,
     certDirIsDefault: !explicit.has('--cert-dir'),
     dataDir: f.string('--data-dir') || './data',
+    dataDirFsync: f.bool('--data-dir-fsync'),
     storage: {
       backend: 'kvstore3',
       servers,
@@ -660,6 +669,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     serversOverrides: o.storage.serversOverrides,
     prefix: o.storage.prefix,
     dataDir: o.dataDir,
+    dataDirFsync: o.dataDirFsync,
     compactionIntervalMs: o.storage.compactionIntervalMs,
     countMetricPollPeriodMs: o.storage.countMetricPollPeriodMs,
     mediaType: o.storage.mediaType,

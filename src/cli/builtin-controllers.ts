@@ -29,11 +29,15 @@ export function startBuiltinControllers(o: BuiltinControllersOptions): BuiltinCo
   const { settings: _settings, extra, ...host } = o;
   const hosted = startHostedControllers({ ...host, definitions: [...definitions, ...(extra ?? [])], startIntervalMs });
   // One /healthz check per controller: failing once its machine has ended without being stopped.
-  for (const c of hosted.controllers) {
+  // Looked up per check: a step-down replaces the controllers (same order).
+  hosted.controllers.forEach((first, i) => {
     hosted.healthChecks.push({
-      name: c.name,
-      check: () => (c.actor.getSnapshot().status === 'active' ? undefined : `controller ${c.name} ended (${JSON.stringify(c.actor.getSnapshot().value)})`),
+      name: first.name,
+      check: () => {
+        const c = hosted.controllers[i]!;
+        return c.actor.getSnapshot().status === 'active' ? undefined : `controller ${c.name} ended (${JSON.stringify(c.actor.getSnapshot().value)})`;
+      },
     });
-  }
+  });
   return Object.assign(hosted, { running: definitions.map((d) => d.name) });
 }

@@ -1,7 +1,8 @@
 /**
  * What a process that hosts controllers needs before its controllers start (`svc run`,
  * `controller-manager`; `svc nodes` uses the connection part): a client from the API client
- * flags (a bad svcconfig or master is an OptionsError), its informer factory, a metrics registry,
+ * flags (a bad svcconfig or master is an OptionsError), a second one for the leader-election
+ * lock, its informer factory, a metrics registry,
  * a machine inspector, and the secure port serving /healthz, /metrics, /debug/machines(+ui) and,
  * with --profiling, /debug/pprof/. The port is bound before any election, so a port in use fails
  * the start without touching a lock; `healthChecks` is read per request, so the host's checks can
@@ -18,18 +19,22 @@ import { componentServingCertificates, shownHost, startComponentServer, type Com
 import type { ApiClientOptions } from './controller-host-options.js';
 import { createProfilingHandler } from './profiling.js';
 
-/** A client for the API client flags. Loaded lazily, so --help and flag errors answer fast. */
-export async function connectFromFlags(o: ApiClientOptions, userAgent: string): Promise<Connection> {
-  const { connect } = await import('../client/index.js');
+/**
+ * A client for the API client flags (with `leaderElectionTimeoutMs`: the lock's own, unthrottled
+ * connection, each request bounded by that, see connectForLeaderElection). Loaded lazily, so --help and flag errors answer fast.
+ */
+export async function connectFromFlags(o: ApiClientOptions, userAgent: string, leaderElectionTimeoutMs?: number): Promise<Connection> {
+  const { connect, connectForLeaderElection } = await import('../client/index.js');
   try {
-    return connect({
+    const opts = {
       ...(o.master ? { master: o.master } : {}),
       ...(o.svcconfig ? { svcconfig: o.svcconfig } : {}),
       qps: o.qps,
       burst: o.burst,
       contentType: o.contentType,
       userAgent,
-    });
+    };
+    return leaderElectionTimeoutMs === undefined ? connect(opts) : connectForLeaderElection(opts, leaderElectionTimeoutMs);
   } catch (e) {
     throw new OptionsError((e as Error).message);
   }
@@ -37,6 +42,10 @@ export async function connectFromFlags(o: ApiClientOptions, userAgent: string): 
 
 export interface ControllerHostProcess {
   connection: Connection;
+  /** The leader-election lock's own connection (no rate limit, not pooled with the work). */
+  electionConnection: Connection;
+  /** Closes both connections. */
+  closeConnections(): Promise<void>;
   informers: InformerFactory;
   registry: Registry;
   inspector: MachineInspector;
@@ -44,9 +53,19 @@ export interface ControllerHostProcess {
   server: ComponentServer;
 }
 
-export async function startControllerHostProcess(o: { common: CommonOptions; client: ApiClientOptions; component: string; userAgent: string; logger: Logger }): Promise<ControllerHostProcess> {
+export async function startControllerHostProcess(o: {
+  common: CommonOptions;
+  client: ApiClientOptions;
+  component: string;
+  userAgent: string;
+  logger: Logger;
+  /** The renew deadline: bounds each request of the leader-election client. */
+  renewDeadlineMs: number;
+}): Promise<ControllerHostProcess> {
   const tls = await componentServingCertificates(o.common, o.component);
   const connection = await connectFromFlags(o.client, o.userAgent);
+  const electionConnection = await connectFromFlags(o.client, o.userAgent, o.renewDeadlineMs);
+  const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
   const { createInformerFactory } = await import('../client/index.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const informers = createInformerFactory(connection.client, { logger: o.logger.child({ module: 'informer' }) });
@@ -64,9 +83,9 @@ export async function startControllerHostProcess(o: { common: CommonOptions; cli
     registry,
     extraHandlers: [async (req, res) => debugMachines(req, res), ...(o.common.profiling ? [createProfilingHandler()] : [])],
   }).catch(async (e: unknown) => {
-    await connection.close();
+    await closeConnections();
     throw e;
   });
   if (server.port) o.logger.info({ url: `https://${shownHost(o.common.bindAddress)}:${server.port}` }, 'serving securely');
-  return { connection, informers, registry, inspector, healthChecks, server };
+  return { connection, electionConnection, closeConnections, informers, registry, inspector, healthChecks, server };
 }

@@ -26,8 +26,8 @@ await runDaemon({
     ctx.setLogger(logger);
     warnUnhonouredFlags(program, logger);
 
-    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger });
-    const { connection, informers, registry, inspector, healthChecks, server } = host;
+    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000 });
+    const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;
     const { client } = connection;
 
     const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
@@ -40,7 +40,8 @@ await runDaemon({
       leaderElection,
       minResyncPeriodMs: options.minResyncPeriodMs,
       inspect: inspector.inspect,
-      onLost: () => ctx.fail(1, `leader election lost: could not renew lock ${lockName} within the renew deadline`),
+      electionClient: electionConnection.client,
+      onLost: () => logger.warn({ lock: lockName }, 'leader election lost: could not renew the lock within the renew deadline; stepped down, rejoining the election'),
     });
     healthChecks.push(...hosted.healthChecks);
     logger.info({ controllers: hosted.running, leaderElection: leaderElection.enabled ? { lock: lockName, identity: hosted.identity } : false }, 'controller manager started');
@@ -52,7 +53,7 @@ await runDaemon({
         clearInterval(keepAlive);
         await hosted.shutdown();
         await server.close();
-        await connection.close();
+        await host.closeConnections();
       },
     };
   },

@@ -3,9 +3,12 @@
  * controllers wait in `waitingForLeader` until this process leads), with the work-queue metrics and
  * a `leader_election_master_status` gauge in the daemon's registry.
  *
- * Losing the lease (no renewal within the renew deadline) stops the controllers and calls `onLost`,
- * where a daemon exits non-zero at once, as the established implementation does: another replica
- * may take over as soon as the lease duration has passed. `shutdown()` (SIGTERM) stops the
+ * Losing the lease (no renewal within the renew deadline) steps down: the controllers are told to
+ * stop and drain their in-flight reconciles, `onLost` is told, fresh controllers (same definitions,
+ * same informers and metrics) wait for leadership again, and the election rejoins as a follower.
+ * The established daemons exit there instead; a process that nobody killed stays a candidate, so
+ * the cluster is not left without a leader until a supervisor restarts it. The lock has a client
+ * of its own (`electionClient`, see connectForLeaderElection). `shutdown()` (SIGTERM) stops the
  * controllers first, waits for in-flight reconciles, and only then releases the lock, so the next
  * leader never overlaps with work still running here.
  */
@@ -26,9 +29,11 @@ export interface HostedControllersOptions {
   logger: Logger;
   registry: Registry;
   leaderElection: LeaderElectionOptions;
+  /** The lock's client (see connectForLeaderElection); default `client`. */
+  electionClient?: ApiClient;
   minResyncPeriodMs: number;
-  /** Leadership lost: the controllers are already told to stop; the daemon exits here. */
-  onLost(): void;
+  /** Leadership lost (the controllers are already told to stop; they are restarted to wait for the next term). */
+  onLost?(): void;
   /** xstate's inspection callback for every controller and the election (a MachineInspector's `inspect`). */
   inspect?: (event: InspectionEvent) => void;
   /** The controllers' clock (default the system clock; tests may pass a simulated one). */
@@ -38,6 +43,7 @@ export interface HostedControllersOptions {
 }
 
 export interface HostedControllers {
+  /** The current controllers (new ones after each step-down), in the definitions' order. */
   readonly controllers: readonly RunningController[];
   /** Undefined with --leader-elect=false. */
   readonly election: LeaderElection | undefined;
@@ -56,7 +62,7 @@ const RELEASE_TIMEOUT_MS = 5_000;
 export function startHostedControllers(o: HostedControllersOptions): HostedControllers {
   const le = o.leaderElection;
   const interval = o.startIntervalMs ?? 0;
-  const controllers = o.definitions.map((d) =>
+  const startControllers = () => o.definitions.map((d) =>
     d.start({
       client: o.client,
       informers: o.informers,
@@ -69,6 +75,7 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
       ...(o.clock ? { clock: o.clock } : {}),
     }),
   );
+  let controllers = startControllers();
   const startTimers = new Set<ReturnType<typeof setTimeout>>();
   const startAll = () => {
     controllers.forEach((c, i) => {
@@ -97,7 +104,7 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
     });
     status.set({ name: le.resourceName }, 0);
     election = startLeaderElection({
-      client: o.client,
+      client: o.electionClient ?? o.client,
       logger: o.logger,
       ...(o.inspect ? { inspect: o.inspect } : {}),
       config: {
@@ -119,7 +126,13 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
         o.logger.info({ identity: election?.config.identity, lock: le.resourceName, reason }, 'stopped leading');
         cancelStarts();
         for (const c of controllers) c.leaderLost();
-        if (reason === 'lost' && !stopping) o.onLost();
+        if (reason === 'lost' && !stopping) o.onLost?.();
+      },
+      // Drain the in-flight reconciles of this term, then fresh controllers wait for the next.
+      stepDown: async () => {
+        // stop(): a controller still waiting for its start interval has no LEADER_LOST to act on.
+        await Promise.all(controllers.map((c) => c.stop()));
+        if (!stopping) controllers = startControllers();
       },
     });
   }
@@ -135,7 +148,9 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
 
   let done: Promise<void> | undefined;
   return {
-    controllers,
+    get controllers() {
+      return controllers;
+    },
     election,
     identity: election?.config.identity,
     isLeader: () => (election ? election.isLeader() : true),

@@ -42,23 +42,28 @@ await runDaemon({
       return { shutdown: async () => {} };
     }
 
-    const { connect, createInformerFactory, resources } = await import('../client/index.js');
+    const { connect, connectForLeaderElection, createInformerFactory, resources } = await import('../client/index.js');
     const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
     const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
     let connection: ReturnType<typeof connect>;
+    let electionConnection: ReturnType<typeof connect>;
     try {
-      connection = connect({
+      const connectOptions = {
         ...(options.master ? { master: options.master } : {}),
         ...(cfg.clientConnection.svcconfig ? { svcconfig: cfg.clientConnection.svcconfig } : {}),
         qps: cfg.clientConnection.qps,
         burst: cfg.clientConnection.burst,
         contentType: cfg.clientConnection.contentType,
         userAgent: 'scheduler',
-      });
+      };
+      connection = connect(connectOptions);
+      // The lease's own connection, not throttled by clientConnection.qps: renewals never wait behind bindings.
+      electionConnection = connectForLeaderElection(connectOptions, parseDurationMs(cfg.leaderElection.renewDeadline) ?? 10_000);
     } catch (e) {
       throw new OptionsError((e as Error).message);
     }
     const { client } = connection;
+    const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
 
     if (options.policyConfigMap) {
       const { namespace, name } = options.policyConfigMap;
@@ -101,7 +106,7 @@ await runDaemon({
         ...(profiling ? [profiling] : []),
       ],
     }).catch(async (e: unknown) => {
-      await connection.close();
+      await closeConnections();
       throw e;
     });
     const host = shownHost(common.bindAddress);
@@ -129,12 +134,23 @@ await runDaemon({
             releaseOnStop: true,
           }
         : false,
-      onLost: () => ctx.fail(1, `leader election lost: could not renew lock ${le.resourceLock}/${le.resourceNamespace}/${le.resourceName} within the renew deadline`),
+      electionClient: electionConnection.client,
+      onLost: () =>
+        logger.warn(
+          { lock: `${le.resourceLock}/${le.resourceNamespace}/${le.resourceName}` },
+          'leader election lost: could not renew the lock within the renew deadline; stepped down, rejoining the election',
+        ),
     });
-    const actor = running.actor;
+    const current = running;
     healthChecks.push({
       name: 'scheduler',
-      check: () => (actor.getSnapshot().status === 'active' ? undefined : `the scheduler machine ended (${JSON.stringify(actor.getSnapshot().value)})`),
+      // Read per check: a step-down replaces the machine (it is `stopped` only in between).
+      check: () => {
+        const snap = current.actor.getSnapshot();
+        return snap.status === 'active' || (snap.value === 'stopped' && current.election?.actor.getSnapshot().matches('steppingDown'))
+          ? undefined
+          : `the scheduler machine ended (${JSON.stringify(snap.value)})`;
+      },
     });
     logger.info(
       {
@@ -151,7 +167,7 @@ await runDaemon({
         await running?.stop();
         informers.stop();
         await server.close();
-        await connection.close();
+        await closeConnections();
       },
     };
   },

@@ -60,8 +60,9 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
     component: 'svc-run',
     userAgent: `svc-run/${definitions.map((d) => d.name).join(',')}`,
     logger,
+    renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000,
   });
-  const { connection, informers, registry, inspector, healthChecks, server } = host;
+  const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;
   const { client } = connection;
 
   const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
@@ -74,7 +75,8 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
     leaderElection,
     minResyncPeriodMs,
     inspect: inspector.inspect,
-    onLost: () => ctx.fail(1, `leader election lost: could not renew lock ${lockName} within the renew deadline`),
+    electionClient: electionConnection.client,
+    onLost: () => logger.warn({ lock: lockName }, 'leader election lost: could not renew the lock within the renew deadline; stepped down, rejoining the election'),
   });
   healthChecks.push(...hosted.healthChecks);
   logger.info(
@@ -93,7 +95,7 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
       clearInterval(keepAlive);
       await hosted.shutdown();
       await server.close();
-      await connection.close();
+      await host.closeConnections();
     },
   };
 }

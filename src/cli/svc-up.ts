@@ -137,7 +137,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     leaderElection,
     minResyncPeriodMs,
     inspect: inspector.inspect,
-    onLost: () => ctx.fail(1, 'leader election lost: could not renew the controller lock within the renew deadline'),
+    onLost: () => logger.warn('leader election lost: could not renew the controller lock within the renew deadline; stepped down, rejoining the election'),
   });
   let schedulerConnection: ReturnType<typeof connectInProcess> | undefined;
   let schedulerInformers: ReturnType<typeof createInformerFactory> | undefined;
@@ -164,7 +164,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
             releaseOnStop: true,
           }
         : false,
-      onLost: () => ctx.fail(1, 'leader election lost: could not renew the scheduler lock within the renew deadline'),
+      onLost: () => logger.warn('leader election lost: could not renew the scheduler lock within the renew deadline; stepped down, rejoining the election'),
     });
   }
   let nodesConnection: ReturnType<typeof connectInProcess> | undefined;

@@ -57,6 +57,11 @@ export interface HttpTransportOptions {
   http2?: boolean;
   /** Time for the rate limiter and back-off. Default the system clock. */
   clock?: Clock;
+  /**
+   * Longest wait for a response's headers, and between two chunks of its body, in ms (watches are
+   * never timed out). Default undici's (300 s); the leader-election client uses the renew deadline.
+   */
+  requestTimeoutMs?: number;
   /** Default `svc-client/<version>`. */
   userAgent?: string;
   /** Called before each retry's wait (for logs and metrics). */
@@ -168,7 +173,11 @@ export class HttpTransport implements Transport {
       });
     }
     if (config.tls.serverName) connect['servername'] = config.tls.serverName;
-    this.agent = new Agent({ allowH2: opts.http2 ?? false, connect });
+    this.agent = new Agent({
+      allowH2: opts.http2 ?? false,
+      connect,
+      ...(opts.requestTimeoutMs ? { headersTimeout: opts.requestTimeoutMs, bodyTimeout: opts.requestTimeoutMs } : {}),
+    });
     this.baseHeaders = { 'user-agent': opts.userAgent ?? 'svc-client/0.1.0' };
     if (config.tokenFile) this.tokenSource = new FileTokenSource(config.tokenFile, this.clock);
     else if (config.token) this.baseHeaders['authorization'] = `Bearer ${config.token}`;

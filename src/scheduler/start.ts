@@ -3,8 +3,10 @@
  * machine, and (when asked) leader election in front of it. Used by the `scheduler` daemon and
  * by `svc up`; tests and benchmarks call it with an in-process client.
  *
- * Losing the lease calls `onLost` (the daemon exits 1, as established); `stop()` stops electing,
- * stops scheduling, waits for bindings in flight and resolves.
+ * Losing the lease (no renewal within the renew deadline) steps down: the scheduler machine stops
+ * (the bindings in flight finish), `onLost` is told, a fresh scheduler waits for leadership again
+ * and the election rejoins as a follower. `stop()` stops electing, stops scheduling, waits for
+ * bindings in flight and resolves.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -34,11 +36,14 @@ export interface StartSchedulerOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Leader election in front of the machine; false runs at once. */
   leaderElection: (Partial<LeaderElectionConfig> & { resourceName: string }) | false;
-  /** Called once when the lease is lost. */
+  /** The lock's client (see connectForLeaderElection); default `client`. */
+  electionClient?: ApiClient;
+  /** Called each time the lease is lost (the scheduler then steps down and rejoins). */
   onLost?: () => void;
 }
 
 export interface RunningScheduler {
+  /** The current scheduler (a new one after each step-down). */
   readonly scheduler: Scheduler;
   readonly actor: SchedulerActor;
   readonly election: LeaderElection | undefined;
@@ -49,47 +54,67 @@ export interface RunningScheduler {
 export function startScheduler(opts: StartSchedulerOptions): RunningScheduler {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger;
-  const scheduler = new Scheduler({
-    client: opts.client,
-    informers: opts.informers,
-    configuration: opts.configuration,
-    logger,
-    clock,
-    ...(opts.random ? { random: opts.random } : {}),
-    ...(opts.features ? { features: opts.features } : {}),
-    ...(opts.registry ? { metrics: schedulerMetrics(opts.registry) } : {}),
-  });
-  const actor = createActor(schedulerMachine, {
-    id: 'scheduler',
-    clock,
-    ...(opts.inspect ? { inspect: opts.inspect } : {}),
-    input: { scheduler, needsLeader: opts.leaderElection !== false },
-  });
-  actor.start();
+  // Registered once: a scheduler made after a step-down reports into the same metrics.
+  const metrics = opts.registry ? schedulerMetrics(opts.registry) : undefined;
+  const run = () => {
+    const scheduler = new Scheduler({
+      client: opts.client,
+      informers: opts.informers,
+      configuration: opts.configuration,
+      logger,
+      clock,
+      ...(opts.random ? { random: opts.random } : {}),
+      ...(opts.features ? { features: opts.features } : {}),
+      ...(metrics ? { metrics } : {}),
+    });
+    const actor = createActor(schedulerMachine, {
+      id: 'scheduler',
+      clock,
+      ...(opts.inspect ? { inspect: opts.inspect } : {}),
+      input: { scheduler, needsLeader: opts.leaderElection !== false },
+    });
+    actor.start();
+    return { scheduler, actor };
+  };
+  let current = run();
+  let stopping = false;
   let election: LeaderElection | undefined;
   if (opts.leaderElection !== false) {
     election = startLeaderElection({
-      client: opts.client,
+      client: opts.electionClient ?? opts.client,
       config: opts.leaderElection,
       logger,
       clock,
       ...(opts.inspect ? { inspect: opts.inspect } : {}),
-      onStartedLeading: () => actor.send({ type: 'LEADER_ELECTED' }),
+      onStartedLeading: () => current.actor.send({ type: 'LEADER_ELECTED' }),
       onStoppedLeading: (reason) => {
-        actor.send({ type: 'LEADER_LOST' });
+        current.actor.send({ type: 'LEADER_LOST' });
         if (reason === 'lost') opts.onLost?.();
+      },
+      // Wait for the bindings in flight, then a fresh scheduler (its queue rebuilt from the
+      // informers' caches) waits for leadership while the election rejoins.
+      stepDown: async () => {
+        // STOP as well: a machine still waiting for leadership has no LEADER_LOST to act on.
+        current.actor.send({ type: 'STOP' });
+        await toPromise(current.actor).catch(() => undefined);
+        if (!stopping) current = run();
       },
     });
   }
   return {
-    scheduler,
-    actor,
+    get scheduler() {
+      return current.scheduler;
+    },
+    get actor() {
+      return current.actor;
+    },
     election,
     isLeader: () => election?.isLeader() ?? true,
     async stop() {
+      stopping = true;
       election?.stop();
-      actor.send({ type: 'STOP' });
-      await toPromise(actor).catch(() => undefined);
+      current.actor.send({ type: 'STOP' });
+      await toPromise(current.actor).catch(() => undefined);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface StorageConfig {
   keyFile?: string;
   /** Directory of the embedded engine (this project's --data-dir). */
   dataDir: string;
+  /** --data-dir-fsync: the embedded engine fsyncs each commit before acknowledging it; default true. */
+  dataDirFsync?: boolean;
   /** 0 disables compaction. */
   compactionIntervalMs: number;
   /** 0 disables object-count polling. */

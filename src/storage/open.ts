@@ -98,7 +98,7 @@ export async function openStorage(cfg: StorageConfig, logger: Logger): Promise<S
   try {
     let fallback: KVStore;
     if (defaults.length === 0) {
-      fallback = openEmbeddedStore({ dir: cfg.dataDir, logger: logger.child({ module: 'embedded-store' }) });
+      fallback = openEmbeddedStore({ dir: cfg.dataDir, fsync: cfg.dataDirFsync ?? true, logger: logger.child({ module: 'embedded-store' }) });
       opened.push(fallback);
     } else {
       fallback = await etcdFor(defaults);

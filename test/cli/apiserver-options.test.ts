@@ -33,6 +33,7 @@ test('defaults follow the spec tables', () => {
   assert.is(o.common.securePort, 6443);
   assert.is(o.common.bindAddress, '0.0.0.0');
   assert.is(o.dataDir, './data');
+  assert.is(o.dataDirFsync, true, 'acknowledged = on disk by default');
   assert.equal(o.storage.servers, []);
   assert.is(o.storage.prefix, '/registry');
   assert.is(o.storage.compactionIntervalMs, 300_000);
@@ -53,6 +54,11 @@ test('defaults follow the spec tables', () => {
   assert.is(o.flags.number('--audit-log-batch-max-size'), 1);
   assert.is(o.flags.number('--event-ttl'), 3_600_000);
   assert.equal(o.flags.list('--oidc-signing-algs'), ['RS256']);
+});
+
+test('--data-dir-fsync=false relaxes the embedded store to acknowledge before the fsync', () => {
+  assert.is(parse(['--data-dir-fsync=false']).options.dataDirFsync, false);
+  assert.is(parse(['--data-dir-fsync']).options.dataDirFsync, true);
 });
 
 test('--secure-port=0 is rejected with a clear message', () => {

@@ -4,7 +4,7 @@
  */
 import type { Subscription } from 'rxjs';
 import { createActor, SimulatedClock } from 'xstate';
-import { leaderElectionMachine, type LeaderElectionActor, type StoppedLeadingReason } from '../../machines/leader-election.js';
+import { leaderElectionMachine, type LeaderElectionActor, type LeaderElectionCallbacks, type StoppedLeadingReason } from '../../machines/leader-election.js';
 import type { SvcObject } from '../../src/api/types.js';
 import type { ApiClient } from '../../src/client/types.js';
 import { leaderElectionConfig, type LeaderElectionConfig } from '../../src/runtime/leader-election/config.js';
@@ -61,7 +61,7 @@ export class ElectionHarness {
     }
   }
 
-  add(identity: string, over: Partial<LeaderElectionConfig> = {}): Elector {
+  add(identity: string, over: Partial<LeaderElectionConfig> = {}, callbacks: Pick<LeaderElectionCallbacks, 'stepDown'> = {}): Elector {
     const config = leaderElectionConfig({ resourceName: this.name, resourceNamespace: this.namespace, lockType: 'leases', identity, ...over });
     const net = instrumented(this.makeClient());
     const lock = newResourceLock(config.lockType, net.client, { namespace: config.resourceNamespace, name: config.resourceName, identity });
@@ -84,6 +84,7 @@ export class ElectionHarness {
         random: () => 0,
         onStartedLeading: () => e.started.push(this.clock.now()),
         onStoppedLeading: (reason) => e.stopped.push({ at: this.clock.now(), reason }),
+        ...callbacks,
       },
     });
     this.electors.push(e);

@@ -1,5 +1,6 @@
 // Leader election: a leader that cannot renew within the renew deadline stops leading (`lost`,
-// reported to the embedder) — before a follower may take over the lease.
+// reported to the embedder) — before a follower may take over the lease — then steps down and
+// rejoins the election as a follower, and leads again when the lease is free (simulated clock).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
@@ -31,8 +32,9 @@ test('a partitioned leader reports lost after the renew deadline, and before the
   const lastRenewal = h.clock.now();
   a.net.cut();
   await h.advance(20_000, 100, () => b.isLeader());
-  assert.is(a.actor.getSnapshot().value, 'lost');
-  assert.is(a.actor.getSnapshot().status, 'done');
+  // Stepped down and rejoined: a live follower, not a finished machine.
+  assert.ok(['follower', 'acquiring'].includes(String(a.actor.getSnapshot().value)), JSON.stringify(a.actor.getSnapshot().value));
+  assert.is(a.actor.getSnapshot().status, 'active');
   assert.equal(a.stopped.map((s) => s.reason), ['lost']);
   const lostAt = a.stopped[0]!.at;
   // The renew cycle after the last success starts one retry period later and may take 10 s.
@@ -59,6 +61,65 @@ test('a leader that fails a few renewals but succeeds within the deadline stays 
   assert.equal(a.stopped, []);
   await h.advance(20_000);
   assert.ok(a.isLeader());
+  h.close();
+});
+
+test('lost -> steps down -> rejoins -> leader again once the lease is free', async () => {
+  const h = new ElectionHarness(() => conn.client, 'rejoin');
+  const a = h.add('host-a_1');
+  const b = h.add('host-b_2');
+  a.actor.start();
+  await h.settle();
+  b.actor.start();
+  await h.settle();
+  assert.ok(a.isLeader());
+  await h.advance(3_000);
+  a.net.cut();
+  await h.advance(20_000, 100, () => b.isLeader());
+  assert.equal(a.stopped.map((s) => s.reason), ['lost']);
+  assert.ok(b.isLeader());
+  a.net.heal();
+  // A rejoined: it contends as a follower while B renews.
+  await h.advance(10_000);
+  assert.is(a.actor.getSnapshot().value, 'follower');
+  assert.ok(a.actor.getSnapshot().context.timing.steppedDown === 1);
+  assert.equal(a.started.length, 1);
+  // B dies (kill -9: no release): A takes over after the lease duration, as any follower would.
+  b.actor.stop();
+  const bDiedAt = h.clock.now();
+  await h.advance(30_000, 100, () => a.isLeader());
+  assert.ok(a.isLeader(), 'the stepped-down leader leads again');
+  assert.is(a.started.length, 2);
+  assert.ok(a.started[1]! - bDiedAt >= 13_000, `took over ${a.started[1]! - bDiedAt} ms after B died`);
+  h.close();
+});
+
+test('alone: a leader that lost the lease and steps down leads again once the API answers', async () => {
+  const h = new ElectionHarness(() => conn.client, 'rejoin-alone');
+  let stepDowns = 0;
+  const a = h.add('host-a_1', {}, {
+    stepDown: async () => {
+      stepDowns++;
+      // The embedder's work takes a while to stop.
+      await new Promise((r) => setTimeout(r, 50));
+    },
+  });
+  a.actor.start();
+  await h.settle();
+  await h.advance(2_000);
+  a.net.cut();
+  await h.advance(15_000, 100, () => a.stopped.length > 0);
+  assert.equal(a.stopped.map((s) => s.reason), ['lost']);
+  assert.ok(!a.isLeader());
+  assert.is(a.actor.getSnapshot().value, 'steppingDown', 'waits for the embedder to stop its work');
+  await new Promise((r) => setTimeout(r, 100));
+  await h.advance(100);
+  assert.ok(['follower', 'acquiring'].includes(String(a.actor.getSnapshot().value)));
+  a.net.heal();
+  await h.advance(10_000, 100, () => a.isLeader());
+  assert.is(stepDowns, 1);
+  assert.ok(a.isLeader());
+  assert.is(a.started.length, 2);
   h.close();
 });
 

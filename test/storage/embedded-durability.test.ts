@@ -41,6 +41,20 @@ function writeThenKill(dir: string, total: number, killAfter: number): Promise<{
   });
 }
 
+test('commits are fsynced before they are acknowledged by default (synchronous=FULL); fsync: false relaxes it', async () => {
+  for (const [opts, want] of [[{}, true], [{ fsync: true }, true], [{ fsync: false }, false]] as const) {
+    const dir = tempDir();
+    const store = openEmbeddedStore({ dir, ...opts });
+    try {
+      assert.is(store.fsyncsCommits(), want, JSON.stringify(opts));
+      await store.create('/registry/configmaps/default/a', Buffer.from('{}'));
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
 test('every acknowledged write survives kill -9 and the revision stays consistent', async () => {
   const dir = tempDir();
   try {

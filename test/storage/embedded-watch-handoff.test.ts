@@ -23,7 +23,9 @@ test('watches opened during concurrent writes see every change after their revis
     };
     const writers = [0, 1, 2, 3].map((i) => writer(i % 2 ? '/a/' : '/b/', i));
     const watches: Array<{ prefix: string; after: number; w: ReturnType<typeof collectStoreWatch> }> = [];
-    for (let i = 0; i < 40; i++) {
+    // At least 40 watches, and on until enough writes happened (each commit is fsynced, which on a
+    // busy disk takes milliseconds).
+    for (let i = 0; i < 40 || (i < 2000 && (await store.currentRevision()) <= 220); i++) {
       await sleep(2);
       const prefix = i % 3 === 0 ? '/a/' : i % 3 === 1 ? '/b/' : '/';
       const current = await store.currentRevision();

@@ -1,6 +1,6 @@
 // Running a controller only while leading: leader election decides, the controller follows.
-// On `lost` a daemon exits (as the established implementation does); an embedder may choose
-// otherwise in `onLost`.
+// On `lost` this one exits and leaves the restart to a supervisor (as the established daemons do);
+// svc's daemons step down and rejoin instead (`stepDown`, see docs/runtime.md).
 import type { Logger } from 'pino';
 import { startLeaderElection, type ApiClient, type InformerFactory, type ControllerDefinition, type LeaderElection, type RunningController } from 'svc';
 

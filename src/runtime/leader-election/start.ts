@@ -1,6 +1,7 @@
 /**
- * `startLeaderElection`: builds the configured lock and runs the leader-election machine. The
- * embedder decides what losing means through `onStoppedLeading` (the daemons exit on `lost`).
+ * `startLeaderElection`: builds the configured lock and runs the leader-election machine. Losing
+ * the lease calls `onStoppedLeading('lost')`, then `stepDown()` (the embedder stops its work), and
+ * the election goes on as a follower.
  */
 import type { Logger } from 'pino';
 import { createActor, type InspectionEvent } from 'xstate';
@@ -11,6 +12,10 @@ import { leaderElectionConfig, type LeaderElectionConfig } from './config.js';
 import { newResourceLock } from './new-lock.js';
 
 export interface StartLeaderElectionOptions extends LeaderElectionCallbacks {
+  /**
+   * The lock's own client: the daemons give it a connection of its own with no rate limit
+   * (`connectForLeaderElection`), so renewals never queue behind the work they guard.
+   */
   client: ApiClient;
   /** Validated here (throws LeaderElectionConfigError); defaults as `leaderElectionConfig`. */
   config: Partial<LeaderElectionConfig> & { resourceName: string };
@@ -56,6 +61,7 @@ export function startLeaderElection(opts: StartLeaderElectionOptions): LeaderEle
       ...(opts.onStartedLeading ? { onStartedLeading: opts.onStartedLeading } : {}),
       ...(opts.onStoppedLeading ? { onStoppedLeading: opts.onStoppedLeading } : {}),
       ...(opts.onNewLeader ? { onNewLeader: opts.onNewLeader } : {}),
+      ...(opts.stepDown ? { stepDown: opts.stepDown } : {}),
     },
   });
   actor.start();
