@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     const envBody = JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox', env }] } } } });
     const finBody = JSON.stringify({ metadata: { finalizers: Array.from({ length: FINALIZERS }, (_, i) => `example.com/f${i}`) } });
     const rows: string[] = [];
-    const step = async (name: string, body: string, contentType: string) => {
+    const step = async (name: string, body: string, contentType: string, counts: 'env' | 'finalizers') => {
       await new Promise((r) => setTimeout(r, 300));
       worst = 0;
       const t = performance.now();
@@ -68,14 +68,14 @@ async function main(): Promise<void> {
       let check: string;
       if (r.status === 200) {
         const out = JSON.parse(r.text) as { spec: { template: { spec: { containers: { env?: unknown[] }[] } } }; metadata: { finalizers?: unknown[] } };
-        check = name.includes('env') ? `${out.spec.template.spec.containers[0]!.env?.length ?? 0} env entries` : `${out.metadata.finalizers?.length ?? 0} finalizers`;
+        check = counts === 'env' ? `${out.spec.template.spec.containers[0]!.env?.length ?? 0} env entries` : `${out.metadata.finalizers?.length ?? 0} finalizers`;
       } else check = (JSON.parse(r.text) as { message?: string }).message?.slice(0, 120) ?? '';
       rows.push(`| ${name} | ${(Buffer.byteLength(body) / 1e6).toFixed(2)} MB | ${r.status} | ${ms.toFixed(0)} ms | ${w.toFixed(0)} ms | ${check} |`);
       console.error(rows[rows.length - 1]);
     };
-    await step(`strategic merge patch, ${ENVS} env entries`, envBody, 'application/strategic-merge-patch+json');
-    await step(`merge patch of the same body`, envBody, 'application/merge-patch+json');
-    await step(`strategic merge patch, ${FINALIZERS} finalizers`, finBody, 'application/strategic-merge-patch+json');
+    await step(`strategic merge patch, ${ENVS} env entries`, envBody, 'application/strategic-merge-patch+json', 'env');
+    await step(`merge patch of the same body`, envBody, 'application/merge-patch+json', 'env');
+    await step(`strategic merge patch, ${FINALIZERS} finalizers`, finBody, 'application/strategic-merge-patch+json', 'finalizers');
     console.log(`envs=${ENVS} finalizers=${FINALIZERS} request-timeout=${REQUEST_TIMEOUT}`);
     console.log('| Step | Body | Status | Request | Slowest /readyz meanwhile | Result |');
     console.log('|---|---:|---:|---:|---:|---|');
