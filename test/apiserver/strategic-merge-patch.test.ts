@@ -158,8 +158,9 @@ test('linear: 100,000 env entries merged into 50,000, and 100,000 finalizers, ea
   assert.equal(merged[0], { name: 'E99999', value: 'new' });
   assert.equal(merged[99_999], { name: 'E0', value: 'new' });
   assert.is(out.metadata.finalizers.length, 100_000);
-  // Quadratic took minutes on this machine; linear takes a fraction of a second (bound generous for a loaded CI box).
-  assert.ok(ms < 10_000, `took ${ms.toFixed(0)} ms`);
+  // Quadratic: over a minute on an idle machine (minutes on a loaded one). Linear: well under a
+  // second idle; the bound leaves room for a CI box shared many ways.
+  assert.ok(ms < 30_000, `took ${ms.toFixed(0)} ms`);
 });
 
 test('the pausing form gives the same result and pauses while it works on a large patch', async () => {
