@@ -237,6 +237,8 @@ and 12,000 pods.
   against headless Services, 21,000 allocated and released, the repair loop's leak check), which it replaces.
 - \`BENCH_ONLY=durability npm run bench\`: only the durability section (write rate of the embedded store with and
   without \`--data-dir-fsync\`, over HTTPS against fresh apiservers and in process), which it replaces in this file.
+- \`node dist/bench/measure-smp.js\` (after \`npm run build\`): the strategic-merge-patch figures above (not part of
+  \`npm run bench\`; paste its table by hand).
 - \`BENCH_PROFILE=1 npm run bench\` (or \`npm run bench -- --cpu-prof\`): starts the apiserver under
   \`node --cpu-prof --cpu-prof-dir=<dir>\`; the profile is written when the server exits at the end of the run.
   The run prints the directory, the top self-time functions and files, and writes its report to

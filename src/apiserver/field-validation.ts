@@ -1,7 +1,7 @@
 /**
  * `fieldValidation` of writes (create, update, patch, apply): what to do with fields the kind's
  * schema does not know, which are dropped before the object is stored. Strict refuses the write
- * (400), Warn answers with a `Warning: 299` header per field, Ignore drops them quietly, as
+ * (400), Warn answers with a `Warning: 299` header per field (encoded as established, ./warnings.ts), Ignore drops them quietly, as
  * established. The default is Warn over HTTPS (kubectl shows the warnings; it asks for Strict) and
  * Ignore for in-process calls (the control plane's own typed writes).
  *
@@ -13,6 +13,7 @@ import { badRequest } from '../api/status.js';
 import type { SvcObject } from '../api/types.js';
 import { InProcessRequest } from './in-process-exchange.js';
 import type { RequestScope } from './scope.js';
+import { addWarning, unknownFieldText } from './warnings.js';
 
 const MODES = ['Ignore', 'Warn', 'Strict'] as const;
 type Mode = (typeof MODES)[number];
@@ -36,6 +37,7 @@ export function reportUnknownFields(s: RequestScope, next: SvcObject, current?: 
     unknown = unknown.filter((f) => !before.has(f));
   }
   if (!unknown.length) return;
-  if (mode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
-  s.res.setHeader('warning', unknown.map((f) => `299 - ${JSON.stringify(`unknown field "${f}"`)}`));
+  if (mode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map(unknownFieldText).join(', ')}`);
+  // Encoded for the wire (./warnings.ts): a field name is the client's text, any character at all.
+  for (const f of unknown) addWarning(s.res, unknownFieldText(f));
 }

@@ -12,6 +12,7 @@ import { requestEntityTooLarge, type Status, StatusError, statusObject, toStatus
 import { decodeBody } from '../codec/body.js';
 import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
 import { checkBodyNesting, type InputLimits, LARGE_OBJECT_BYTES, otherRequestsTurn } from './input-limits.js';
+import { isWireSafe, wireHeaderValue } from './warnings.js';
 
 /** A request from the HTTPS listener (HTTP/1.1 or HTTP/2). */
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -182,6 +183,17 @@ export function spelledJson(res: Response, json: Buffer): Buffer {
   return spelled === text ? json : Buffer.from(spelled);
 }
 
+/**
+ * writeHead with every value in a form Node sends on HTTP/1.1 and HTTP/2 alike (./warnings.ts): a
+ * value it cannot send throws on HTTP/1.1 and, on HTTP/2, resets the stream after a write may have
+ * been committed. Headers set before (Warning) are encoded where they are set.
+ */
+export function writeHeadSafely(res: Response, code: number, headers: Record<string, string>): void {
+  const safe: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) safe[k] = isWireSafe(v) ? v : wireHeaderValue(v);
+  res.writeHead(code, safe);
+}
+
 const NEWLINE = Buffer.from('\n');
 
 /**
@@ -194,12 +206,12 @@ export function writeJson(res: Response, code: number, body: Buffer | string | o
   if (res instanceof InProcessResponse) return res.sendValue(code, body, extra);
   if (!Buffer.isBuffer(body)) {
     const buf = spelledJson(res, Buffer.from(`${typeof body === 'string' ? body : stringifyJson(body)}\n`));
-    res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
+    writeHeadSafely(res, code, { 'content-type': 'application/json', 'content-length': String(buf.length), ...extra });
     res.end(buf);
     return;
   }
   const buf = spelledJson(res, body);
-  res.writeHead(code, { 'content-type': 'application/json', 'content-length': String(buf.length + 1), ...extra });
+  writeHeadSafely(res, code, { 'content-type': 'application/json', 'content-length': String(buf.length + 1), ...extra });
   res.cork?.();
   res.write(buf);
   res.end(NEWLINE);
@@ -213,7 +225,7 @@ export function writeDocument(res: Response, code: number, body: Buffer | object
   if (res.headersSent || res.writableEnded) return;
   if (res instanceof InProcessResponse) return res.sendValue(code, body, { 'content-type': contentType });
   const buf = spelledJson(res, Buffer.isBuffer(body) ? body : Buffer.from(stringifyJson(body)));
-  res.writeHead(code, { 'content-type': contentType, 'content-length': String(buf.length) });
+  writeHeadSafely(res, code, { 'content-type': contentType, 'content-length': String(buf.length) });
   res.end(buf);
 }
 
@@ -243,7 +255,7 @@ function establishedStatus(status: Status): Status {
 export function writeText(res: Response, code: number, text: string): void {
   if (res.headersSent || res.writableEnded) return;
   const buf = Buffer.from(text);
-  res.writeHead(code, {
+  writeHeadSafely(res, code, {
     'content-type': 'text/plain; charset=utf-8',
     'x-content-type-options': 'nosniff',
     'content-length': String(buf.length),

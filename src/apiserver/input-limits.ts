@@ -16,7 +16,7 @@
  *
  * All checks are iterative (../api/json-walk.ts). See docs/reliability.md.
  */
-import { badRequest, requestEntityTooLarge, StatusError } from '../api/status.js';
+import { badRequest, requestEntityTooLarge, StatusError, timeout } from '../api/status.js';
 import { jsonSizeAtMost, nestingDepth } from '../api/json-walk.js';
 
 export interface InputLimits {
@@ -56,6 +56,18 @@ export const LARGE_OBJECT_BYTES = 256 * 1024;
 /** Resolves after the requests already waiting have had their turn of the event loop. */
 export function otherRequestsTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * otherRequestsTurn for a request's own long work: after the turn, a request that has been answered
+ * meanwhile (its deadline passed and got its 504, or the client went away) stops here, before it
+ * commits anything, instead of going on to a write nobody will hear about.
+ */
+export async function requestTurn(res: { readonly writableEnded: boolean }): Promise<void> {
+  await otherRequestsTurn();
+  if (res.writableEnded || (res as { destroyed?: boolean }).destroyed === true) {
+    throw timeout('Timeout: request did not complete within the allotted timeout', 0);
+  }
 }
 
 /** The limits for a given body limit: a stored object may be as large as a body. */

@@ -9,7 +9,7 @@ import { groupVersion, type ResourceDefinition, type SvcObject } from '../api/ty
 import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
 import { PROTOBUF_MEDIA_TYPE, protobufCodec, protobufSupport, UnencodableError } from '../codec/protobuf/index.js';
 import type { Response } from './http.js';
-import { writeJson } from './http.js';
+import { writeHeadSafely, writeJson } from './http.js';
 import type { RequestScope } from './scope.js';
 
 /** Does this kind offer the Protobuf representation? */
@@ -31,7 +31,7 @@ export function objectMediaTypes(def: ResourceDefinition): readonly string[] {
 function writeProtobuf(s: RequestScope, code: number, body: Buffer): void {
   const res = s.res;
   if (res.headersSent || res.writableEnded) return;
-  res.writeHead(code, { 'content-type': s.output.contentType, 'content-length': String(body.length) });
+  writeHeadSafely(res, code, { 'content-type': s.output.contentType, 'content-length': String(body.length) });
   res.end(body);
 }
 

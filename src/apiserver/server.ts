@@ -171,8 +171,7 @@ export class ApiHttpServer implements RequestPipeline {
       // deadline, or a resourceVersion from the future: the client's doing) are not.
       if (status.code >= 500 && status.code !== 503 && status.code !== 504) this.parts.logger.error({ err, path: pathname, method: req.method }, 'request failed');
       else if (status.code >= 500) this.parts.logger.debug({ path: pathname, method: req.method, code: status.code, reason: status.reason }, 'request not served');
-      if (!res.headersSent) writeStatus(res, status);
-      else if (!res.writableEnded) res.end();
+      answerFailure(res, status, this.parts.logger, pathname);
       // A body too slow to arrive (408): nothing more of it is read; free the connection. (A 413
       // drains the rest of the body as before, so the client reads its answer.)
       if (bodyPending && status.code === 408) cutOff(bodyPending, res);
@@ -255,6 +254,20 @@ function cutOff(req: PipelineRequest, res: Response): void {
   const destroy = () => req.destroy();
   if (res.writableEnded) (res as unknown as NodeJS.EventEmitter).once('finish', destroy);
   else destroy();
+}
+
+/**
+ * The error answer, or the end of a response already under way. Writing it must not throw out of
+ * the pipeline: a failure here is logged and the connection's stream ended, never left hanging.
+ */
+function answerFailure(res: Response, status: StatusError, logger: Logger, path: string): void {
+  try {
+    if (!res.headersSent) writeStatus(res, status);
+    else if (!res.writableEnded) res.end();
+  } catch (err) {
+    logger.error({ err, path, code: status.code }, 'could not send the response');
+    (res as { destroy?: (e?: Error) => void }).destroy?.();
+  }
 }
 
 /** The attributes authorization reads from a request. */

@@ -105,7 +105,7 @@ export async function handleApply(s: RequestScope, body: Buffer): Promise<void> 
   const own: ApplyOwnership = { operation: 'Apply', manager, subresource, force, applied };
   for (let attempt = 0; ; attempt++) {
     try {
-      const out = await guaranteedUpdate(s, (current, _draft, pause) => applyTo(s, current, config, own, pause), { dryRun, subresource, ownership: own });
+      const out = await guaranteedUpdate(s, (current, _draft, pause) => applyTo(s, current, config, own, pause), { dryRun, subresource, ownership: own, largeInput: large });
       writeObject(s, 200, out.view);
       return;
     } catch (err) {

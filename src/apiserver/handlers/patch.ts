@@ -9,10 +9,10 @@ import { badRequest, StatusError, unsupportedMediaType } from '../../api/status.
 import type { SchemaNode, SvcObject } from '../../api/types.js';
 import { canonicalizeBody, mayHoldEstablishedSpelling } from '../../api/established-spelling.js';
 import { isBuiltinResource } from '../../api/registry.js';
-import { applyStrategicMergePatch, STRATEGIC_MERGE_PATCH_MEDIA_TYPE } from '../strategic-merge-patch.js';
+import { applyStrategicMergePatch, applyStrategicMergePatchPausing, STRATEGIC_MERGE_PATCH_MEDIA_TYPE } from '../strategic-merge-patch.js';
 import { mediaTypeOf, PATCH_MEDIA_TYPES } from '../../codec/body.js';
 import { readRequestBytes } from '../http.js';
-import { checkBodyNesting, checkJsonPatchLength, CopyBudget, type InputLimits } from '../input-limits.js';
+import { checkBodyNesting, checkJsonPatchLength, CopyBudget, type InputLimits, LARGE_OBJECT_BYTES } from '../input-limits.js';
 import { writeObject } from '../representation.js';
 import { asObject, checkTypeMeta, prepareForUpdate, prepareStatusUpdate } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
@@ -35,6 +35,8 @@ export function applyMergePatch(target: Json, patch: Json): Json {
 }
 
 export type PatchFunction = (doc: SvcObject) => SvcObject;
+/** A PatchFunction that, given `pause`, gives other requests a turn while it works (a large strategic merge patch). */
+export type PausingPatchFunction = (doc: SvcObject, pause: (() => Promise<void>) | undefined) => Promise<SvcObject>;
 
 /** What a patch applies to: the schema strategic merge patch follows, and whether the kind offers it. */
 export interface PatchTarget {
@@ -51,6 +53,11 @@ const ACCEPTED_PATCH_TYPES = [...PATCH_MEDIA_TYPES, STRATEGIC_MERGE_PATCH_MEDIA_
  * copies to the copy budget while it is applied; the result is checked by the write itself.
  */
 export function parsePatch(contentType: string | undefined, body: Buffer, limits: InputLimits, target: PatchTarget): PatchFunction {
+  return parsePatchBody(contentType, body, limits, target).apply;
+}
+
+/** parsePatch with the pausing form too (only a strategic merge patch has work worth pausing). */
+function parsePatchBody(contentType: string | undefined, body: Buffer, limits: InputLimits, target: PatchTarget): { apply: PatchFunction; applyPausing: PausingPatchFunction } {
   const mt = mediaTypeOf(contentType);
   if (mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE && !target.strategic) {
     throw unsupportedMediaType(
@@ -74,15 +81,25 @@ export function parsePatch(contentType: string | undefined, body: Buffer, limits
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw badRequest(`a ${mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE ? 'strategic ' : ''}merge patch must be a JSON object`);
     }
-    if (mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE) return (doc) => asObject(applyStrategicMergePatch(doc, parsed, target.schema));
-    return (doc) => asObject(applyMergePatch(doc as unknown as Json, parsed));
+    if (mt === STRATEGIC_MERGE_PATCH_MEDIA_TYPE) {
+      return {
+        apply: (doc) => asObject(applyStrategicMergePatch(doc, parsed, target.schema)),
+        applyPausing: async (doc, pause) => asObject(pause ? await applyStrategicMergePatchPausing(doc, parsed, target.schema, pause) : applyStrategicMergePatch(doc, parsed, target.schema)),
+      };
+    }
+    return unpaused((doc) => asObject(applyMergePatch(doc as unknown as Json, parsed)));
   }
   if (!Array.isArray(parsed)) throw badRequest('a JSON patch must be an array of operations');
   checkJsonPatchLength(parsed, limits);
   const ops = parsed as unknown as fastJsonPatch.Operation[];
   const problem = fastJsonPatch.validate(ops);
   if (problem) throw badRequest(`invalid JSON patch: ${problem.message.split('\n')[0]}`);
-  return (doc) => asObject(applyJsonPatch(doc, ops, limits));
+  return unpaused((doc) => asObject(applyJsonPatch(doc, ops, limits)));
+}
+
+/** A merge patch is one linear walk and a JSON patch is held to the operation limit: neither pauses. */
+function unpaused(apply: PatchFunction): { apply: PatchFunction; applyPausing: PausingPatchFunction } {
+  return { apply, applyPausing: async (doc) => apply(doc) };
 }
 
 /** Applies the operations one by one, charging each `copy` to the budget before it is made. */
@@ -107,12 +124,12 @@ export async function handlePatch(s: RequestScope): Promise<void> {
   const body = await readRequestBytes(s.req, limits.maxRequestBodyBytes);
   if (mediaTypeOf(s.req.headers['content-type']) === APPLY_PATCH_MEDIA_TYPE) return handleApply(s, body);
   const dryRun = isDryRun(s.query);
-  const apply = parsePatch(s.req.headers['content-type'], body, limits, { schema: s.def.schema, strategic: isBuiltinResource(s.def) });
+  const { applyPausing } = parsePatchBody(s.req.headers['content-type'], body, limits, { schema: s.def.schema, strategic: isBuiltinResource(s.def) });
   const status = s.info.subresource === 'status';
   const out = await guaranteedUpdate(
     s,
-    (current, draft) => {
-      const patched = apply(draft());
+    async (current, draft, pause) => {
+      const patched = await applyPausing(draft(), pause);
       checkTypeMeta(s.def, patched);
       if (patched.metadata.name !== current.metadata.name) throw badRequest('metadata.name cannot be changed by a patch');
       if ((patched.metadata.namespace ?? '') !== (current.metadata.namespace ?? '')) {
@@ -123,7 +140,8 @@ export async function handlePatch(s: RequestScope): Promise<void> {
       keepNamespaceFinalizers(s.def, patched, current);
       return patched;
     },
-    { dryRun, subresource: s.info.subresource, ownership: updateOwnership(s, s.info.subresource) },
+    // A large patch gives other requests turns while it is applied, even to a small object.
+    { dryRun, subresource: s.info.subresource, ownership: updateOwnership(s, s.info.subresource), largeInput: body.length > LARGE_OBJECT_BYTES },
   );
   writeObject(s, 200, out.view);
 }

@@ -8,7 +8,7 @@ import { badRequest, conflict, notFound, StatusError } from '../../api/status.js
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { cloneJson, jsonTextDepth } from '../../api/json-walk.js';
 import { ConflictError } from '../../storage/types.js';
-import { checkWrittenObject, LARGE_OBJECT_BYTES, objectNestingDepth, otherRequestsTurn } from '../input-limits.js';
+import { checkWrittenObject, LARGE_OBJECT_BYTES, objectNestingDepth, requestTurn } from '../input-limits.js';
 import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
 import { reportUnknownFields } from '../field-validation.js';
@@ -52,10 +52,11 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   await services.admission.mutate(attrs);
   prepareForCreate(def, obj, services.now());
   const large = checkWrittenObject(obj, services.config.inputLimits) > LARGE_OBJECT_BYTES;
-  await recordOwnership(s, undefined, obj, ownership, large ? otherRequestsTurn : undefined);
-  if (large) await otherRequestsTurn();
+  const pause = large ? () => requestTurn(s.res) : undefined;
+  await recordOwnership(s, undefined, obj, ownership, pause);
+  await pause?.();
   reportUnknownFields(s, obj);
-  await validateOrThrowPausing(def, obj, undefined, large ? otherRequestsTurn : undefined);
+  await validateOrThrowPausing(def, obj, undefined, pause);
   attrs.name = obj.metadata.name!;
   const finish = await services.writeHooks?.(def)?.beginCreate?.(obj, dryRun);
   let stored = false;
@@ -92,26 +93,30 @@ export interface UpdateOutcome {
  * the version read, retrying on a concurrent change unless the caller pinned a resourceVersion.
  * `mutate` gets the current object frozen, and `draft()` for a private copy it may change (made
  * only when asked for: most writes build the next object from the request instead); `pause` is set
- * when the object is large, for mutations that walk it more than once to run between walks.
+ * when the object is large (or the request brought a large body, `opts.largeInput`), for mutations
+ * that walk it more than once to run between walks. A pause gives other requests a turn, and ends a
+ * request whose deadline passed meanwhile before it stores anything (./input-limits.ts requestTurn).
  */
 export async function guaranteedUpdate(
   s: RequestScope,
   mutate: (current: SvcObject, draft: () => SvcObject, pause: (() => Promise<void>) | undefined) => Promise<SvcObject> | SvcObject,
-  opts: { dryRun: boolean; subresource: string; ownership?: Ownership; revalidate?: boolean },
+  opts: { dryRun: boolean; subresource: string; ownership?: Ownership; revalidate?: boolean; largeInput?: boolean },
 ): Promise<UpdateOutcome> {
   const { store, def, info, services } = s;
+  const turn = () => requestTurn(s.res);
   for (let attempt = 0; attempt < 50; attempt++) {
     const current = await store.getForUpdate(info.namespace, info.name);
     if (!current) throw notFound({ group: def.group, resource: def.plural, name: info.name });
-    const large = (current.stored?.length ?? 0) > LARGE_OBJECT_BYTES;
-    if (large) await otherRequestsTurn();
+    const large = opts.largeInput === true || (current.stored?.length ?? 0) > LARGE_OBJECT_BYTES;
+    const pause = large ? turn : undefined;
+    await pause?.();
     // An object stored before the nesting limit existed may be deeper than it: such an object can
     // still be deleted, or changed by a write that leaves it no deeper, without its ownership walked.
     const limits = services.config.inputLimits;
     const legacyDepth = storedDepthOver(current, limits.maxNestingDepth);
     const legacy = legacyDepth > limits.maxNestingDepth;
-    const next = await mutate(current.object, () => store.draft(current), large ? otherRequestsTurn : undefined);
-    if (large) await otherRequestsTurn();
+    const next = await mutate(current.object, () => store.draft(current), pause);
+    await pause?.();
     const pinned = next.metadata.resourceVersion;
     if (pinned !== undefined && pinned !== '' && pinned !== current.object.metadata.resourceVersion) {
       throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'the object has been modified; please apply your changes to the latest version and try again');
@@ -123,18 +128,18 @@ export async function guaranteedUpdate(
     // Writes that take the full object record who changed what; scale, binding and deletion do not.
     checkWrittenObject(next, legacy ? { ...limits, maxNestingDepth: legacyDepth } : limits);
     if (opts.ownership && !legacy) {
-      await recordOwnership(s, current.object, next, opts.ownership, large ? otherRequestsTurn : undefined);
-      if (large) await otherRequestsTurn();
+      await recordOwnership(s, current.object, next, opts.ownership, pause);
+      await pause?.();
     }
     reportUnknownFields(s, next, current.object);
-    if (opts.revalidate !== false) await validateOrThrowPausing(def, next, current.object, large ? otherRequestsTurn : undefined);
+    if (opts.revalidate !== false) await validateOrThrowPausing(def, next, current.object, pause);
     const m = next.metadata;
     const removing = !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !isNamespaceAwaitingFinalize(def, next);
     const finish = removing ? undefined : await hooks?.beginUpdate?.(next, current.object, opts.dryRun);
     let stored = false;
     try {
       await services.admission.validate(attrs);
-      if (large) await otherRequestsTurn();
+      await pause?.();
       if (removing) {
         await store.remove(current, opts.dryRun);
         if (!opts.dryRun) hooks?.afterDelete?.(current.object);
