@@ -115,13 +115,16 @@ async function timed(server: ApiServerProcess, c: { method: string; path: string
   return { r, ms: Date.now() - started };
 }
 
-/** A 4xx Status within a second. */
+/**
+ * A 4xx Status, promptly: within 5 s even on a loaded 2-core machine (about 50-200 ms when quiet; the
+ * unguarded inputs ran for minutes or exhausted memory, so the bound still tells the two apart).
+ */
 function assertRefused(name: string, r: HttpResult, ms: number, code: number, message?: RegExp): void {
   assert.is(r.status, code, `${name}: ${r.text.slice(0, 300)}`);
   assert.is(r.json?.kind, 'Status', r.text.slice(0, 300));
   assert.is(r.json.code, code);
   if (message) assert.match(r.json.message, message);
-  assert.ok(ms < 1000, `${name}: answered after ${ms} ms`);
+  assert.ok(ms < 5000, `${name}: answered after ${ms} ms`);
 }
 
 forEachEngine('hostile requests (issue 8 regressions)', (test, ctx) => {
