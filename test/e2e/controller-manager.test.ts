@@ -83,7 +83,9 @@ test('the secure port: /healthz with a check per controller, /debug/machines wit
 });
 
 test('two managers in leader election: kill -9 of the leader hands over, and no pod is ever created twice', async () => {
-  const lease = ['--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=500ms', '--controllers=replicaset', '--secure-port=0'];
+  // Short enough for a quick handover, long enough that a leader on a loaded 2-core machine still
+  // renews in time (at 3 s / 2 s a renewal missed its deadline under load and b led early).
+  const lease = ['--leader-elect-lease-duration=6s', '--leader-elect-renew-deadline=4s', '--leader-elect-retry-period=500ms', '--controllers=replicaset', '--secure-port=0'];
   const a = manager(lease);
   await a.waitFor((l) => l.msg === 'started leading', 15_000, 'a leads');
   const b = manager(lease);
@@ -103,7 +105,7 @@ test('two managers in leader election: kill -9 of the leader hands over, and no 
     assert.not.ok(b.lines.some((l) => l.msg === 'started leading'), 'b follows while a leads');
 
     a.proc.kill('SIGKILL');
-    await b.waitFor((l) => l.msg === 'started leading', 15_000, 'b takes over');
+    await b.waitFor((l) => l.msg === 'started leading', 20_000, 'b takes over');
     await api.client.patch(resources.replicasets, 'default', 'ha', 'merge', { spec: { replicas: 8 } });
     await eventually(async () => (await live()).length === 8, 15_000, '8 pods under b');
     await new Promise((r) => setTimeout(r, 1_000));
