@@ -15,6 +15,13 @@
  *                            absent: one default line per start (sim-logs.ts)
  *   sim.svc.io/log-every-seconds  while running, one more line every N seconds (logs -f shows growth)
  *   sim.svc.io/log-line      that periodic line; `{n}` is replaced by its count (default `tick {n}`)
+ *   Probes (only containers that have the probe are affected; sim-probes.ts):
+ *   sim.svc.io/readiness-fails "true": the readiness probe always fails (Running, never Ready)
+ *   sim.svc.io/ready-after-seconds  the readiness probe fails until N s after each start, then passes
+ *   sim.svc.io/liveness-fails-after-seconds  from N s after each start the liveness probe fails; at
+ *                            failureThreshold failures the container is killed and restarted
+ *   sim.svc.io/startup-fails "true": the startup probe always fails: the container is killed after
+ *                            failureThreshold runs (liveness and readiness never start)
  * Node:
  *   sim.svc.io/faults        comma-separated: stop-heartbeats, not-ready, memory-pressure,
  *                            disk-pressure, pid-pressure, network-unavailable, crash
@@ -29,6 +36,10 @@ export const ANNOTATION_IGNORE_SIGTERM = 'sim.svc.io/ignore-sigterm';
 export const ANNOTATION_LOG = 'sim.svc.io/log';
 export const ANNOTATION_LOG_EVERY_SECONDS = 'sim.svc.io/log-every-seconds';
 export const ANNOTATION_LOG_LINE = 'sim.svc.io/log-line';
+export const ANNOTATION_READINESS_FAILS = 'sim.svc.io/readiness-fails';
+export const ANNOTATION_READY_AFTER_SECONDS = 'sim.svc.io/ready-after-seconds';
+export const ANNOTATION_LIVENESS_FAILS_AFTER_SECONDS = 'sim.svc.io/liveness-fails-after-seconds';
+export const ANNOTATION_STARTUP_FAILS = 'sim.svc.io/startup-fails';
 
 /** The periodic log line when `sim.svc.io/log-line` is absent. */
 export const DEFAULT_LOG_LINE = 'tick {n}';
@@ -52,6 +63,16 @@ export interface PodBehaviour {
   logEveryMs: number | undefined;
   /** The periodic line (`{n}`: its count from 1). */
   logLine: string;
+  /** Readiness probes always fail. */
+  readinessFails: boolean;
+  /** Readiness probes fail until this long after each start; undefined: they pass. */
+  readyAfterMs: number | undefined;
+  /** Liveness probes fail from this long after each start; undefined: they pass. */
+  livenessFailsAfterMs: number | undefined;
+  /** Startup probes always fail. */
+  startupFails: boolean;
+  /** True when any of the four above is set (else no probe run can fail: no timers for probes). */
+  probesFail: boolean;
 }
 
 function seconds(annotations: Readonly<Record<string, string>> | undefined, key: string, min: number): number | undefined {
@@ -66,6 +87,11 @@ export function podBehaviour(annotations: Readonly<Record<string, string>> | und
   const code = Number(annotations?.[ANNOTATION_EXIT_CODE]);
   const log = annotations?.[ANNOTATION_LOG];
   const every = seconds(annotations, ANNOTATION_LOG_EVERY_SECONDS, 0.001);
+  const flag = (key: string) => annotations?.[key]?.trim().toLowerCase() === 'true';
+  const readinessFails = flag(ANNOTATION_READINESS_FAILS);
+  const readyAfterMs = seconds(annotations, ANNOTATION_READY_AFTER_SECONDS, 0);
+  const livenessFailsAfterMs = seconds(annotations, ANNOTATION_LIVENESS_FAILS_AFTER_SECONDS, 0);
+  const startupFails = flag(ANNOTATION_STARTUP_FAILS);
   return {
     runMs: annotations?.[ANNOTATION_RUN_SECONDS] !== undefined && Number.isFinite(run) && run >= 0 ? Math.round(run * 1000) : undefined,
     exitCode: Number.isInteger(code) && code >= 0 && code <= 255 ? code : 0,
@@ -75,6 +101,11 @@ export function podBehaviour(annotations: Readonly<Record<string, string>> | und
     // At least 100 ms apart, so a typo cannot flood a follower.
     logEveryMs: every === undefined ? undefined : Math.max(100, every),
     logLine: annotations?.[ANNOTATION_LOG_LINE] ?? DEFAULT_LOG_LINE,
+    readinessFails,
+    readyAfterMs,
+    livenessFailsAfterMs,
+    startupFails,
+    probesFail: readinessFails || readyAfterMs !== undefined || livenessFailsAfterMs !== undefined || startupFails,
   };
 }
 

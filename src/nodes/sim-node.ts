@@ -386,7 +386,7 @@ export class SimNode {
     }
   }
 
-  /** The Events of one step of a pod's life: a start (Pulled, Created, Started), a crash loop (BackOff). */
+  /** The Events of one step of a pod's life: a start (Pulled, Created, Started), a crash loop (BackOff), a failed probe (Unhealthy) and the kill it causes (Killing). */
   private transitionEvents(p: TrackedPod, step: SimTransition): void {
     const { sim } = p;
     if (step.type === 'started') {
@@ -400,6 +400,12 @@ export class SimNode {
       sim.containers.forEach(started);
     } else if (step.type === 'backoff') {
       for (const c of sim.containers) this.event(p, c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${p.name}_${p.namespace}(${sim.uid})`);
+    } else if (step.type === 'unhealthy') {
+      // One per failed probe run; the recorder aggregates the repeats into one Event's count.
+      this.event(p, sim.containers[step.container]!, 'Warning', 'Unhealthy', `${step.probe} probe failed: ${step.message}`);
+    } else if (step.type === 'killed') {
+      const c = sim.containers[step.container]!;
+      this.event(p, c, 'Normal', 'Killing', `Container ${c.name} failed ${step.probe.toLowerCase()} probe${step.restart ? ', will be restarted' : ''}`);
     }
   }
 

@@ -11,14 +11,19 @@
  *
  * Init containers run first, one after the other, each pulled, started and exiting with 0 within
  * one pull + start delay; the app containers start once the last has completed (`Initialized`).
- * A container is ready once it runs and its readiness probe's initialDelaySeconds have passed
- * (no probe: at once); the pod is Ready when every container is. Every container of a pod runs
- * the same simulated program (the pod's `sim.svc.io/*` annotations).
+ * A container is ready once it runs and its readiness probe passes (no probe: at once; by default
+ * a probe passes at its first run, after initialDelaySeconds); the pod is Ready when every
+ * container is. Probe failures the pod's annotations ask for (sim-probes.ts) are steps of their
+ * own (`unhealthy`, an Event each), and a failing liveness or startup probe kills the run (exit
+ * code 137) like an exit. Every container of a pod runs the same simulated program (the pod's
+ * `sim.svc.io/*` annotations) and they share one life: a run killed by one container's probe
+ * restarts them all.
  */
 import type { Condition, Pod, PodStatus } from '../api/generated/kinds.js';
 import { rfc3339 } from '../api/time.js';
 import { podBehaviour, type PodBehaviour } from './sim-annotations.js';
 import type { ContainerRun } from './sim-logs.js';
+import { containerProbes, ProbePlan, type ContainerProbes, type ProbeKind } from './sim-probes.js';
 
 export interface SimTimings {
   /** Simulated image pull, from the pod's first sight to its containers starting (default 500 ms). */
@@ -36,7 +41,17 @@ export interface SimTimings {
 export const DEFAULT_SIM_TIMINGS: Readonly<SimTimings> = Object.freeze({ imagePullMs: 500, containerStartMs: 200, backoffBaseMs: 10_000, backoffMaxMs: 300_000, containerStopMs: 1_000 });
 
 /** A step of a pod's life that the node reports as Events (sim-node.ts). */
-export type SimTransition = { type: 'started'; restart: number } | { type: 'backoff'; restart: number; backoffMs: number } | { type: 'exited'; exitCode: number };
+export type SimTransition =
+  | { type: 'started'; restart: number }
+  | { type: 'backoff'; restart: number; backoffMs: number }
+  | { type: 'exited'; exitCode: number }
+  /** A probe run of `containers[container]` failed. */
+  | { type: 'unhealthy'; container: number; probe: ProbeKind; message: string }
+  /** A failing liveness or startup probe of `containers[container]` killed the run; `restart`: by the restart policy. */
+  | { type: 'killed'; container: number; probe: ProbeKind; restart: boolean };
+
+/** The exit code of a container killed (SIGKILL) by the node. */
+const KILLED_EXIT_CODE = 137;
 
 /** A container status as the established node agent writes it (the schema keeps these free-form). */
 export interface ContainerStatus {
@@ -62,7 +77,8 @@ type Stage = { kind: 'creating'; startAt: number } | { kind: 'running'; since: n
 export interface ContainerInfo {
   name: string;
   image: string;
-  readyDelayMs: number;
+  /** Its probes (app containers only); undefined: none. */
+  probes: ContainerProbes | undefined;
   /** spec.containers[i].imagePullPolicy (defaulted as established when absent). */
   pullPolicy: string;
 }
@@ -88,6 +104,8 @@ export class SimPod {
   private restarts = 0;
   private last: Exit | undefined;
   private readonly firstSeen: number;
+  /** The running stage's probe plans, one per app container (undefined entries: no probes); undefined: no container has probes. */
+  private plans: Array<ProbePlan | undefined> | undefined;
 
   constructor(
     private readonly pod: Pod,
@@ -103,10 +121,10 @@ export class SimPod {
     this.containers = (pod.spec?.containers ?? []).map((c) => ({
       name: c.name ?? '',
       image: c.image ?? '',
-      readyDelayMs: Math.max(0, Number((c.readinessProbe as { initialDelaySeconds?: number } | undefined)?.initialDelaySeconds ?? 0)) * 1000,
+      probes: containerProbes(c as Parameters<typeof containerProbes>[0], podIP),
       pullPolicy: pullPolicy(c as { image?: string; imagePullPolicy?: string }),
     }));
-    this.inits = (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '', readyDelayMs: 0, pullPolicy: pullPolicy(c as { image?: string; imagePullPolicy?: string }) }));
+    this.inits = (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '', probes: undefined, pullPolicy: pullPolicy(c as { image?: string; imagePullPolicy?: string }) }));
     this.stepMs = timings.imagePullMs + timings.containerStartMs;
     this.stage = { kind: 'creating', startAt: now + (this.inits.length + 1) * this.stepMs };
   }
@@ -142,10 +160,13 @@ export class SimPod {
       case 'done':
         return undefined;
       case 'running': {
-        let next = this.behaviour.runMs !== undefined ? s.since + this.behaviour.runMs : Infinity;
-        for (const c of this.containers) {
-          const readyAt = s.since + c.readyDelayMs;
-          if (readyAt > now && readyAt < next) next = readyAt;
+        let next = Math.min(this.runEnd(s.since), this.killAt());
+        for (const plan of this.plans ?? []) {
+          if (!plan) continue;
+          for (const t of [plan.startedAt, plan.readyAt, plan.nextFailure()?.at ?? Infinity]) if (t > now && t < next) next = t;
+          // A failure due but not yet reported (the pod was not looked at): at once.
+          const due = plan.nextFailure()?.at;
+          if (due !== undefined && due <= now) next = now;
         }
         return next === Infinity ? undefined : next;
       }
@@ -161,17 +182,61 @@ export class SimPod {
     for (let guard = 0; guard < 1000; guard++) {
       const s = this.stage;
       if (s.kind === 'creating' && now >= s.startAt) {
-        this.stage = { kind: 'running', since: s.startAt };
+        this.run(s.startAt);
         steps.push({ type: 'started', restart: 0 });
-      } else if (s.kind === 'running' && this.behaviour.runMs !== undefined && now >= s.since + this.behaviour.runMs) {
-        steps.push(this.exited({ exitCode: this.behaviour.exitCode, startedAt: s.since, finishedAt: s.since + this.behaviour.runMs }));
+      } else if (s.kind === 'running' && this.failureDue(now, steps)) {
+        // One probe failure reported; look again.
+      } else if (s.kind === 'running' && this.killAt() <= now && this.killAt() < this.runEnd(s.since)) {
+        const at = this.killAt();
+        const exit = { exitCode: KILLED_EXIT_CODE, startedAt: s.since, finishedAt: at };
+        const restart = this.restartPolicy !== 'Never';
+        this.plans!.forEach((plan, i) => {
+          if (plan?.kill?.at === at) steps.push({ type: 'killed', container: i, probe: plan.kill.probe, restart });
+        });
+        steps.push(this.exited(exit));
+      } else if (s.kind === 'running' && now >= this.runEnd(s.since)) {
+        steps.push(this.exited({ exitCode: this.behaviour.exitCode, startedAt: s.since, finishedAt: this.runEnd(s.since) }));
       } else if (s.kind === 'backoff' && now >= s.until) {
         this.restarts++;
-        this.stage = { kind: 'running', since: s.until };
+        this.run(s.until);
         steps.push({ type: 'started', restart: this.restarts });
       } else break;
     }
     return steps;
+  }
+
+  /** Enters the running stage at `since`, planning its probes (only when a container has any). */
+  private run(since: number): void {
+    this.stage = { kind: 'running', since };
+    this.plans = this.containers.some((c) => c.probes) ? this.containers.map((c) => (c.probes ? new ProbePlan(c.probes, this.behaviour, since) : undefined)) : undefined;
+  }
+
+  /** When the run started at `since` exits by itself (`sim.svc.io/run-seconds`); Infinity: never. */
+  private runEnd(since: number): number {
+    return this.behaviour.runMs !== undefined ? since + this.behaviour.runMs : Infinity;
+  }
+
+  /** When a failing probe kills the current run; Infinity: never. */
+  private killAt(): number {
+    let at = Infinity;
+    for (const plan of this.plans ?? []) if (plan?.kill && plan.kill.at < at) at = plan.kill.at;
+    return at;
+  }
+
+  /** Reports the earliest probe failure due by `now` (before the run ends), if any. */
+  private failureDue(now: number, steps: SimTransition[]): boolean {
+    if (!this.plans || this.stage.kind !== 'running') return false;
+    const end = Math.min(this.runEnd(this.stage.since), this.killAt());
+    let best: { i: number; at: number; probe: ProbeKind; message: string } | undefined;
+    this.plans.forEach((plan, i) => {
+      const f = plan?.nextFailure();
+      if (f && f.at <= now && f.at <= end && (!best || f.at < best.at)) best = { i, ...f };
+    });
+    if (!best) return false;
+    const { i, at, probe, message } = best;
+    this.plans[i]!.reported(probe, at);
+    steps.push({ type: 'unhealthy', container: i, probe, message });
+    return true;
   }
 
   private exited(exit: Exit): SimTransition {
@@ -308,7 +373,7 @@ export class SimPod {
       case 'done':
         return s.exit.finishedAt;
       case 'running': {
-        const readyAt = s.since + Math.max(0, ...this.containers.map((c) => c.readyDelayMs));
+        const readyAt = Math.max(s.since, ...(this.plans ?? []).map((p) => p?.readyAt ?? s.since));
         return now >= readyAt ? readyAt : s.since;
       }
     }
@@ -325,8 +390,12 @@ export class SimPod {
         const reason = now >= this.initializedAt() ? 'ContainerCreating' : 'PodInitializing';
         return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason } }, lastState: {} };
       }
-      case 'running':
-        return { ...base, containerID: id, ready: now >= s.since + c.readyDelayMs, started: true, state: { running: { startedAt: rfc3339(s.since) } }, lastState };
+      case 'running': {
+        const plan = this.plans?.[this.containers.indexOf(c)];
+        const ready = plan ? now >= plan.readyAt : true;
+        const started = plan ? now >= plan.startedAt : true;
+        return { ...base, containerID: id, ready, started, state: { running: { startedAt: rfc3339(s.since) } }, lastState };
+      }
       case 'backoff': {
         const seconds = Math.round((s.until - (this.last?.finishedAt ?? s.until)) / 1000);
         const message = `back-off ${seconds}s restarting failed container=${c.name} pod=${this.pod.metadata.name ?? ''}_${this.pod.metadata.namespace ?? ''}(${this.uid})`;

@@ -177,6 +177,33 @@ test('the node records the established Events of a start and of a crash loop (so
   await client.delete(resources.pods, 'default', 'evented2', { gracePeriodSeconds: 0 });
 });
 
+test('probes: a failing readiness probe keeps a Running pod not Ready with Unhealthy Events counted up; a failing liveness probe kills and restarts the container', async () => {
+  const readinessProbe = { periodSeconds: 1, httpGet: { path: '/healthz', port: 80 } };
+  await client.create(resources.pods, 'default', pod('unready', { nodeName: 'sim-0' }, { metadata: { name: 'unready', annotations: { 'sim.svc.io/readiness-fails': 'true' } }, spec: { containers: [{ name: 'c', image: 'app', readinessProbe }] } }));
+  const livenessProbe = { periodSeconds: 1, failureThreshold: 2, tcpSocket: { port: 8080 } };
+  await client.create(resources.pods, 'default', pod('dying', { nodeName: 'sim-1' }, { metadata: { name: 'dying', annotations: { 'sim.svc.io/liveness-fails-after-seconds': '0.5' } }, spec: { containers: [{ name: 'c', image: 'app', livenessProbe }] } }));
+  await eventually(async () => ((await eventsOf('unready')).find((e) => e.reason === 'Unhealthy')?.count ?? 0) >= 2, 8_000, 'Unhealthy counted twice');
+  const unready = await getPod('unready');
+  assert.is(unready.status?.phase, 'Running');
+  assert.is(condition(unready, 'Ready'), 'False');
+  assert.is(containers(unready)[0]!.ready, false);
+  assert.is(containers(unready)[0]!.started, true);
+  const unhealthy = (await eventsOf('unready')).filter((e) => e.reason === 'Unhealthy');
+  assert.is(unhealthy.length, 1, 'repeats aggregate into one Event');
+  assert.is(unhealthy[0]!.type, 'Warning');
+  assert.is(unhealthy[0]!.message, 'Readiness probe failed: HTTP probe failed with statuscode: 503');
+  assert.is(unhealthy[0]!.involvedObject?.fieldPath, 'spec.containers{c}');
+
+  const dying = await podWhen('dying', (p) => (containers(p)[0]?.restartCount ?? 0) >= 1, 'restarted after the liveness probe failed', 10_000);
+  assert.is(containers(dying)[0]!.lastState['terminated']?.['exitCode'], 137);
+  assert.is(containers(dying)[0]!.lastState['terminated']?.['reason'], 'Error');
+  await eventually(async () => (await eventsOf('dying')).some((e) => e.reason === 'Killing'), 3_000, 'a Killing event');
+  const events = await eventsOf('dying');
+  assert.match(events.find((e) => e.reason === 'Unhealthy')?.message ?? '', /^Liveness probe failed: dial tcp 10\.\d+\.\d+\.\d+:8080: connect: connection refused$/);
+  assert.is(events.find((e) => e.reason === 'Killing')?.message, 'Container c failed liveness probe, will be restarted');
+  for (const name of ['unready', 'dying']) await client.delete(resources.pods, 'default', name, { gracePeriodSeconds: 0 });
+});
+
 test('faults as Node annotations: not-ready and pressure show in conditions; stop-heartbeats stops the lease; clearing recovers', async () => {
   await client.patch(resources.nodes, '', 'sim-2', 'merge', { metadata: { annotations: { 'sim.svc.io/faults': 'not-ready,memory-pressure' } } });
   await eventually(async () => condition(await getNode('sim-2'), 'Ready') === 'False', 3_000, 'NotReady');

@@ -118,4 +118,88 @@ test('crash loop: back-off doubles to its cap, restartCount grows, the last exit
   assert.is(late.phase, 'Running');
 });
 
+
+const probed = (annotations: Record<string, string>, probes: Record<string, unknown>, restartPolicy = 'Always') =>
+  sim(annotations, { restartPolicy, containers: [{ name: 'c', image: 'app', ports: [{ name: 'http', containerPort: 8080 }], ...probes }] } as Partial<NonNullable<Pod['spec']>>);
+const steps = (s: SimPod, ms: number) => s.advance(T0 + ms);
+
+test('readiness-fails: Running but never Ready, one Unhealthy failure per period; containers without the probe are unaffected', () => {
+  const s = probed({ 'sim.svc.io/readiness-fails': 'true' }, { readinessProbe: { periodSeconds: 2, tcpSocket: { port: 'http' } } });
+  const first = steps(s, 150);
+  assert.equal(first.map((x) => x.type), ['started', 'unhealthy']);
+  assert.equal(first[1], { type: 'unhealthy', container: 0, probe: 'Readiness', message: 'dial tcp 10.244.0.2:8080: connect: connection refused' });
+  const st = s.status(T0 + 150);
+  assert.is(st.phase, 'Running');
+  assert.is(container(st).ready, false);
+  assert.is(container(st).started, true);
+  assert.is(cond(st, 'Ready'), 'False');
+  assert.is(st.conditions?.find((c) => c.type === 'ContainersReady')?.reason, 'ContainersNotReady');
+  assert.is(s.nextAt(T0 + 150), T0 + 2_150, 'the next run, one period later');
+  assert.equal(steps(s, 6_150).map((x) => x.type), ['unhealthy', 'unhealthy', 'unhealthy'], 'catching up: one per missed run');
+  assert.is(cond(s.status(T0 + 6_150), 'Ready'), 'False');
+  // The annotation means nothing to a container without a readiness probe.
+  const plain = sim({ 'sim.svc.io/readiness-fails': 'true' });
+  assert.equal(steps(plain, 150).map((x) => x.type), ['started']);
+  assert.is(cond(plain.status(T0 + 150), 'Ready'), 'True');
+  assert.is(plain.nextAt(T0 + 150), undefined, 'no timer for it');
+});
+
+test('ready-after-seconds: the readiness probe fails until then, passing at the first run after (initialDelaySeconds honoured)', () => {
+  const s = probed({ 'sim.svc.io/ready-after-seconds': '3' }, { readinessProbe: { initialDelaySeconds: 1, periodSeconds: 1, httpGet: { path: '/', port: 80 } } });
+  const started = steps(s, 150);
+  assert.equal(started.map((x) => x.type), ['started'], 'nothing probed before the initial delay');
+  assert.is(s.nextAt(T0 + 150), T0 + 1_150);
+  const failing = steps(s, 2_150);
+  assert.equal(failing.map((x) => x.type), ['unhealthy', 'unhealthy'], 'runs at 1 s and 2 s fail');
+  assert.is((failing[0] as { message: string }).message, 'HTTP probe failed with statuscode: 503');
+  assert.is(cond(s.status(T0 + 2_150), 'Ready'), 'False');
+  assert.is(s.nextAt(T0 + 2_150), T0 + 3_150);
+  assert.equal(steps(s, 3_150), []);
+  const ready = s.status(T0 + 3_150);
+  assert.is(cond(ready, 'Ready'), 'True');
+  assert.is(ready.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime, new Date(T0 + 3_150).toISOString().replace('.150', ''));
+  assert.is(s.nextAt(T0 + 3_150), undefined, 'nothing more to probe');
+});
+
+test('liveness-fails-after-seconds: failureThreshold failures a period apart, then the container is killed (137) and restarted with back-off', () => {
+  const s = probed({ 'sim.svc.io/liveness-fails-after-seconds': '2' }, { livenessProbe: { periodSeconds: 1, failureThreshold: 3, exec: { command: ['true'] } } });
+  steps(s, 150);
+  assert.equal(steps(s, 2_000), [], 'healthy before 2 s');
+  const dying = steps(s, 4_150);
+  assert.equal(dying.map((x) => x.type), ['unhealthy', 'unhealthy', 'unhealthy', 'killed', 'backoff']);
+  assert.equal(dying[0], { type: 'unhealthy', container: 0, probe: 'Liveness', message: '' });
+  assert.equal(dying[3], { type: 'killed', container: 0, probe: 'Liveness', restart: true });
+  const backoff = container(s.status(T0 + 4_150));
+  assert.is(backoff.state['waiting']?.['reason'], 'CrashLoopBackOff');
+  assert.is(backoff.lastState['terminated']?.['exitCode'], 137);
+  assert.is(backoff.lastState['terminated']?.['reason'], 'Error');
+  assert.is(backoff.lastState['terminated']?.['finishedAt'], new Date(T0 + 4_150).toISOString().replace('.150', ''));
+  const again = steps(s, 5_150);
+  assert.equal(again.map((x) => x.type), ['started']);
+  assert.is(container(s.status(T0 + 5_150)).restartCount, 1);
+  assert.is(s.status(T0 + 5_150).phase, 'Running');
+  // restartPolicy Never: killed for good, Failed, no "will be restarted".
+  const never = probed({ 'sim.svc.io/liveness-fails-after-seconds': '0' }, { livenessProbe: { periodSeconds: 1, failureThreshold: 1, grpc: { port: 9000 } } }, 'Never');
+  const end = steps(never, 1_000);
+  assert.equal(end.map((x) => x.type), ['started', 'unhealthy', 'killed', 'exited']);
+  assert.is((end[2] as { restart: boolean }).restart, false);
+  assert.is(never.status(T0 + 1_000).phase, 'Failed');
+});
+
+test('startup probe: started (and readiness, liveness) wait for it; startup-fails kills after failureThreshold runs', () => {
+  const s = probed({}, { startupProbe: { initialDelaySeconds: 2, exec: { command: ['true'] } }, readinessProbe: { exec: { command: ['true'] } } });
+  steps(s, 150);
+  const before = container(s.status(T0 + 150));
+  assert.is(before.started, false);
+  assert.is(before.ready, false);
+  assert.is(s.nextAt(T0 + 150), T0 + 2_150);
+  steps(s, 2_150);
+  assert.is(container(s.status(T0 + 2_150)).started, true);
+  assert.is(container(s.status(T0 + 2_150)).ready, true);
+  const failing = probed({ 'sim.svc.io/startup-fails': 'true', 'sim.svc.io/readiness-fails': 'true' }, { startupProbe: { periodSeconds: 1, failureThreshold: 2, httpGet: { port: 80 } }, readinessProbe: { exec: { command: ['true'] } } });
+  const out = steps(failing, 1_150);
+  assert.equal(out.map((x) => x.type), ['started', 'unhealthy', 'unhealthy', 'killed', 'backoff'], 'readiness is never probed before startup passes');
+  assert.ok(out.filter((x) => x.type === 'unhealthy').every((x) => (x as { probe: string }).probe === 'Startup'));
+});
+
 test.run();
