@@ -15,7 +15,7 @@ import { ApiError, type ApiClient } from '../client/types.js';
 import { resources } from '../client/typed.js';
 import { EventRecorder, type EventType } from '../runtime/event-recorder.js';
 import type { NodeShape } from './node-shape.js';
-import type { NodeFault } from './sim-annotations.js';
+import { podBehaviour, type NodeFault } from './sim-annotations.js';
 import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
@@ -347,7 +347,8 @@ export class SimNode {
    */
   private scheduleRemoval(uid: string, tracked: TrackedPod, pod: Pod): void {
     const grace = pod.metadata.deletionGracePeriodSeconds;
-    const delay = tracked.sim.stopDelayMs(typeof grace === 'number' && grace > 0 ? grace * 1000 : 0);
+    // How the containers stop is read from the pod as deleted: annotations added while it ran count.
+    const delay = tracked.sim.stopDelayMs(typeof grace === 'number' && grace > 0 ? grace * 1000 : 0, podBehaviour(pod.metadata.annotations));
     if (tracked.sim.running && !this.crashed) {
       for (const c of tracked.sim.containers) this.event(tracked, c, 'Normal', 'Killing', `Stopping container ${c.name}`);
     }

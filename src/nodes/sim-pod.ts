@@ -262,10 +262,10 @@ export class SimPod {
    * SIGTERM; never more than the grace period (then they are killed). Nothing runs yet or any
    * more: at once.
    */
-  stopDelayMs(graceMs: number): number {
+  stopDelayMs(graceMs: number, stop: Pick<PodBehaviour, 'ignoreSigterm' | 'stopMs'> = this.behaviour): number {
     if (this.stage.kind !== 'running' && this.stage.kind !== 'backoff') return 0;
-    if (this.behaviour.ignoreSigterm) return graceMs;
-    return Math.min(graceMs, this.behaviour.stopMs ?? this.timings.containerStopMs);
+    if (stop.ignoreSigterm) return graceMs;
+    return Math.min(graceMs, stop.stopMs ?? this.timings.containerStopMs);
   }
 
   /**

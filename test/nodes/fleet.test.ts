@@ -149,6 +149,18 @@ test('a container that ignores SIGTERM holds its pod for the whole grace period'
   assert.ok(Date.now() - t >= 900, `removed after ${Date.now() - t} ms`);
 });
 
+test('ignoring SIGTERM annotated while the pod runs counts too (the deleted pod is read, as the docs show it)', async () => {
+  await client.create(resources.pods, 'default', pod('late', { nodeName: 'sim-1' }));
+  await podWhen('late', (p) => p.status?.phase === 'Running', 'Running');
+  await client.patch(resources.pods, 'default', 'late', 'merge', { metadata: { annotations: { 'sim.svc.io/ignore-sigterm': 'true' } } });
+  const t = Date.now();
+  await client.delete(resources.pods, 'default', 'late', { gracePeriodSeconds: 2 });
+  await new Promise((r) => setTimeout(r, 1_200));
+  assert.ok(await getPod('late'), 'still there past its stop time, within its grace period');
+  await eventually(async () => (await getPod('late').then(() => false, () => true)), 6_000, 'the pod gone');
+  assert.ok(Date.now() - t >= 1_900, `removed after ${Date.now() - t} ms`);
+});
+
 test('the node records the established Events of a start and of a crash loop (source kubelet + node, the container\'s fieldPath)', async () => {
   await client.create(resources.pods, 'default', pod('evented', { nodeName: 'sim-2' }));
   await podWhen('evented', (p) => p.status?.phase === 'Running', 'Running');
