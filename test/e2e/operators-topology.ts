@@ -98,7 +98,7 @@ export function runOperatorsTopology(store: 'embedded' | 'etcd'): void {
     assert.is(nodes.code, 0, nodes.stderr);
     await eventually(async () => {
       const list = await topo.api.client.list(resources.nodes);
-      return list.items.length === 3 && list.items.every((n) => (n['status'] as { conditions?: { type: string; status: string }[] }).conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return list.items.length === 3 && list.items.every((n) => (n['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
     }, 60_000, '3 simulated nodes Ready');
     // One of each pair leads; the other follows.
     const cm = await leader(topo.managers, CM_LOCK);
