@@ -363,13 +363,21 @@ export function mapEtcdError(err: unknown): Error {
   let mapped: Error;
   if (TOO_LARGE.some((m) => e.message.includes(m))) {
     mapped = new ValueTooLargeError(`the object is larger than the storage accepts: ${e.message}`);
-  } else if (isOutage(e) || e instanceof GRPCCancelledError || e instanceof ClientClosedError) {
+  } else if (isOutage(e) || e instanceof GRPCCancelledError || e instanceof ClientClosedError || isOpenBreaker(e)) {
     mapped = new StorageUnavailableError(`etcd unavailable: ${e.message}`, isDeadline(e));
   } else {
     mapped = new StorageFaultError(`etcd: ${e.message}`);
   }
   (mapped as Error & { cause?: unknown }).cause = e;
   return mapped;
+}
+
+/**
+ * The client's circuit breaker refusing a call while etcd is thought down (etcd-fault-handling.ts):
+ * an outage as the API sees it (503), not a fault. By name: etcd3 may carry its own cockatiel copy.
+ */
+function isOpenBreaker(e: Error): boolean {
+  return e.name === 'BrokenCircuitError' || e.constructor.name === 'BrokenCircuitError' || e.message.includes('circuit breaker is open');
 }
 
 /** Connect to etcd (fails with StorageUnavailableError if it does not answer within the timeout). */

@@ -43,6 +43,12 @@ test('etcd outages are 503, deadlines 504, both with Retry-After', () => {
   assert.is(s.details?.retryAfterSeconds, 1);
 });
 
+test('the etcd client\'s open circuit breaker (etcd thought down) is a 503 outage, not a 500', async () => {
+  const { BrokenCircuitError } = await import('cockatiel');
+  assert.instance(mapEtcdError(new BrokenCircuitError()), StorageUnavailableError);
+  assert.is(code(new BrokenCircuitError()), 503);
+});
+
 test('a value over etcd\'s request limit is 413 on every spelling etcd and gRPC use', () => {
   assert.instance(mapEtcdError(new GRPCInvalidArgumentError('etcdserver: request is too large')), ValueTooLargeError);
   assert.is(code(new GRPCInvalidArgumentError('etcdserver: request is too large')), 413);
