@@ -51,6 +51,19 @@ test('leases: the record is the Lease spec (holderIdentity, leaseDurationSeconds
   assert.is(renewed['acquireTime'], spec['acquireTime'], 'renewing keeps acquireTime');
 });
 
+test('release after a renewal that raced it (the stop came mid-attempt): the lock is still given up', async () => {
+  const client = conn.client;
+  const keeper = new LockKeeper(newResourceLock('leases', client, { namespace: NS, name: 'lease-race', identity: 'host_r' }), 15_000, clock);
+  assert.equal(await keeper.tryAcquireOrRenew(), { kind: 'acquired', holder: 'host_r' });
+  // Another writer of ours (a renewal in flight through a second lock object) moves the version on.
+  const other = new LockKeeper(newResourceLock('leases', client, { namespace: NS, name: 'lease-race', identity: 'host_r' }), 15_000, clock);
+  assert.equal(await other.tryAcquireOrRenew(), { kind: 'renewed', holder: 'host_r' });
+  assert.is(await keeper.release(), true);
+  const spec = (await read(`/apis/coordination.svc.io/v1/namespaces/${NS}/leases/lease-race`))['spec'] as Record<string, unknown>;
+  assert.is(spec['holderIdentity'] ?? '', '', 'released: no holder');
+  assert.is(spec['leaseDurationSeconds'], 1);
+});
+
 for (const [type, resource] of [
   ['endpoints', 'endpoints'],
   ['configmaps', 'configmaps'],

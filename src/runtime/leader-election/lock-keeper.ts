@@ -75,11 +75,23 @@ export class LockKeeper {
   /** Gives the lock up if we hold it: holder '' and a 1 s lease, so a follower takes over at once. */
   async release(): Promise<boolean> {
     if (this.observedHolder !== this.lock.identity) return false;
-    const now = rfc3339Micro(this.clock.now());
-    const record = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaderTransitions: this.observed!.record.leaderTransitions };
-    await this.lock.update(record);
-    this.observe(record, this.clock.now());
-    return true;
+    // A renewal still in flight when the stop came can write the lock first; the release then
+    // conflicts. Read the lock again and release what is still ours, rather than leave the
+    // follower to wait out the whole lease.
+    for (let attempt = 0; ; attempt++) {
+      const now = rfc3339Micro(this.clock.now());
+      const record = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaderTransitions: this.observed!.record.leaderTransitions };
+      try {
+        await this.lock.update(record);
+        this.observe(record, this.clock.now());
+        return true;
+      } catch (error) {
+        if (attempt >= 2) throw error;
+        const current = await this.lock.get();
+        if (!current || current.record.holderIdentity !== this.lock.identity) return false;
+        this.observed = current;
+      }
+    }
   }
 
   private observe(record: LeaderElectionRecord, at: number): void {
