@@ -296,6 +296,8 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         watches.endAll();
         await http.close(config.requestTimeoutMs);
         watches.endAll();
+        // Reserved addresses go back while the store is still open (after kill -9 the repair loop frees them).
+        await allocations?.close();
         for (const c of compactors) c.stop();
         for (const p of pollers) p.stop();
         for (const c of caches) c.stop();

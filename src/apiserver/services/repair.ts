@@ -7,6 +7,9 @@
  * - The stored bitmap is read first, the Services listed second, and the rebuilt bitmap written
  *   only if the key did not change in between (else the pass starts over), so an allocation made
  *   meanwhile is never lost.
+ * - An offset held in an API server's running reservation (./range-allocator.ts) counts as in
+ *   use; an ended reservation is dropped and its offsets not held by a Service become leak
+ *   candidates like any other.
  * - An offset taken but held by no Service (a crash between the allocation and the Service's
  *   write, or a release that never ran) is a leak candidate: it is kept for `leakPasses - 1` passes
  *   (a create may still be on its way) and freed on the next, with a log line.
@@ -30,7 +33,9 @@ export interface RangeReport {
   key: string;
   /** Offsets taken by Services. */
   used: number;
-  /** Offsets taken but held by no Service, this pass (kept or freed). */
+  /** Offsets held in API servers' running reservations (taken ahead of creates). */
+  reserved: number;
+  /** Offsets taken but held by no Service nor reservation, this pass (kept or freed). */
   leaked: number;
   /** Leaked offsets freed this pass. */
   freed: number;
@@ -159,7 +164,7 @@ export class ServiceRangeRepair {
       const before = new Bitmap(spec.alloc.size, sameRange ? stored.data : undefined);
       const services = await this.listServices();
       const rebuilt = new Bitmap(spec.alloc.size);
-      const report: RangeReport = { key: spec.alloc.key, used: 0, leaked: 0, freed: 0, notAllocated: 0, duplicates: 0, outOfRange: 0 };
+      const report: RangeReport = { key: spec.alloc.key, used: 0, reserved: 0, leaked: 0, freed: 0, notAllocated: 0, duplicates: 0, outOfRange: 0 };
       const owners = new Map<number, SvcObject>();
       const problems: { svc: SvcObject; reason: string; message: string }[] = [];
       const label = spec.family ? `${spec.noun} [${spec.family}]:` : `${spec.noun}`;
@@ -198,6 +203,14 @@ export class ServiceRangeRepair {
           }
         }
       }
+      // Reserved by a server whose reservation still runs: in use (it may be handed out any moment).
+      const now = this.o.now?.() ?? Date.now();
+      const running = sameRange ? (stored.reservations ?? []).filter((r) => r.until > now) : [];
+      for (const r of running) {
+        for (const offset of r.offsets) {
+          if (before.has(offset) && rebuilt.set(offset)) report.reserved++;
+        }
+      }
       // Taken but unclaimed: a leak, kept until seen in `leakPasses` passes.
       const leaks = this.leaks.get(spec.alloc.key) ?? new Map<number, number>();
       const seen = new Map<number, number>();
@@ -213,7 +226,7 @@ export class ServiceRangeRepair {
           logger.info({ key: spec.alloc.key, offset }, `${spec.noun} at offset ${offset} of ${spec.describeRange} appears to have leaked: cleaning up`);
         }
       }
-      if (await spec.alloc.replaceIfUnchanged(rebuilt, stored.revision)) {
+      if (await spec.alloc.replaceIfUnchanged(rebuilt, stored.revision, running)) {
         this.leaks.set(spec.alloc.key, seen);
         for (const p of problems) await this.warn(p.svc, p.reason, p.message);
         return report;

@@ -36,6 +36,15 @@ type Port = Record<string, unknown>;
 
 const POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
 
+/**
+ * Offsets each range keeps reserved ahead of creates (see ./range-allocator.ts): a 32nd of the
+ * dynamic band, at most 32, so a create takes its address from memory and a small range is not
+ * hoarded (a /24 keeps 7, a /28 none).
+ */
+function reserveSize(dynamicBand: number): number {
+  return Math.max(0, Math.min(32, Math.floor(dynamicBand / 32)));
+}
+
 
 const specOf = (o: SvcObject): Spec => {
   if (!o.spec || typeof o.spec !== 'object' || Array.isArray(o.spec)) o.spec = {};
@@ -105,12 +114,29 @@ export class ServiceAllocations implements WriteHooks {
     this.logger = logger;
     this.ranges = config.clusterIPRanges.map((c) => new ServiceIPRange(c));
     const prefix = storagePrefix.replace(/\/$/, '');
-    this.ipAllocators = this.ranges.map(
-      (r, i) => new RangeAllocator({ kv, key: `${prefix}/ranges/${i === 0 ? 'serviceips' : 'secondaryserviceips'}`, range: r.cidr, size: r.size, what: 'IP', logger }),
-    );
+    this.ipAllocators = this.ranges.map((r, i) => {
+      const band = clusterIPBandStart(r.size);
+      const key = `${prefix}/ranges/${i === 0 ? 'serviceips' : 'secondaryserviceips'}`;
+      return new RangeAllocator({ kv, key, range: r.cidr, size: r.size, what: 'IP', logger, reserveBand: band, reserve: reserveSize(r.size - band) });
+    });
     this.nodePortRange = config.nodePortRange;
     const { base, size } = config.nodePortRange;
-    this.nodePorts = new RangeAllocator({ kv, key: `${prefix}/ranges/servicenodeports`, range: `${base}-${base + size - 1}`, size, what: 'port', logger });
+    const band = nodePortBandStart(size);
+    this.nodePorts = new RangeAllocator({
+      kv,
+      key: `${prefix}/ranges/servicenodeports`,
+      range: `${base}-${base + size - 1}`,
+      size,
+      what: 'port',
+      logger,
+      reserveBand: band,
+      reserve: reserveSize(size - band),
+    });
+  }
+
+  /** Gives back the offsets reserved ahead of creates (the server is stopping; the store is open). */
+  async close(): Promise<void> {
+    await Promise.all([...this.ipAllocators, this.nodePorts].map((a) => a.close()));
   }
 
   get dualStack(): boolean {
