@@ -47,7 +47,7 @@ export interface ServicesFigures {
   /** Addresses the cluster-IP bitmap holds after the releases (the kubernetes Service's: 1). */
   ipsHeldAfter: number;
   /** Store writes of the cluster-IP bitmap, and the allocations and releases they carried (the server's shutdown log). */
-  rangeWrites?: { writes: number; operations: number };
+  rangeWrites?: { writes: number; operations: number; fromReservation: number };
 }
 
 function serviceBody(namespace: string, name: string, headless: boolean): Buffer {
@@ -115,8 +115,8 @@ export async function measureServices(parent: string, s: ServicesSettings, log: 
   let rangeWrites: ServicesFigures['rangeWrites'];
   for (const line of api.output().split('\n')) {
     if (!line.includes('service range: store writes made') || !line.includes('/ranges/serviceips')) continue;
-    const rec = JSON.parse(line) as { writes: number; operations: number };
-    rangeWrites = { writes: rec.writes, operations: rec.operations };
+    const rec = JSON.parse(line) as { writes: number; operations: number; fromReservation?: number };
+    rangeWrites = { writes: rec.writes, operations: rec.operations, fromReservation: rec.fromReservation ?? 0 };
   }
   // The repair loop's check, over what the stopped server left in its store.
   const logger = pino({ level: 'silent' });

@@ -25,7 +25,8 @@ bench/measure-services.ts. A fresh apiserver on its embedded store with \`--serv
 ${s.concurrency} concurrent clients POST small Services (one port, a selector) in alternating rounds of ${n0(s.perRound)},
 after ${n0(s.warmup)} of each as warm-up. The baseline is the same Service made headless (\`clusterIP: None\`: same kind,
 path, validation and size, no allocation); the other takes an address from the range (a bitmap kept in the store, changed by
-compare-and-swap, group-committed). Target (issue 22): allocation lowers create throughput by no more than 10%.
+compare-and-swap, group-committed; each server keeps a few addresses reserved ahead of its creates, so a create
+takes one from memory while the reservation is topped up in the background: docs/running.md). Target (issue 22): allocation lowers create throughput by no more than 10%.
 
 | Step | Creates | p50 | p99 | apiserver CPU per create |
 |---|---:|---:|---:|---:|
@@ -38,7 +39,7 @@ ${median(f.headlessCpuMs).toFixed(3)} ms, allocated ${median(f.allocatedCpuMs).t
 baseline's create capacity (${f.cpuRatio >= 0.9 ? '✓ within 10%' : '✗ more than 10% lower'}). Wall-clock throughput, median allocated / median headless:
 ${(f.ratio * 100).toFixed(1)}% (${f.ratio >= 0.9 ? '✓ within 10%' : '✗ more than 10% lower: the target is not met'}); round by round (the two back to back): ${f.pairRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')}${loadNote(run.loadAtStart)}.
 
-${f.rangeWrites ? `The cluster-IP bitmap (${s.range}: ${n0(Math.ceil((2 ** (32 - Number(s.range.split('/')[1])) - 2) / 8))} bytes, rewritten whole by each write, as the established RangeAllocation is) took ${n0(f.rangeWrites.writes)} store writes for ${n0(f.rangeWrites.operations)} allocations and releases (${(f.rangeWrites.operations / f.rangeWrites.writes).toFixed(1)} per write: concurrent requests share a write, and under a stream of them a batch waits 2 ms for more).
+${f.rangeWrites ? `The cluster-IP bitmap (${s.range}: ${n0(Math.ceil((2 ** (32 - Number(s.range.split('/')[1])) - 2) / 8))} bytes, rewritten whole by each write, as the established RangeAllocation is) took ${n0(f.rangeWrites.writes)} store writes: ${n0(f.rangeWrites.fromReservation)} creates took their address from the server's reservation with no write of their own, and ${n0(f.rangeWrites.operations)} allocations, releases and reservation refills went through writes (${(f.rangeWrites.operations / f.rangeWrites.writes).toFixed(1)} per write: concurrent requests share a write, and under a stream of them a batch waits 2 ms for more).
 
 ` : ''}${n0(f.allocatedTotal)} Services allocated and released: afterwards the cluster-IP bitmap holds ${n0(f.ipsHeldAfter)} address
 (the \`kubernetes\` Service's), and the repair loop's check over the stopped server's store finds ${n0(leaked)} leaked

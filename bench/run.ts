@@ -70,8 +70,21 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick') || process.env.BENCH_QUICK === '1';
 const profile = args.has('--cpu-prof') || process.env.BENCH_PROFILE === '1';
 const only = [...args].find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'runtime' && only !== 'protobuf' && only !== 'storms' && only !== 'scheduler' && only !== 'large-objects' && only !== 'nodes' && only !== 'controllers' && only !== 'backup' && only !== 'services' && only !== 'durability') {
-  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are "runtime", "protobuf", "storms", "scheduler", "large-objects", "nodes", "controllers", "backup", "services" and "durability"`);
+/** The parts that run alone (`--only=<name>`), each splicing its own section into docs/benchmarks.md. */
+const PARTS_ALONE: Record<string, () => Promise<void>> = {
+  runtime: mainRuntimeOnly,
+  protobuf: mainProtobufOnly,
+  storms: mainStormsOnly,
+  scheduler: mainSchedulerOnly,
+  'large-objects': mainLargeObjectsOnly,
+  nodes: mainNodesOnly,
+  controllers: mainControllersOnly,
+  backup: mainBackupOnly,
+  services: mainServicesOnly,
+  durability: mainDurabilityOnly,
+};
+if (only !== undefined && !Object.hasOwn(PARTS_ALONE, only)) {
+  console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are ${Object.keys(PARTS_ALONE).map((p) => JSON.stringify(p)).join(', ')}`);
   process.exit(2);
 }
 
@@ -458,28 +471,7 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
-(only === 'runtime'
-  ? mainRuntimeOnly()
-  : only === 'protobuf'
-    ? mainProtobufOnly()
-    : only === 'storms'
-      ? mainStormsOnly()
-      : only === 'scheduler'
-        ? mainSchedulerOnly()
-        : only === 'large-objects'
-          ? mainLargeObjectsOnly()
-          : only === 'nodes'
-            ? mainNodesOnly()
-            : only === 'controllers'
-              ? mainControllersOnly()
-              : only === 'backup'
-                ? mainBackupOnly()
-                : only === 'services'
-                  ? mainServicesOnly()
-                  : only === 'durability'
-                    ? mainDurabilityOnly()
-                  : main()
-).catch((err: unknown) => {
+(only !== undefined ? PARTS_ALONE[only]!() : main()).catch((err: unknown) => {
   console.error(err);
   rmSync(work, { recursive: true, force: true });
   process.exit(1);

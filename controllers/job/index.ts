@@ -79,8 +79,12 @@ async function sync(key: string, ctx: ReconcileContext<Job>, expectations: Expec
 
   const status = jobStatus(job, counts, v, now);
   const old = job.status ?? {};
-  // A counter's 0 is the same as its absence (a Protobuf write stores none, as the established JSON omits it).
-  const changed = (['startTime', 'active', 'ready', 'succeeded', 'failed', 'completionTime'] as const).some((k) => (old[k] ?? 0) !== (status[k] ?? 0)) || (old.conditions?.length ?? 0) !== (status.conditions?.length ?? 0);
+  // A counter's 0 is the same as its absence (a Protobuf write stores none, as the established JSON
+  // omits it); a timestamp is compared as it is.
+  const changed =
+    (['active', 'ready', 'succeeded', 'failed'] as const).some((k) => (old[k] ?? 0) !== (status[k] ?? 0)) ||
+    (['startTime', 'completionTime'] as const).some((k) => old[k] !== status[k]) ||
+    (old.conditions?.length ?? 0) !== (status.conditions?.length ?? 0);
   if (changed) {
     await ctx.client.updateStatus(resources.jobs, ns, { ...job, status } as SvcObject).catch((e: unknown) => {
       if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;

@@ -113,7 +113,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const svcDef = registry.lookup('', 'v1', 'services');
   const svcStore = svcDef && stores.get(svcDef);
   const allocations = svcStore
-    ? new ServiceAllocations(svcStore.kv, config.storage.prefix, { clusterIPRanges: config.services.clusterIPRanges, nodePortRange: config.services.nodePortRange }, logger.child({ module: 'service-allocation' }))
+    ? new ServiceAllocations(svcStore.kv, config.storage.prefix, { clusterIPRanges: config.services.clusterIPRanges, nodePortRange: config.services.nodePortRange, requestTimeoutMs: config.requestTimeoutMs }, logger.child({ module: 'service-allocation' }))
     : undefined;
   const hooks = new Map<ResourceDefinition, WriteHooks>();
   // Keeps default/kubernetes and its Endpoints; started once the port is known, in the background
@@ -304,7 +304,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         await storage.close();
         if (allocations) {
           for (const a of [...allocations.ipAllocators, allocations.nodePorts]) {
-            if (a.stats.writes > 0) logger.info({ key: a.key, writes: a.stats.writes, operations: a.stats.operations }, 'service range: store writes made');
+            if (a.stats.writes > 0) logger.info({ key: a.key, ...a.stats }, 'service range: store writes made');
           }
         }
         logger.info('shutdown complete');

@@ -9,6 +9,7 @@ import type { SvcObject } from '../../src/api/types.js';
 import { ApiError, createInformerFactory, resources, type ApiClient, type SharedInformerFactory } from '../../src/client/index.js';
 import type { RunningController } from '../../src/runtime/index.js';
 import mirrorDefault, { mirrorController, SOURCE_LABEL } from '../../docs/examples/mirror-controller.js';
+import { eventually } from './client.js';
 import { capturedLogger } from './sim.js';
 
 export interface MirrorHarness {
@@ -19,13 +20,11 @@ export interface MirrorHarness {
 
 type ConfigMap = SvcObject & { data?: Record<string, string> };
 
-async function eventually<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  for (const deadline = Date.now() + timeoutMs; ; ) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Polls `f` until it gives a value (the shared `eventually` of ./client.ts, keeping what it found). */
+async function found<T>(what: string, f: () => Promise<T | undefined>): Promise<T> {
+  let value: T | undefined;
+  await eventually(async () => (value = await f()) !== undefined, 20_000, what);
+  return value!;
 }
 
 export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
@@ -46,13 +45,13 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
   const namespaces = async () => (await user.list(resources.namespaces)).items.map((n) => n.metadata.name!);
   /** Waits until `id` has a copy in every namespace but `home`, each holding `data`. */
   const copiesEverywhere = (id: string, home: string, data: Record<string, string>) =>
-    eventually(`copies of ${id} with ${JSON.stringify(data)}`, async () => {
+    found(`copies of ${id} with ${JSON.stringify(data)}`, async () => {
       const want = (await namespaces()).filter((n) => n !== home).sort();
       const got = await copiesOf(id);
       const ok = JSON.stringify(got.map((c) => c.metadata.namespace).sort()) === JSON.stringify(want) && got.every((c) => JSON.stringify(c.data) === JSON.stringify(data));
       return ok ? got : undefined;
     });
-  const noCopies = (id: string) => eventually(`no copies of ${id}`, async () => ((await copiesOf(id)).length === 0 ? true : undefined));
+  const noCopies = (id: string) => found(`no copies of ${id}`, async () => ((await copiesOf(id)).length === 0 ? true : undefined));
   const createNs = (name: string) => user.create(resources.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   const createCm = (ns: string, name: string, labels: Record<string, string>, data: Record<string, string>) =>
     user.create<ConfigMap>(cm, ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data });
@@ -85,7 +84,7 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
     for (const c of copies) assert.is(c.metadata.labels?.['mirror'], undefined, 'a copy is not itself a source');
     assert.is(await getCm('mirror-b', 'private'), undefined);
     // The Event is written after the copies (the recorder batches), so it may come a moment later.
-    await eventually('a Mirrored Event', async () => {
+    await found('a Mirrored Event', async () => {
       const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: 'involvedObject.name=settings' });
       return events.items.some((e) => e['reason'] === 'Mirrored') ? true : undefined;
     });
@@ -95,10 +94,10 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
     await user.patch(cm, 'mirror-a', 'settings', 'merge', { data: { colour: 'green' } });
     await copiesEverywhere('mirror-a.settings', 'mirror-a', { colour: 'green' });
     await user.patch(cm, 'mirror-b', 'settings', 'merge', { data: { colour: 'red' } });
-    await eventually('the tampered copy restored', async () => ((await getCm('mirror-b', 'settings'))?.data?.['colour'] === 'green' ? true : undefined));
+    await found('the tampered copy restored', async () => ((await getCm('mirror-b', 'settings'))?.data?.['colour'] === 'green' ? true : undefined));
     const before = (await getCm('default', 'settings'))!;
     await user.delete(cm, 'default', 'settings');
-    await eventually('the deleted copy re-created', async () => {
+    await found('the deleted copy re-created', async () => {
       const c = await getCm('default', 'settings');
       return c && c.metadata.uid !== before.metadata.uid ? true : undefined;
     });
@@ -106,14 +105,14 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
 
   suite('a new namespace gets the copies', async () => {
     await createNs('mirror-c');
-    await eventually('a copy in mirror-c', async () => ((await getCm('mirror-c', 'settings'))?.data?.['colour'] === 'green' ? true : undefined));
+    await found('a copy in mirror-c', async () => ((await getCm('mirror-c', 'settings'))?.data?.['colour'] === 'green' ? true : undefined));
   });
 
   suite("someone else's ConfigMap of the same name is left alone, with a Warning", async () => {
     await createCm('mirror-b', 'taken', {}, { mine: 'yes' });
     await createCm('mirror-a', 'taken', { mirror: 'true' }, { theirs: 'yes' });
-    await eventually('a copy in mirror-c', async () => ((await getCm('mirror-c', 'taken')) ? true : undefined));
-    await eventually('a NameTaken Event', async () => {
+    await found('a copy in mirror-c', async () => ((await getCm('mirror-c', 'taken')) ? true : undefined));
+    await found('a NameTaken Event', async () => {
       const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: 'involvedObject.name=taken' });
       return events.items.some((e) => e['reason'] === 'NameTaken' && e['type'] === 'Warning') ? true : undefined;
     });
@@ -125,7 +124,7 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
   suite('a source whose <namespace>.<name> does not fit a label value gets a Warning and no copies', async () => {
     const long = 'x'.repeat(60);
     await createCm('mirror-a', long, { mirror: 'true' }, { a: 'b' });
-    await eventually('a NameTooLong Event', async () => {
+    await found('a NameTooLong Event', async () => {
       const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: `involvedObject.name=${long}` });
       return events.items.some((e) => e['reason'] === 'NameTooLong' && e['type'] === 'Warning') ? true : undefined;
     });
@@ -135,7 +134,7 @@ export function mirrorScenario(suite: Test, harness: MirrorHarness): void {
   suite('removing the label removes the copies; labelling again brings them back', async () => {
     await user.patch(cm, 'mirror-a', 'settings', 'merge', { metadata: { labels: { mirror: null } } });
     await noCopies('mirror-a.settings');
-    await eventually('an Unmirrored Event', async () => {
+    await found('an Unmirrored Event', async () => {
       const events = await user.list(resources.events, { namespace: 'mirror-a', fieldSelector: 'involvedObject.name=settings' });
       return events.items.some((e) => e['reason'] === 'Unmirrored') ? true : undefined;
     });

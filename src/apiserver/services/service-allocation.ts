@@ -29,6 +29,11 @@ export interface ServiceNetworkConfig {
   clusterIPRanges: string[];
   /** Inclusive node-port range as base and size (30000-32767: base 30000, size 2768). */
   nodePortRange: { base: number; size: number };
+  /**
+   * The longest a create may take (`--request-timeout`): reserved addresses stop being handed out
+   * this long (plus 30 s of clock skew) before their reservation ends. Default 1 minute.
+   */
+  requestTimeoutMs?: number;
 }
 
 type Spec = Record<string, unknown>;
@@ -38,11 +43,12 @@ const POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
 
 /**
  * Offsets each range keeps reserved ahead of creates (see ./range-allocator.ts): a 32nd of the
- * dynamic band, at most 32, so a create takes its address from memory and a small range is not
- * hoarded (a /24 keeps 7, a /28 none).
+ * dynamic band, at most 128, so a burst of creates takes its addresses from memory while the
+ * refill's write is on its way (at 32 clients a refill is often 10-20 creates behind), and a small
+ * range is not hoarded (a /24 keeps 7, a /28 none).
  */
 function reserveSize(dynamicBand: number): number {
-  return Math.max(0, Math.min(32, Math.floor(dynamicBand / 32)));
+  return Math.max(0, Math.min(128, Math.floor(dynamicBand / 32)));
 }
 
 
@@ -113,11 +119,13 @@ export class ServiceAllocations implements WriteHooks {
   constructor(kv: KVStore, storagePrefix: string, config: ServiceNetworkConfig, logger: Logger) {
     this.logger = logger;
     this.ranges = config.clusterIPRanges.map((c) => new ServiceIPRange(c));
+    const reservationMarginMs = (config.requestTimeoutMs ?? 60_000) + 30_000;
+    const reserving = { reservationMarginMs, reservationTtlMs: Math.max(5 * 60_000, reservationMarginMs + 2 * 60_000) };
     const prefix = storagePrefix.replace(/\/$/, '');
     this.ipAllocators = this.ranges.map((r, i) => {
       const band = clusterIPBandStart(r.size);
       const key = `${prefix}/ranges/${i === 0 ? 'serviceips' : 'secondaryserviceips'}`;
-      return new RangeAllocator({ kv, key, range: r.cidr, size: r.size, what: 'IP', logger, reserveBand: band, reserve: reserveSize(r.size - band) });
+      return new RangeAllocator({ kv, key, range: r.cidr, size: r.size, what: 'IP', logger, reserveBand: band, reserve: reserveSize(r.size - band), ...reserving });
     });
     this.nodePortRange = config.nodePortRange;
     const { base, size } = config.nodePortRange;
@@ -131,6 +139,7 @@ export class ServiceAllocations implements WriteHooks {
       logger,
       reserveBand: band,
       reserve: reserveSize(size - band),
+      ...reserving,
     });
   }
 
