@@ -4,7 +4,7 @@
  * `ApiServerConfig` contract.
  *
  * Every flag of the spec is parsed and validated so scripts keep working; flags whose behaviour is
- * not implemented yet are marked `honoured: false` and log one warning at start when set.
+ * not implemented yet are marked `honoured: false` and refused at start when set to anything but their default.
  * `--data-dir` (the embedded store's folder) and `--max-request-body-bytes` are this project's additions.
  */
 import { constants } from 'node:fs';

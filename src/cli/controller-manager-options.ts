@@ -3,7 +3,7 @@
  * controller manager's limits and periods, the shared leader-election, API-client, listener, TLS
  * and logging tables, and the delegated authentication flags) and how they become the controllers'
  * settings. A flag that belongs to a controller not built yet is parsed and validated now, marked
- * so in --help, and takes effect when that controller lands (setting it logs a warning meanwhile).
+ * so in --help, and refused at start when set to anything but its default until that controller lands.
  */
 import type { Command } from 'commander';
 import { BUILTIN_CONTROLLERS, ControllerSelectionError, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
@@ -25,7 +25,7 @@ const built = new Set(BUILTIN_CONTROLLERS.filter((c) => c.build).map((c) => c.na
 /** Marks a row as a controller's: honoured once that controller is built, and says so in --help. */
 function of(controller: string, row: FlagSpec): FlagSpec {
   if (built.has(controller)) return { ...row, help: `${row.help} (${controller})` };
-  return { ...row, honoured: false, help: `${row.help} (${controller}: not built yet; accepted and checked, takes effect when it lands)` };
+  return { ...row, honoured: false, help: `${row.help} (${controller}: not built yet; refused unless left at its default)` };
 }
 
 const NOT_YET = { honoured: false } as const;

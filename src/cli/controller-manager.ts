@@ -15,7 +15,7 @@ import { startBuiltinControllers } from './builtin-controllers.js';
 import { startControllerHostProcess } from './controller-host-process.js';
 import { createControllerManagerProgram, resolveControllerManagerOptions } from './controller-manager-options.js';
 import { createLogger } from './logging.js';
-import { runDaemon, warnUnhonouredFlags } from './program.js';
+import { runDaemon, refuseUnhonouredFlags } from './program.js';
 
 await runDaemon({
   program: createControllerManagerProgram(),
@@ -24,7 +24,7 @@ await runDaemon({
     const { common, client: clientOptions, leaderElection } = options;
     const logger = createLogger('controller-manager', common.logging);
     ctx.setLogger(logger);
-    warnUnhonouredFlags(program, logger);
+    refuseUnhonouredFlags(program);
 
     const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000 });
     const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;

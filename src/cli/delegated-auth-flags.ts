@@ -1,13 +1,14 @@
 /**
  * The delegated authentication and authorization flags of the scheduler, controller manager and
  * cloud controller manager (spec "Authentication": scheduler, controller manager, cloud controller
- * manager). Accepted and checked now, not yet effective: every request to these daemons' ports is
- * anonymous and allowed until the security work lands; --help says so and setting one logs a warning.
+ * manager). Parsed and checked now, not yet effective: every request to these daemons' ports is
+ * anonymous and allowed until the security work lands; --help says so, and setting one to anything
+ * but its default is refused at start (a security option never fails open).
  */
 import type { FlagSpec } from './option-table.js';
 
 const NOT_YET = { honoured: false } as const;
-const NOTE = ' (Accepted, not yet enforced: requests are not authenticated until the security work lands.)';
+const NOTE = ' (Not built yet: refused unless left at its default; requests are not authenticated until the security work lands.)';
 
 export function delegatedAuthFlags(component: 'scheduler' | 'controller-manager' | 'cloud-controller-manager'): FlagSpec[] {
   const rows: FlagSpec[] = [

@@ -72,7 +72,7 @@ export interface FlagSpec {
   choices?: readonly string[];
   /**
    * False when the flag is parsed and validated but its behaviour is not implemented yet;
-   * setting it logs a warning at start-up.
+   * setting it to anything but its default is refused at start-up (see refuseUnhonouredFlags).
    */
   honoured?: boolean;
   /** Replaces the type's parser (the type still names the help placeholder and empty default). */
@@ -114,6 +114,11 @@ export function optionKey(flag: string): string {
     .replace(/^--/, '')
     .split('-')
     .reduce((s, w, i) => (i === 0 ? w : s + w.charAt(0).toUpperCase() + w.slice(1)), '');
+}
+
+/** The value a flag has when not given: its spec default, or its type's empty value. */
+export function defaultValue(spec: FlagSpec): FlagValue {
+  return spec.default === undefined ? emptyDefault(spec.type) : spec.default;
 }
 
 function emptyDefault(type: FlagType): FlagValue {
@@ -233,7 +238,7 @@ export function addFlags(cmd: Command, specs: readonly FlagSpec[]): Command {
       return value;
     });
     if (spec.type === 'bool') opt.preset('true');
-    const value = spec.default === undefined ? emptyDefault(spec.type) : spec.default;
+    const value = defaultValue(spec);
     const copied = Array.isArray(value) ? listDefault(value as unknown[]) : value;
     if (copied !== undefined) opt.default(copied, defaultText(spec, value) ?? '');
     if (spec.hidden) opt.hideHelp();

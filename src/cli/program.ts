@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import type { Logger } from 'pino';
 import { addCommonOptions, type Component } from './common-options.js';
 import { closeLogger, flushLogger } from './logging.js';
-import { explicitlySetFlags, longFlag, registeredFlags } from './option-table.js';
+import { defaultValue, explicitlySetFlags, longFlag, optionKey, registeredFlags } from './option-table.js';
 import { versionLine } from './version.js';
 
 export interface DaemonProgramOptions {
@@ -44,18 +44,32 @@ export function createDaemonProgram(o: DaemonProgramOptions): Command {
   return cmd;
 }
 
-/** Logs one warning per flag the user set whose behaviour is not implemented yet. */
-export function warnUnhonouredFlags(cmd: Command, logger: Logger): string[] {
+/**
+ * Refuses to start when the user set a flag whose behaviour is not built yet to anything but its
+ * default: a daemon must never accept an option it would ignore (for a security option, ignoring
+ * it fails open). Setting such a flag to its default changes nothing and is accepted. Returns
+ * the flags refused (empty when none); `refuseUnhonouredFlags` throws for them.
+ */
+export function unhonouredFlags(cmd: Command): string[] {
   const set = explicitlySetFlags(cmd);
   const out: string[] = [];
   for (const spec of registeredFlags(cmd)) {
     const flag = longFlag(spec);
-    if (spec.honoured === false && set.has(flag)) {
-      out.push(flag);
-      logger.warn({ flag }, `${flag} is accepted but not implemented yet; it has no effect`);
-    }
+    if (spec.honoured !== false || !set.has(flag)) continue;
+    if (JSON.stringify(cmd.getOptionValue(optionKey(flag))) === JSON.stringify(defaultValue(spec))) continue;
+    out.push(flag);
   }
   return out;
+}
+
+/** Throws naming every flag `unhonouredFlags` finds (see there). */
+export function refuseUnhonouredFlags(cmd: Command): void {
+  const flags = unhonouredFlags(cmd);
+  if (flags.length === 0) return;
+  throw new Error(
+    `${flags.join(', ')} ${flags.length === 1 ? 'is' : 'are'} not built yet, so ${flags.length === 1 ? 'it' : 'they'} would have no effect; ` +
+      `remove ${flags.length === 1 ? 'it' : 'them'} (or give the default) to start (see --help)`,
+  );
 }
 
 export interface RunningDaemon {

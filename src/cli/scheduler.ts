@@ -19,7 +19,7 @@ import { componentServingCertificates, shownHost, startComponentServer } from '.
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
-import { runDaemon, warnUnhonouredFlags } from './program.js';
+import { runDaemon, refuseUnhonouredFlags } from './program.js';
 import { applyFeatureGates, createSchedulerProgram, resolveSchedulerOptions } from './scheduler-options.js';
 import type { ConfigMap } from '../api/generated/kinds.js';
 
@@ -30,7 +30,7 @@ await runDaemon({
     const { common, configuration: cfg } = options;
     const logger = createLogger('scheduler', common.logging);
     ctx.setLogger(logger);
-    warnUnhonouredFlags(program, logger);
+    refuseUnhonouredFlags(program);
     for (const w of options.warnings) logger.warn(w);
 
     // Loaded only now, so --help and flag errors answer without loading the scheduler.

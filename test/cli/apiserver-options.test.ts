@@ -14,7 +14,7 @@ import {
   resolveApiServerOptions,
 } from '../../src/cli/apiserver-options.js';
 import { explicitlySetFlags } from '../../src/cli/option-table.js';
-import { warnUnhonouredFlags } from '../../src/cli/program.js';
+import { refuseUnhonouredFlags, unhonouredFlags } from '../../src/cli/program.js';
 
 function parse(args: string[]) {
   const cmd = createApiServerProgram();
@@ -143,24 +143,24 @@ test('Service flags: --service-cluster-ip-range defaults to 10.0.0.0/24; dual-st
   assert.throws(() => parse(['--service-cluster-ip-range=10.0.0.0/31']), /fewer than 2 addresses/);
   assert.throws(() => parse(['--endpoint-reconciler-type=other']), /--endpoint-reconciler-type/);
   assert.throws(() => parse(['--apiserver-count=0']), /--apiserver-count/);
-  // Honoured now: no "not implemented yet" warning.
+  // Honoured now: not refused.
   const dir = mkdtempSync(join(tmpdir(), 'svc-cfg-'));
   const { cmd } = parse([`--cert-dir=${join(dir, 'certs')}`, `--data-dir=${join(dir, 'data')}`, '--service-cluster-ip-range=10.0.0.0/16', '--service-node-port-range=31000-31999', '--endpoint-reconciler-type=none', '--apiserver-count=2', '--advertise-address=10.1.2.3']);
-  assert.equal(warnUnhonouredFlags(cmd, pino({ level: 'silent' })), []);
+  assert.equal(unhonouredFlags(cmd), []);
   const config = await buildApiServerConfig(resolveApiServerOptions(cmd.opts(), explicitlySetFlags(cmd)), pino({ level: 'silent' }));
   assert.equal(config.services.nodePortRange, { base: 31000, size: 1000 });
   assert.is(config.services.advertiseAddress, '10.1.2.3');
   assert.is(config.services.endpointReconcilerType, 'none');
 });
 
-test('setting a flag that is not implemented yet logs one warning naming it', () => {
+test('a flag that is not built yet is refused at start, naming it, unless given its default', () => {
   const { cmd } = parse(['--audit-log-path=/tmp/audit.log', '--anonymous-auth=false', '--max-requests-inflight=10']);
-  const lines: string[] = [];
-  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(s) });
-  const warned = warnUnhonouredFlags(cmd, logger);
-  assert.equal(warned.sort(), ['--anonymous-auth', '--audit-log-path']);
-  assert.is(lines.length, 2);
-  assert.match(lines.join(''), /--audit-log-path is accepted but not implemented yet/);
+  assert.equal(unhonouredFlags(cmd).sort(), ['--anonymous-auth', '--audit-log-path']);
+  assert.throws(() => refuseUnhonouredFlags(cmd), /^--anonymous-auth, --audit-log-path are not built yet, so they would have no effect; remove them/);
+  // The default changes nothing: accepted.
+  const { cmd: defaults } = parse(['--anonymous-auth=true', '--authorization-mode=AlwaysAllow']);
+  assert.equal(unhonouredFlags(defaults), []);
+  refuseUnhonouredFlags(defaults);
 });
 
 test('buildApiServerConfig fills the contract', async () => {
