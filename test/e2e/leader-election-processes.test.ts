@@ -77,7 +77,7 @@ function watchLease(name: string): { history: LeaseVersion[]; sub: Subscription 
 }
 
 const identityOf = async (p: SvcProcess) =>
-  String(((await p.waitFor((l) => l.msg === 'hosting controllers', 10_000, 'start-up')).leaderElection as { identity: string }).identity);
+  String(((await p.waitFor((l) => l.msg === 'hosting controllers', 30_000, 'start-up')).leaderElection as { identity: string }).identity);
 const startedLeading = (l: LogLine) => l.msg === 'started leading';
 const isLeading = (p: SvcProcess) => p.lines.some(startedLeading);
 
