@@ -6,7 +6,8 @@
 // the `kubernetes` Endpoints and neither undoes the other's writes. Then one server is killed with
 // SIGKILL: writes and watches through the other carry on, and an informer that watched through
 // the killed one, re-opened on the survivor, resumes from its last resourceVersion without a
-// re-list and without a gap; the killed server leaves the Endpoints once its lease runs out.
+// re-list and without a gap. (That the killed server leaves the Endpoints once its lease runs out
+// is test/e2e/apiserver-endpoints.test.ts.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Subscription } from 'rxjs';
@@ -104,11 +105,11 @@ test('writes through both servers; informers through either see every write once
 
   // Phase 1: lanes alternate between the servers.
   const started = Date.now();
-  const phase1 = soak(800, 20_000);
+  const phase1 = soak(500, 20_000);
   await churnConfigMaps({ log, lanes: [clientA, clientB, clientA, clientB, clientA, clientB, clientA, clientB], namespaces: NAMESPACES, namesPerLane: 10, changes: phase1, prefix: 'p1-' });
 
   // Services at once through both: every ClusterIP distinct.
-  const perServer = soak(40, 100);
+  const perServer = soak(30, 100);
   const created = await Promise.all(
     [clientA, clientB].flatMap((client, s) =>
       Array.from({ length: perServer }, (_, i) =>
@@ -121,7 +122,7 @@ test('writes through both servers; informers through either see every write once
   assert.ok(ips.every((ip) => /^10\.0\.0\.\d+$/.test(ip)), 'every Service got an address of the range');
 
   // Phase 2: A's writers stop, A is killed; B's writers go on before, during and after.
-  const phase2 = soak(1200, 30_000);
+  const phase2 = soak(600, 30_000);
   let stopA = false;
   const writing = churnConfigMaps({
     log,
@@ -136,7 +137,6 @@ test('writes through both servers; informers through either see every write once
   stopA = true;
   await new Promise((r) => setTimeout(r, 200)); // A's lanes finish the change they were making
   onA = false; // the informer's next watch goes to B
-  const killedAt = Date.now();
   a!.proc.kill('SIGKILL');
   await a!.stop();
   await writing;
@@ -184,10 +184,6 @@ test('writes through both servers; informers through either see every write once
   assert.is(failedOver.lists, 1, `the failed-over informer resumed without a re-list: ${JSON.stringify(figures)}`);
   assert.is(failedOver.gone, 0, 'no 410 on the survivor');
   assert.ok(endpointWrites <= 2, `the two servers do not rewrite each other's Endpoints (${endpointWrites} writes)`);
-
-  // The killed server's lease runs out (15 s) and the survivor takes it out of the Endpoints.
-  await eventually(async () => (await endpointPorts(clientB)).join() === String(b!.port), 45_000, 'the killed server left the kubernetes Endpoints');
-  console.log(`[figure] two-apiservers: the killed server left the kubernetes Endpoints ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
 });
 
 test.run();

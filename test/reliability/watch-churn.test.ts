@@ -179,7 +179,7 @@ const NO_CACHE = ['--watch-cache-sizes=configmaps#0'];
 test('embedded store, watch cache: watchers through random disconnects resume from the cache and see every change once', async () => {
   const server = await startApiServer({ args: [...FAST_WRITES, ...SHORT_HISTORY] });
   try {
-    await churn(server, soak<Scale>({ watchers: 20, changes: 3000, lanes: 16, namesPerLane: 12, cutEveryMs: 60 }, { watchers: 100, changes: 100_000, lanes: 16, namesPerLane: 40, cutEveryMs: 20 }), 'embedded, watch cache', { expectGone: false });
+    await churn(server, process.env['CHURN_TINY'] ? { watchers: 4, changes: 100, lanes: 4, namesPerLane: 5, cutEveryMs: 60 } : soak<Scale>({ watchers: 20, changes: 1000, lanes: 16, namesPerLane: 12, cutEveryMs: 100 }, { watchers: 100, changes: 100_000, lanes: 16, namesPerLane: 40, cutEveryMs: 20 }), 'embedded, watch cache', { expectGone: false });
   } finally {
     await server.stop();
     server.cleanup();
@@ -189,7 +189,7 @@ test('embedded store, watch cache: watchers through random disconnects resume fr
 test('embedded store, watches from the store: 410 Gone after an outage past the history, re-list, and still every change once', async () => {
   const server = await startApiServer({ args: [...FAST_WRITES, ...SHORT_HISTORY, ...NO_CACHE] });
   try {
-    await churn(server, soak<Scale>({ watchers: 20, changes: 3000, lanes: 16, namesPerLane: 12, cutEveryMs: 60 }, { watchers: 100, changes: 100_000, lanes: 16, namesPerLane: 40, cutEveryMs: 20 }), 'embedded, store watches', { expectGone: true });
+    await churn(server, process.env['CHURN_TINY'] ? { watchers: 4, changes: 100, lanes: 4, namesPerLane: 5, cutEveryMs: 60 } : soak<Scale>({ watchers: 10, changes: 600, lanes: 16, namesPerLane: 12, cutEveryMs: 200 }, { watchers: 100, changes: 100_000, lanes: 16, namesPerLane: 40, cutEveryMs: 20 }), 'embedded, store watches', { expectGone: true });
   } finally {
     await server.stop();
     server.cleanup();
@@ -202,7 +202,7 @@ test('etcd: the same with etcd as the store (its compaction makes the 410s)', as
   try {
     etcd = await startEtcd();
     server = await startApiServer({ args: [...SHORT_HISTORY, ...NO_CACHE, `--kvstore-servers=${etcd.endpoint}`] });
-    await churn(server, soak<Scale>({ watchers: 10, changes: 1500, lanes: 16, namesPerLane: 12, cutEveryMs: 60 }, { watchers: 50, changes: 30_000, lanes: 16, namesPerLane: 40, cutEveryMs: 20 }), 'etcd, store watches', { expectGone: true });
+    await churn(server, process.env['CHURN_TINY'] ? { watchers: 4, changes: 100, lanes: 4, namesPerLane: 5, cutEveryMs: 60 } : soak<Scale>({ watchers: 10, changes: 600, lanes: 16, namesPerLane: 12, cutEveryMs: 200 }, { watchers: 50, changes: 30_000, lanes: 16, namesPerLane: 40, cutEveryMs: 20 }), 'etcd, store watches', { expectGone: true });
   } finally {
     await server?.stop();
     server?.cleanup();
@@ -210,9 +210,14 @@ test('etcd: the same with etcd as the store (its compaction makes the 410s)', as
   }
 });
 
+test.after(() => {
+  setTimeout(() => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const h = (process as any)._getActiveHandles() as object[];
+    console.error('HANDLES', h.map((x) => x.constructor.name + ' ' + String((x as { localPort?: number }).localPort ?? '') + '>' + String((x as { remotePort?: number }).remotePort ?? '')));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    console.error('REQUESTS', ((process as any)._getActiveRequests() as object[]).map((x) => x.constructor.name));
+  }, 5000).unref();
+});
+
 test.run();
-setTimeout(() => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const h = (process as any)._getActiveHandles() as object[];
-  console.error('HANDLES', h.map((x) => x.constructor.name + ' ' + String((x as { remotePort?: number; localPort?: number }).localPort ?? '') + '>' + String((x as { remotePort?: number }).remotePort ?? '')));
-}, 400_000).unref();
