@@ -124,6 +124,7 @@ export class WatchRecorder {
   private readonly rvs = f64();
 
   constructor(inner: ApiClient, readonly keys: KeyTable, readonly namespace: string | undefined) {
+    let listedAt = NaN;
     const rec = (type: number, key: number, rv: number) => {
       this.kinds.push(type);
       this.keyIds.push(key);
@@ -134,9 +135,12 @@ export class WatchRecorder {
       ...inner,
       list: async (ref, o) => {
         const page = await inner.list(ref, o);
-        if (!o?.continue) {
+        // Every chunk is the first chunk's snapshot; the list counts once its last chunk is in
+        // (the reflector replaces its store then; a list that broke in between never counted).
+        if (!o?.continue) listedAt = Number(page.metadata.resourceVersion);
+        if (!page.metadata.continue) {
           this.stats.lists++;
-          rec(LIST, -1, Number(page.metadata.resourceVersion));
+          rec(LIST, -1, listedAt);
         }
         return page;
       },
