@@ -6,6 +6,10 @@
  * on the "created" response, so a disconnect during a replay would silently skip history. Here we
  * resume from the revision of the last event (or ordered progress notification) we delivered, and
  * drop anything at or below it, so a reconnect neither loses nor repeats an event.
+ *
+ * A change other than a create that etcd sends without its previous state (it could not read it:
+ * compacted) ends the watch with CompactedError after the events before it, rather than deliver a
+ * delete with no object or an update whose old labels are unknown (watchers once lost such deletes).
  */
 import type { Logger } from 'pino';
 import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse, WatchClient } from 'etcd3';
@@ -182,15 +186,32 @@ export class EtcdWatch implements WatchHandle {
       return;
     }
     const events: KVEvent[] = [];
+    let lostPrevious: number | undefined;
     for (const ev of res.events ?? []) {
       const e = toKVEvent(ev);
-      if (e.modRevision > this.delivered) events.push(e);
+      if (e.modRevision <= this.delivered) continue;
+      if (!ev.prev_kv && !(ev.type !== 'Delete' && e.createRevision === e.modRevision)) {
+        // A change other than a create comes without its previous state only when etcd could not
+        // read it: the history before this revision is compacted (a watch lagging behind the
+        // compactor). A delete would arrive with no object to name, an update could not say which
+        // selections the object left; as the established server does, this watch cannot go on.
+        // Everything before it is delivered; the watcher resumes from there and meets the
+        // compaction (410 Gone), or, for the watch cache, lists again.
+        lostPrevious = e.modRevision;
+        break;
+      }
+      events.push(e);
     }
     if (events.length > 0) {
       this.delivered = events[events.length - 1]!.modRevision;
       this.safely(() => this.callbacks.onEvents(events));
+    }
+    if (lostPrevious !== undefined) {
+      this.opts.logger?.warn({ prefix: this.prefix, revision: lostPrevious }, 'etcd sent a change without its previous state (compacted): ending the watch');
+      this.fail(new CompactedError(this.delivered + 1, lostPrevious));
       return;
     }
+    if (events.length > 0) return;
     if ((res.events ?? []).length === 0) {
       // A progress notification: etcd sends these only for watchers that are caught up, in order
       // with their events, so every change up to header.revision has been delivered.
