@@ -35,6 +35,11 @@ export class WatchBacklog<Item, Change> {
     return this.snapshot === undefined && this.head === this.batches.length;
   }
 
+  /** True when nothing is left to hand out and the end of the snapshot has been reported. */
+  get drained(): boolean {
+    return this.empty && this.snapshotEndReported;
+  }
+
   push(batch: readonly Change[]): void {
     if (batch.length === 0) return;
     this.batches.push(batch);
