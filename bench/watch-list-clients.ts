@@ -41,6 +41,8 @@ export interface WatchClientsResult {
   errorMessages: string[];
   /** Milliseconds from the start to each complete watch's bookmark, sorted. */
   openMs: number[];
+  /** Milliseconds from the start to each watch's response headers (connect, TLS, request), sorted. */
+  headersMs: number[];
   bytes: number;
 }
 
@@ -117,6 +119,8 @@ export class InitialStateChecker {
 function run(o: WatchClientsOptions, post: (m: unknown) => void, onClose: (f: () => Promise<void>) => void): void {
   const started = nowMs();
   const openMs: number[] = [];
+  const headersMs: number[] = [];
+  const answered = () => headersMs.push(nowMs() - started);
   const errorMessages: string[] = [];
   let errors = 0;
   let wrong = 0;
@@ -155,7 +159,14 @@ function run(o: WatchClientsOptions, post: (m: unknown) => void, onClose: (f: ()
     };
   };
 
-  const pool = new Pool(o.url, { connections: o.http1, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, connect: { ca: o.ca, servername: 'localhost' } });
+  // 30 s to connect (client-go's dial timeout): handshakes wait behind the storm's CPU on a loaded machine.
+  const pool = new Pool(o.url, {
+    connections: o.http1,
+    pipelining: 1,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: { ca: o.ca, servername: 'localhost', timeout: 30_000 },
+  });
   const aborts: AbortController[] = [];
   const sessions: ClientHttp2Session[] = [];
   const watches: Promise<void>[] = [];
@@ -169,6 +180,7 @@ function run(o: WatchClientsOptions, post: (m: unknown) => void, onClose: (f: ()
         pool
           .request({ method: 'GET', path: o.path, signal: ac.signal, headers: { accept: 'application/json' } })
           .then((res) => {
+            answered();
             if (res.statusCode !== 200) return c.end('HTTP/1.1 watch', new Error(`status ${res.statusCode}`));
             res.body.on('data', (b: Buffer) => c.data(b));
             res.body.on('error', (e) => c.end('HTTP/1.1 watch', e));
@@ -191,6 +203,7 @@ function run(o: WatchClientsOptions, post: (m: unknown) => void, onClose: (f: ()
         const c = checker(resolve);
         const st = s.request({ ':path': o.path, accept: 'application/json' });
         st.on('response', (h) => {
+          answered();
           if (h[':status'] !== 200) c.end('HTTP/2 watch', new Error(`status ${h[':status']}`));
         });
         st.on('data', (b: Buffer) => c.data(b));
@@ -208,6 +221,7 @@ function run(o: WatchClientsOptions, post: (m: unknown) => void, onClose: (f: ()
       errors,
       errorMessages,
       openMs: [...openMs].sort((a, b) => a - b),
+      headersMs: [...headersMs].sort((a, b) => a - b),
       bytes,
     };
     post({ type: 'result', result });

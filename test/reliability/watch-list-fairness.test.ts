@@ -18,8 +18,8 @@ const OBJECT_BYTES = 1024;
 const STORMS: [string, StormKind, number, number][] = soak(
   [
     ['watch-list x200', 'watch-list', 150, 50],
-    ['watch rv=0 x100', 'watch-rv0', 75, 25],
-    ['list x100', 'list', 75, 25],
+    ['watch rv=0 x50', 'watch-rv0', 40, 10],
+    ['list x50', 'list', 40, 10],
   ],
   [
     ['watch-list x1000', 'watch-list', 800, 200],

@@ -246,8 +246,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   let unregister: () => void = () => {};
   const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
   const sendBookmark = (initialEventsEnd = false) => {
-    // Only a revision everything up to which has been sent: none while the initial state streams.
-    if (!backlog.snapshotDone) return;
+    // Only a revision everything up to which has been sent: none while the initial state streams,
+    // and none before the bookmark that ends it (sent from onSnapshotEnd, once the end is reported).
+    if (!backlog.snapshotEnded) return;
     const revision = initialEventsEnd ? after : store.cache && backlog.empty ? Math.max(store.cache.revision, lastSent) : lastSent;
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
     if (initialEventsEnd) metadata['annotations'] = INITIAL_EVENTS_END;
