@@ -10,6 +10,7 @@
  * once every watch has its initial state (or failed, or `timeoutMs` passed), `{ type: 'closed' }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { Pool } from 'undici';
 
@@ -44,6 +45,12 @@ export interface WatchClientsResult {
   /** Milliseconds from the start to each watch's response headers (connect, TLS, request), sorted. */
   headersMs: number[];
   bytes: number;
+  /**
+   * Event-loop delay of this client (p99 and max, ms): when it is large, handshakes and response
+   * headers waited in the client, not in the server.
+   */
+  clientLagP99Ms: number;
+  clientLagMaxMs: number;
 }
 
 const ADDED = Buffer.from('{"type":"ADDED"');
@@ -118,6 +125,8 @@ export class InitialStateChecker {
 
 function run(o: WatchClientsOptions, post: (m: unknown) => void, onClose: (f: () => Promise<void>) => void): void {
   const started = nowMs();
+  const lag = monitorEventLoopDelay({ resolution: 20 });
+  lag.enable();
   const openMs: number[] = [];
   const headersMs: number[] = [];
   const answered = () => headersMs.push(nowMs() - started);
@@ -223,7 +232,10 @@ function run(o: WatchClientsOptions, post: (m: unknown) => void, onClose: (f: ()
       openMs: [...openMs].sort((a, b) => a - b),
       headersMs: [...headersMs].sort((a, b) => a - b),
       bytes,
+      clientLagP99Ms: lag.percentile(99) / 1e6,
+      clientLagMaxMs: lag.max / 1e6,
     };
+    lag.disable();
     post({ type: 'result', result });
   });
   onClose(async () => {

@@ -131,6 +131,9 @@ export interface StormFigures {
   /** Time to the response headers (connect, TLS handshake, request): p99 and max. */
   p99HeadersMs: number;
   maxHeadersMs: number;
+  /** Event-loop delay of the watch client (the worker), p99 and max. */
+  clientLagP99Ms: number;
+  clientLagMaxMs: number;
   bytes: number;
   get: Latencies;
   readyz: Latencies;
@@ -183,6 +186,8 @@ export async function runStorm(o: StormOptions): Promise<StormFigures> {
       p50OpenMs: r.openMs[Math.floor(r.openMs.length / 2)] ?? NaN,
       p99HeadersMs: r.headersMs[Math.min(r.headersMs.length - 1, Math.ceil(0.99 * r.headersMs.length) - 1)] ?? NaN,
       maxHeadersMs: r.headersMs[r.headersMs.length - 1] ?? NaN,
+      clientLagP99Ms: r.clientLagP99Ms,
+      clientLagMaxMs: r.clientLagMaxMs,
       bytes: r.bytes,
       get: g,
       readyz: z,
@@ -198,7 +203,7 @@ export function figureLines(label: string, f: StormFigures): string[] {
   const ms = (n: number) => (Number.isNaN(n) ? 'n/a' : `${n.toFixed(0)} ms`);
   return [
     `${label}: ${f.complete}/${f.watches} ${f.kind} complete (initial state + end bookmark), ${f.wrong} wrong, ${f.errors} errors${f.errorMessages.length ? ` (${f.errorMessages.join('; ')})` : ''}`,
-    `${label}: all open in ${ms(f.allOpenMs)} (p50 ${ms(f.p50OpenMs)}), ${(f.bytes / 2 ** 30).toFixed(2)} GiB streamed; response headers p99 ${ms(f.p99HeadersMs)} max ${ms(f.maxHeadersMs)}`,
+    `${label}: all open in ${ms(f.allOpenMs)} (p50 ${ms(f.p50OpenMs)}), ${(f.bytes / 2 ** 30).toFixed(2)} GiB streamed; response headers p99 ${ms(f.p99HeadersMs)} max ${ms(f.maxHeadersMs)}; client event-loop delay p99 ${ms(f.clientLagP99Ms)} max ${ms(f.clientLagMaxMs)}`,
     `${label}: GET p50 ${ms(f.get.p50)} p99 ${ms(f.get.p99)} max ${ms(f.get.max)} (${f.get.count} probes, ${f.get.failures} failed)`,
     `${label}: /readyz p50 ${ms(f.readyz.p50)} p99 ${ms(f.readyz.p99)} max ${ms(f.readyz.max)} (${f.readyz.count} probes, ${f.readyz.failures} failed)`,
   ];
