@@ -10,9 +10,10 @@
  *
  * Contract:
  * - `schedule(stream)` queues a stream once (queuing it again while queued does nothing). Each turn
- *   the scheduler takes streams from the head of the queue and calls `step(SLICE_BYTES)`; a stream
- *   answers `more` (it goes to the back of the queue), `blocked` (its response said no more until
- *   'drain': it schedules itself again from its 'drain' listener) or `done`.
+ *   the scheduler takes the STREAMS_PER_TURN oldest queued streams (by when each was first
+ *   scheduled) and calls `step(SLICE_BYTES)` on each in turn; a stream answers `more` (queued again,
+ *   keeping its age), `blocked` (its response said no more until 'drain': it schedules itself again
+ *   from its 'drain' listener, and holds no place meanwhile) or `done`.
  * - A turn ends after TURN_MS of steps; the next one runs from setImmediate, so every I/O callback
  *   ready meanwhile (new requests, health checks, short GETs, acknowledgements) runs in between.
  * - Order within a stream is the stream's own business; the scheduler only decides when it runs.
@@ -27,35 +28,51 @@ export interface FairStream {
   step(budgetBytes: number): StepResult;
 }
 
-/** Bytes one stream writes per step: 4 TLS records; 1,000 streams take about 64 MB per round. */
+/** Bytes one stream writes per step: 4 TLS records. */
 export const SLICE_BYTES = 64 * 1024;
 /** Work per event-loop turn before other callbacks get their turn. */
 export const TURN_MS = 8;
+/**
+ * Streams served per turn, the oldest ready ones: 64 slices (4 MiB) a round. A storm of 2,000
+ * watch-lists is then served 64 at a time, oldest first, so watches complete one after another
+ * instead of all at the very end (the established server likewise admits a bounded number of
+ * watch initializations at once); a stream waiting for 'drain' holds no place.
+ */
+export const STREAMS_PER_TURN = 64;
+
+interface Entry {
+  /** When the stream was first scheduled: older streams go first. */
+  seq: number;
+  stream: FairStream;
+}
 
 export class FairStreamScheduler {
-  private queue: FairStream[] = [];
-  private head = 0;
+  /** Ready streams, a binary min-heap by `seq`. */
+  private readonly heap: Entry[] = [];
+  private readonly seqOf = new WeakMap<FairStream, number>();
   private readonly queued = new WeakSet<FairStream>();
+  private nextSeq = 0;
   private pending = false;
 
   constructor(
     private readonly sliceBytes = SLICE_BYTES,
     private readonly turnMs = TURN_MS,
+    private readonly streamsPerTurn = STREAMS_PER_TURN,
   ) {}
 
   /** Streams waiting for a turn. */
   get size(): number {
-    return this.queue.length - this.head;
+    return this.heap.length;
   }
 
+  /** Queues a stream (once; it keeps its age across steps and waits for 'drain'). */
   schedule(stream: FairStream): void {
     if (this.queued.has(stream)) return;
     this.queued.add(stream);
-    this.queue.push(stream);
-    if (!this.pending) {
-      this.pending = true;
-      setImmediate(this.turn);
-    }
+    let seq = this.seqOf.get(stream);
+    if (seq === undefined) this.seqOf.set(stream, (seq = this.nextSeq++));
+    this.push({ seq, stream });
+    this.wake();
   }
 
   /** True while `stream` waits for its turn (it must not write out of turn meanwhile). */
@@ -63,37 +80,73 @@ export class FairStreamScheduler {
     return this.queued.has(stream);
   }
 
+  private wake(): void {
+    if (this.pending || this.heap.length === 0) return;
+    this.pending = true;
+    setImmediate(this.turn);
+  }
+
+  /** One step each for the oldest ready streams, round-robin, until the turn's time is up. */
   private readonly turn = (): void => {
     this.pending = false;
     const end = performance.now() + this.turnMs;
-    // At most one round per turn, so a stream scheduled during the turn waits for the next one.
-    let left = this.size;
-    while (left-- > 0) {
-      const stream = this.queue[this.head]!;
-      this.queue[this.head++] = undefined as unknown as FairStream;
-      this.queued.delete(stream);
+    const batch: Entry[] = [];
+    while (batch.length < this.streamsPerTurn && this.heap.length > 0) batch.push(this.pop());
+    const again: Entry[] = [];
+    let i = 0;
+    while (i < batch.length) {
+      const e = batch[i++]!;
+      this.queued.delete(e.stream);
       let result: StepResult;
       try {
-        result = stream.step(this.sliceBytes);
+        result = e.stream.step(this.sliceBytes);
       } catch {
         // A stream that throws has ended (its response is gone); it is not scheduled again.
         result = 'done';
       }
-      if (result === 'more') this.schedule(stream);
+      if (result === 'more' && !this.queued.has(e.stream)) {
+        this.queued.add(e.stream);
+        again.push(e);
+      }
       if (performance.now() >= end) break;
     }
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    } else if (this.head === this.queue.length) {
-      this.queue.length = 0;
-      this.head = 0;
-    }
-    if (this.size > 0 && !this.pending) {
-      this.pending = true;
-      setImmediate(this.turn);
-    }
+    // Streams not reached keep their place; stepped ones go back by age.
+    for (; i < batch.length; i++) this.push(batch[i]!);
+    for (const e of again) this.push(e);
+    this.wake();
   };
+
+  private push(e: Entry): void {
+    const h = this.heap;
+    let i = h.push(e) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (h[parent]!.seq <= e.seq) break;
+      h[i] = h[parent]!;
+      i = parent;
+    }
+    h[i] = e;
+  }
+
+  private pop(): Entry {
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= h.length) break;
+        const r = l + 1;
+        const c = r < h.length && h[r]!.seq < h[l]!.seq ? r : l;
+        if (h[c]!.seq >= last.seq) break;
+        h[i] = h[c]!;
+        i = c;
+      }
+      h[i] = last;
+    }
+    return top;
+  }
 }
 
 /** The process's scheduler (every server in the process shares its one event loop). */

@@ -60,6 +60,36 @@ test('a turn ends after its time budget and other callbacks run before the next 
   assert.ok(stepsBetween.length > 5, `timer ran ${stepsBetween.length} times while the streams were served`);
 });
 
+test('each turn serves the oldest ready streams, a bounded number of them, and a stream keeps its age', async () => {
+  const scheduler = new FairStreamScheduler(10, 1_000, 2);
+  const order: string[] = [];
+  const streams = new Map<string, { step(): StepResult }>();
+  const stream = (name: string, answers: StepResult[]) => {
+    const s = {
+      step(): StepResult {
+        order.push(name);
+        return answers.shift() ?? 'done';
+      },
+    };
+    streams.set(name, s);
+    return s;
+  };
+  scheduler.schedule(stream('a', ['more', 'blocked', 'done']));
+  scheduler.schedule(stream('b', ['more', 'done']));
+  scheduler.schedule(stream('c', ['done']));
+  await turnOf(); // a, b: the two oldest
+  assert.equal(order, ['a', 'b']);
+  await turnOf(); // a blocks; b ends
+  assert.equal(order, ['a', 'b', 'a', 'b']);
+  scheduler.schedule(stream('d', ['done']));
+  scheduler.schedule(streams.get('a')!); // a's 'drain': back, and still older than c and d
+  await turnOf();
+  assert.equal(order, ['a', 'b', 'a', 'b', 'a', 'c']);
+  await turnOf();
+  assert.equal(order, ['a', 'b', 'a', 'b', 'a', 'c', 'd']);
+  assert.is(scheduler.size, 0);
+});
+
 test('scheduling a stream that waits for its turn does not queue it twice; a stream that throws is dropped', async () => {
   const scheduler = new FairStreamScheduler(10, 1_000);
   let calls = 0;

@@ -3,7 +3,7 @@
 // watch all the objects and then the bookmark that ends the initial state, with no connection
 // error, while a GET and /readyz probed meanwhile stay answered promptly. The same for watches from
 // the cache (resourceVersion=0) and LISTs of the namespace, which stream the same volume.
-// Bounded in `npm test` (2,000 objects, 200 watches); SOAK=1 runs the issue's figures (5,000
+// Bounded in `npm test` (1,000 objects, 200 watches); SOAK=1 runs the issue's figures (5,000
 // objects, 1,000 watches, then a storm of 2,000). Load generator: bench/watch-list-fairness.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,7 +12,7 @@ import { figureLines, runStorm, seedConfigMaps, type StormFigures, type StormKin
 import { type ApiServerProcess, startApiServer } from '../helpers/apiserver.js';
 import { soak } from '../helpers/soak.js';
 
-const OBJECTS = soak(2_000, 5_000);
+const OBJECTS = soak(1_000, 5_000);
 const OBJECT_BYTES = 1024;
 /** [label, kind, HTTP/1.1 watches, HTTP/2 watches] of each storm, in order. */
 const STORMS: [string, StormKind, number, number][] = soak(
