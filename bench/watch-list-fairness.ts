@@ -199,10 +199,16 @@ export async function runStorm(o: StormOptions): Promise<StormFigures> {
   }
 }
 
+const COMPLETE: Record<StormKind, string> = {
+  'watch-list': 'every object, then the initial-events-end bookmark',
+  'watch-rv0': 'every object as ADDED',
+  list: 'the whole body',
+};
+
 export function figureLines(label: string, f: StormFigures): string[] {
   const ms = (n: number) => (Number.isNaN(n) ? 'n/a' : `${n.toFixed(0)} ms`);
   return [
-    `${label}: ${f.complete}/${f.watches} ${f.kind} complete (initial state + end bookmark), ${f.wrong} wrong, ${f.errors} errors${f.errorMessages.length ? ` (${f.errorMessages.join('; ')})` : ''}`,
+    `${label}: ${f.complete}/${f.watches} ${f.kind} complete (${COMPLETE[f.kind]}), ${f.wrong} wrong, ${f.errors} errors${f.errorMessages.length ? ` (${f.errorMessages.join('; ')})` : ''}`,
     `${label}: all open in ${ms(f.allOpenMs)} (p50 ${ms(f.p50OpenMs)}), ${(f.bytes / 2 ** 30).toFixed(2)} GiB streamed; response headers p99 ${ms(f.p99HeadersMs)} max ${ms(f.maxHeadersMs)}; client event-loop delay p99 ${ms(f.clientLagP99Ms)} max ${ms(f.clientLagMaxMs)}`,
     `${label}: GET p50 ${ms(f.get.p50)} p99 ${ms(f.get.p99)} max ${ms(f.get.max)} (${f.get.count} probes, ${f.get.failures} failed)`,
     `${label}: /readyz p50 ${ms(f.readyz.p50)} p99 ${ms(f.readyz.p99)} max ${ms(f.readyz.max)} (${f.readyz.count} probes, ${f.readyz.failures} failed)`,
