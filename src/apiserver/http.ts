@@ -13,6 +13,7 @@ import { decodeBody } from '../codec/body.js';
 import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
 import { checkBodyNesting, type InputLimits, LARGE_OBJECT_BYTES, otherRequestsTurn } from './input-limits.js';
 import { isWireSafe, wireHeaderValue } from './warnings.js';
+import { SLICE_BYTES, streamBody, type StreamedResponse } from './fair-streams.js';
 
 /** A request from the HTTPS listener (HTTP/1.1 or HTTP/2). */
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -212,8 +213,29 @@ export function writeJson(res: Response, code: number, body: Buffer | string | o
   }
   const buf = spelledJson(res, body);
   writeHeadSafely(res, code, { 'content-type': 'application/json', 'content-length': String(buf.length + 1), ...extra });
+  if (buf.length >= SLICE_BYTES) return streamBody(res as unknown as StreamedResponse, [buf, NEWLINE]);
   res.cork?.();
   res.write(buf);
+  res.end(NEWLINE);
+}
+
+/**
+ * A JSON document given as the parts it is made of (a list: its head, then each item's stored
+ * JSON, shared with the watch cache, with the commas between), ending with a newline like
+ * writeJson. Above a slice the parts are streamed fairly (./fair-streams.ts), never copied into
+ * one body.
+ */
+export function writeJsonParts(res: Response, code: number, parts: readonly Buffer[]): void {
+  if (res.headersSent || res.writableEnded) return;
+  if (res instanceof InProcessResponse) return res.sendValue(code, Buffer.concat(parts as Buffer[]));
+  // Spelling rewrites whole JSON values; every part is a whole value or punctuation between them.
+  const spelled = ESTABLISHED_SPELLING.has(res) ? parts.map((p) => spelledJson(res, p)) : parts;
+  let length = 1;
+  for (const p of spelled) length += p.length;
+  writeHeadSafely(res, code, { 'content-type': 'application/json', 'content-length': String(length) });
+  if (length >= SLICE_BYTES) return streamBody(res as unknown as StreamedResponse, [...spelled, NEWLINE]);
+  res.cork?.();
+  for (const p of spelled) res.write(p);
   res.end(NEWLINE);
 }
 
@@ -226,6 +248,7 @@ export function writeDocument(res: Response, code: number, body: Buffer | object
   if (res instanceof InProcessResponse) return res.sendValue(code, body, { 'content-type': contentType });
   const buf = spelledJson(res, Buffer.isBuffer(body) ? body : Buffer.from(stringifyJson(body)));
   writeHeadSafely(res, code, { 'content-type': contentType, 'content-length': String(buf.length) });
+  if (buf.length >= SLICE_BYTES) return streamBody(res as unknown as StreamedResponse, [buf]);
   res.end(buf);
 }
 

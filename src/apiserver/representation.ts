@@ -10,6 +10,7 @@ import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
 import { PROTOBUF_MEDIA_TYPE, protobufCodec, protobufSupport, UnencodableError } from '../codec/protobuf/index.js';
 import type { Response } from './http.js';
 import { writeHeadSafely, writeJson } from './http.js';
+import { SLICE_BYTES, streamBody, type StreamedResponse } from './fair-streams.js';
 import type { RequestScope } from './scope.js';
 
 /** Does this kind offer the Protobuf representation? */
@@ -32,6 +33,8 @@ function writeProtobuf(s: RequestScope, code: number, body: Buffer): void {
   const res = s.res;
   if (res.headersSent || res.writableEnded) return;
   writeHeadSafely(res, code, { 'content-type': s.output.contentType, 'content-length': String(body.length) });
+  // A large list goes out a slice per turn, like JSON (./fair-streams.ts).
+  if (body.length >= SLICE_BYTES) return streamBody(res as unknown as StreamedResponse, [body]);
   res.end(body);
 }
 

@@ -52,6 +52,9 @@ export interface PipelineParts {
 /** Subresources whose requests may stream for as long as the client wants. */
 const LONG_RUNNING_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
+/** Asked of listen(); Linux caps it at net.core.somaxconn (4096 by default since 5.4). */
+const LISTEN_BACKLOG = 65_535;
+
 export class ApiHttpServer implements RequestPipeline {
   readonly server: Http2SecureServer;
   private readonly limiter: InflightLimiter;
@@ -96,7 +99,11 @@ export class ApiHttpServer implements RequestPipeline {
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.parts.config.securePort, this.parts.config.bindAddress, () => {
+      // The accept queue as deep as the kernel allows (it caps the request at net.core.somaxconn,
+      // which is what the established server's Go listener asks for); node's default of 511 overflowed
+      // when 2,000 watch clients connected at once, and a connection whose handshake the kernel had
+      // dropped from a full queue ended in ECONNRESET when its client wrote.
+      this.server.listen({ port: this.parts.config.securePort, host: this.parts.config.bindAddress, backlog: LISTEN_BACKLOG }, () => {
         this.server.off('error', reject);
         const addr = this.server.address();
         resolve(typeof addr === 'object' && addr ? addr.port : this.parts.config.securePort);

@@ -35,6 +35,21 @@ export class WatchBacklog<Item, Change> {
     return this.snapshot === undefined && this.head === this.batches.length;
   }
 
+  /**
+   * True once the end of the snapshot has been reported: the last item can be handed out by one
+   * drain and its end reported by the next (a fair step's budget ran out between them), and
+   * nothing may be sent between the two (a periodic bookmark there would precede the bookmark
+   * that ends a watch-list's initial state).
+   */
+  get snapshotEnded(): boolean {
+    return this.snapshotEndReported;
+  }
+
+  /** True when nothing is left to hand out and the end of the snapshot has been reported. */
+  get drained(): boolean {
+    return this.empty && this.snapshotEndReported;
+  }
+
   push(batch: readonly Change[]): void {
     if (batch.length === 0) return;
     this.batches.push(batch);

@@ -3,7 +3,7 @@
  * JSON, as a Table (src/codec/table.ts) or as Protobuf (src/codec/protobuf/).
  */
 import { buildTable, includeObjectParam, objectTable, tableApiVersion } from '../../codec/table.js';
-import { inProcessResponse, writeJson } from '../http.js';
+import { inProcessResponse, writeJson, writeJsonParts } from '../http.js';
 import { writeObject, writeProtobufList } from '../representation.js';
 import { intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
@@ -56,5 +56,5 @@ export async function handleList(s: RequestScope): Promise<void> {
     parts.push(item.json);
   });
   parts.push(CLOSE);
-  writeJson(s.res, 200, Buffer.concat(parts));
+  writeJsonParts(s.res, 200, parts);
 }

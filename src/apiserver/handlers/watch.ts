@@ -12,7 +12,13 @@
  *
  * Memory: the initial state is a snapshot of references to the cache's objects, streamed while the
  * response accepts writes (res.write() true, else until 'drain'); changes that arrive meanwhile wait
- * as references to the cache's batches (./watch-backlog.ts). A watch whose position falls out of the
+ * as references to the cache's batches (./watch-backlog.ts).
+ *
+ * Fairness: the initial state, and any backlog larger than a slice, is written a slice per turn
+ * through the process's scheduler (../fair-streams.ts), round-robin with every other watch and
+ * large LIST, so thousands of watch-lists opening at once never hold the event loop (a GET waited
+ * 13 s behind 1,000 of them). A few live changes for a watch that is idle go out at once, in the
+ * commit's own pass. A watch whose position falls out of the
  * cache's event window (or, without one, more than MAX_QUEUED_CHANGES behind) is ended, as the
  * established server ends a watcher that cannot keep up; its client resumes or re-lists.
  */
@@ -28,6 +34,7 @@ import { boolParam, intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
 import { inProcessResponse, onRequestClose, spelledJson } from '../http.js';
 import { WatchBacklog } from '../watch-backlog.js';
+import { type FairStream, fairStreams, SLICE_BYTES, type StepResult } from '../fair-streams.js';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -128,18 +135,27 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   let closed = false;
   /** res.write() returned false: nothing more is written until 'drain'. */
   let blocked = false;
+  /** Bytes written in the current step, against its budget (../fair-streams.ts). */
+  let spent = 0;
+  let budget = Infinity;
+  /** During a step: its frames, written as one buffer at its end (one TLS write, not one per event). */
+  let batch: Buffer[] | undefined;
   // An in-process watcher in JSON gets each event as a value (cloned by the response), no bytes.
   const sink = !asTable && !asProtobuf ? inProcessResponse(res) : undefined;
   // Corked around the write so the bytes reach the socket now, not in a nextTick per watcher: a
   // commit's event goes out to every watcher before the writer's own response does.
   const write = (buf: Buffer) => {
     if (closed) return;
+    spent += buf.length;
+    const bytes = asProtobuf ? buf : spelledJson(res, buf);
+    if (batch) return void batch.push(bytes);
     res.cork?.();
-    if (!res.write(asProtobuf ? buf : spelledJson(res, buf))) blocked = true;
+    if (!res.write(bytes)) blocked = true;
     res.uncork?.();
   };
   const send = (type: EventType, item: { object: SvcObject; json: Buffer }) => {
     if (sink) {
+      spent += item.json.length;
       if (!closed) sink.sendEventObject(type, item.object);
     } else write(encode(type, item));
   };
@@ -167,15 +183,38 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     else if (now) send('ADDED', c);
     else if (before) send('DELETED', c);
   };
-  const canWrite = () => !blocked && !closed;
+  const canWrite = () => !blocked && !closed && spent < budget;
   const onSnapshotEnd = initialEvents === true ? () => sendBookmark(true) : undefined;
-  const pump = () => {
-    backlog.drain(canWrite, sendInitial, sendChange, onSnapshotEnd);
-    if (blocked && !closed) (res as unknown as NodeJS.EventEmitter).once('drain', onDrain);
+  /** Sends about `bytes` of what is owed, corked into one write; the scheduler calls it in turn. */
+  const step = (bytes: number): StepResult => {
+    if (closed) return 'done';
+    spent = 0;
+    budget = bytes;
+    batch = [];
+    let frames: Buffer[];
+    try {
+      backlog.drain(canWrite, sendInitial, sendChange, onSnapshotEnd);
+    } finally {
+      budget = Infinity;
+      frames = batch;
+      batch = undefined;
+    }
+    if (frames.length > 0 && !closed) {
+      res.cork?.();
+      if (!res.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames))) blocked = true;
+      res.uncork?.();
+    }
+    if (closed) return 'done';
+    if (blocked) {
+      (res as unknown as NodeJS.EventEmitter).once('drain', onDrain);
+      return 'blocked';
+    }
+    return backlog.drained ? 'done' : 'more';
   };
+  const stream: FairStream = { step };
   const onDrain = () => {
     blocked = false;
-    pump();
+    if (!closed) fairStreams.schedule(stream);
   };
   // Behind the cache's event window, what it still has to send is held only by this watch. A watch
   // that started before the window (served by a direct store watch) is held to the count instead.
@@ -185,7 +224,8 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const deliver = (changes: Change[]) => {
     if (closed) return;
     backlog.push(changes);
-    if (!blocked) pump();
+    // Idle: a live batch goes out now (in the commit's pass); more than a slice waits its turn.
+    if (!blocked && !fairStreams.isScheduled(stream) && step(SLICE_BYTES) === 'more') fairStreams.schedule(stream);
     if (!backlog.empty && tooFarBehind()) {
       services.logger.debug({ resource: s.def.plural, lastSent, queued: backlog.queuedChanges }, 'watch too far behind; ending it');
       finish(false);
@@ -206,8 +246,9 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   let unregister: () => void = () => {};
   const apiVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
   const sendBookmark = (initialEventsEnd = false) => {
-    // Only a revision everything up to which has been sent: none while the initial state streams.
-    if (!backlog.snapshotDone) return;
+    // Only a revision everything up to which has been sent: none while the initial state streams,
+    // and none before the bookmark that ends it (sent from onSnapshotEnd, once the end is reported).
+    if (!backlog.snapshotEnded) return;
     const revision = initialEventsEnd ? after : store.cache && backlog.empty ? Math.max(store.cache.revision, lastSent) : lastSent;
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
     if (initialEventsEnd) metadata['annotations'] = INITIAL_EVENTS_END;
@@ -254,7 +295,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   const end = () => finish();
   onRequestClose(s.req, end);
   res.on('close', end);
-  pump();
+  fairStreams.schedule(stream);
 }
 
 /** A storage event decoded by the store (not the raw stored object: a custom resource's apiVersion is the watched version's). */
