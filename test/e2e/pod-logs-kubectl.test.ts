@@ -13,8 +13,8 @@ let up: SvcUp;
 const v35 = { bin: KUBECTL_V35 };
 
 test.before(async () => {
-  // A 2 s image pull leaves time to see a pod waiting to start; a 1 s back-off makes a crash loop quick.
-  up = await startSvcUp('pod-logs', ['--nodes=2', '--image-pull-delay=2s', '--container-start-delay=10ms', '--crash-loop-back-off=1s']);
+  // A 5 s image pull leaves time to see a pod waiting to start (kubectl took over 2 s on a loaded machine); a 1 s back-off makes a crash loop quick.
+  up = await startSvcUp('pod-logs', ['--nodes=2', '--image-pull-delay=5s', '--container-start-delay=10ms', '--crash-loop-back-off=1s']);
 });
 
 test.after(async () => {
