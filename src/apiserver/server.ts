@@ -123,7 +123,6 @@ export class ApiHttpServer implements RequestPipeline {
     const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     let info: RequestInfo | undefined;
     let release: (() => void) | undefined;
-    let untrack: (() => void) | undefined;
     /** Set while a write's body is being read before its slot (cut off if that read fails). */
     let bodyPending: Request | undefined;
     this.inflight++;
@@ -149,16 +148,37 @@ export class ApiHttpServer implements RequestPipeline {
         await prefetchBody(req, this.parts.config.inputLimits.maxRequestBodyBytes, this.parts.config.requestTimeoutMs);
         bodyPending = undefined;
       }
-      if (!longRunning) {
+      // Health probes take no slot: the established server's mandatory `probes` FlowSchema puts
+      // /healthz, /livez and /readyz at the `exempt` priority level, so an overloaded server still
+      // tells its load balancer and kubelet that it is alive and ready instead of answering 429.
+      const exempt = !info.isResourceRequest && this.parts.health.some((h) => pathname === h.path || pathname.startsWith(`${h.path}/`));
+      if (!longRunning && !exempt) {
         // The slot comes back at the deadline or when the connection closes, whichever is first,
         // even if the handler is still waiting (a body that never finishes must not keep it).
         const giveBack = this.limiter.acquire(mutating ? 'mutating' : 'readOnly');
-        release = giveBack;
-        res.on('close', giveBack);
-        untrack = this.deadlines.track(res, () => {
+        const stopTracking = this.deadlines.track(res, () => {
           giveBack();
           cutOff(req, res);
         });
+        const done = () => {
+          stopTracking();
+          giveBack();
+        };
+        res.on('close', done);
+        if (req instanceof InProcessRequest) {
+          release = done;
+        } else {
+          // The slot is held until the answer has been handed to the connection ('finish'), not
+          // only until the handler returns: res.end() of a large LIST queues its bytes (and their
+          // TLS records, outside V8's heap) for a client that may read slowly, so releasing at
+          // return let every connection hold a queued answer at once: memory grew with the number
+          // of connections instead of being bounded by the in-flight limit (the established
+          // server's handler blocks in Write until the bytes are in the socket, likewise).
+          (res as unknown as NodeJS.EventEmitter).once('finish', done);
+          release = () => {
+            if (!res.headersSent && !res.writableEnded) done();
+          };
+        }
       }
       if (info.isResourceRequest) {
         await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
@@ -176,7 +196,6 @@ export class ApiHttpServer implements RequestPipeline {
       // drains the rest of the body as before, so the client reads its answer.)
       if (bodyPending && status.code === 408) cutOff(bodyPending, res);
     } finally {
-      untrack?.();
       release?.();
       this.inflight--;
       if (this.inflight === 0) this.drained?.();
