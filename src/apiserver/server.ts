@@ -49,6 +49,20 @@ export interface PipelineParts {
   logger: Logger;
 }
 
+/**
+ * The listen queue: as long as the kernel allows (it caps the value at net.core.somaxconn), as the
+ * established server's Go runtime asks for. Node's default of 511 overflowed when a thousand clients
+ * connected at once (2x the in-flight limits): the kernel dropped their handshakes and later reset
+ * them, and requests that had been sent got ECONNRESET instead of an answer or a 429.
+ */
+const LISTEN_BACKLOG = 65_535;
+
+/**
+ * An answer still queued for its connection beyond this many bytes keeps its in-flight slot until
+ * it is handed over: at most (connections x this) of small answers can be queued at once.
+ */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+
 /** Subresources whose requests may stream for as long as the client wants. */
 const LONG_RUNNING_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
@@ -96,7 +110,7 @@ export class ApiHttpServer implements RequestPipeline {
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.parts.config.securePort, this.parts.config.bindAddress, () => {
+      this.server.listen(this.parts.config.securePort, this.parts.config.bindAddress, LISTEN_BACKLOG, () => {
         this.server.off('error', reject);
         const addr = this.server.address();
         resolve(typeof addr === 'object' && addr ? addr.port : this.parts.config.securePort);
@@ -168,15 +182,18 @@ export class ApiHttpServer implements RequestPipeline {
         if (req instanceof InProcessRequest) {
           release = done;
         } else {
-          // The slot is held until the answer has been handed to the connection ('finish'), not
-          // only until the handler returns: res.end() of a large LIST queues its bytes (and their
-          // TLS records, outside V8's heap) for a client that may read slowly, so releasing at
-          // return let every connection hold a queued answer at once: memory grew with the number
-          // of connections instead of being bounded by the in-flight limit (the established
-          // server's handler blocks in Write until the bytes are in the socket, likewise).
+          // A large answer holds its slot until it has been handed to the connection ('finish'),
+          // not only until the handler returns: res.end() of a large LIST queues its bytes (and
+          // their TLS records, outside V8's heap) for a client that may read slowly, so releasing
+          // at return let every connection hold a queued answer at once, and memory grew with the
+          // number of connections instead of being bounded by the in-flight limit (the established
+          // server's handler likewise blocks in Write until the bytes are in the socket). A small
+          // answer gives its slot back at once: its client may read it and send the next request
+          // before 'finish' is seen here, and must not find its own slot still taken.
           (res as unknown as NodeJS.EventEmitter).once('finish', done);
           release = () => {
-            if (!res.headersSent && !res.writableEnded) done();
+            const queued = (res as { writableLength?: number }).writableLength ?? 0;
+            if (!res.writableEnded ? !res.headersSent : queued <= SMALL_ANSWER_BYTES) done();
           };
         }
       }
