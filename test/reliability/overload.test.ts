@@ -329,12 +329,20 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
     const readyz = probeReadyz(server, ca);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 200);
-    const [traffic, slow, watches] = await Promise.all([
-      mixedTraffic(server, ca, round, ROUND_MS),
-      slowUploads(server, ca, round, SLOW_UPLOADERS, ROUND_MS * 0.8),
-      watchListBurst(server, ca, WATCHES, ROUND_MS + 30_000),
-    ]);
-    clearInterval(sampler);
+    let load: [Traffic, SlowUploads, WatchBurst];
+    try {
+      load = await Promise.all([
+        mixedTraffic(server, ca, round, ROUND_MS),
+        slowUploads(server, ca, round, SLOW_UPLOADERS, ROUND_MS * 0.8),
+        watchListBurst(server, ca, WATCHES, ROUND_MS + 30_000),
+      ]);
+    } catch (err) {
+      await readyz.stop(); // a worker left running would keep this process alive
+      throw err;
+    } finally {
+      clearInterval(sampler);
+    }
+    const [traffic, slow, watches] = load;
     const cpu = cpuSeconds(pid) - cpuBefore;
     const lagMs = await eventLoopLagMaxMs(server);
     const atEnd = rssBytes(pid);
