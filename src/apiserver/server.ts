@@ -49,11 +49,22 @@ export interface PipelineParts {
   logger: Logger;
 }
 
+/**
+ * The listen queue: as long as the kernel allows (it caps the value at net.core.somaxconn), as the
+ * established server's Go runtime asks for. Node's default of 511 overflowed when a thousand clients
+ * connected at once (2x the in-flight limits): the kernel dropped their handshakes and later reset
+ * them, and requests that had been sent got ECONNRESET instead of an answer or a 429.
+ */
+const LISTEN_BACKLOG = 65_535;
+
+/**
+ * An answer still queued for its connection beyond this many bytes keeps its in-flight slot until
+ * it is handed over: at most (connections x this) of small answers can be queued at once.
+ */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+
 /** Subresources whose requests may stream for as long as the client wants. */
 const LONG_RUNNING_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
-
-/** Asked of listen(); Linux caps it at net.core.somaxconn (4096 by default since 5.4). */
-const LISTEN_BACKLOG = 65_535;
 
 export class ApiHttpServer implements RequestPipeline {
   readonly server: Http2SecureServer;
@@ -99,10 +110,6 @@ export class ApiHttpServer implements RequestPipeline {
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      // The accept queue as deep as the kernel allows (it caps the request at net.core.somaxconn,
-      // which is what the established server's Go listener asks for); node's default of 511 overflowed
-      // when 2,000 watch clients connected at once, and a connection whose handshake the kernel had
-      // dropped from a full queue ended in ECONNRESET when its client wrote.
       this.server.listen({ port: this.parts.config.securePort, host: this.parts.config.bindAddress, backlog: LISTEN_BACKLOG }, () => {
         this.server.off('error', reject);
         const addr = this.server.address();
@@ -130,7 +137,6 @@ export class ApiHttpServer implements RequestPipeline {
     const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     let info: RequestInfo | undefined;
     let release: (() => void) | undefined;
-    let untrack: (() => void) | undefined;
     /** Set while a write's body is being read before its slot (cut off if that read fails). */
     let bodyPending: Request | undefined;
     this.inflight++;
@@ -156,16 +162,40 @@ export class ApiHttpServer implements RequestPipeline {
         await prefetchBody(req, this.parts.config.inputLimits.maxRequestBodyBytes, this.parts.config.requestTimeoutMs);
         bodyPending = undefined;
       }
-      if (!longRunning) {
+      // Health probes take no slot: the established server's mandatory `probes` FlowSchema puts
+      // /healthz, /livez and /readyz at the `exempt` priority level, so an overloaded server still
+      // tells its load balancer and kubelet that it is alive and ready instead of answering 429.
+      const exempt = !info.isResourceRequest && this.parts.health.some((h) => pathname === h.path || pathname.startsWith(`${h.path}/`));
+      if (!longRunning && !exempt) {
         // The slot comes back at the deadline or when the connection closes, whichever is first,
         // even if the handler is still waiting (a body that never finishes must not keep it).
         const giveBack = this.limiter.acquire(mutating ? 'mutating' : 'readOnly');
-        release = giveBack;
-        res.on('close', giveBack);
-        untrack = this.deadlines.track(res, () => {
+        const stopTracking = this.deadlines.track(res, () => {
           giveBack();
           cutOff(req, res);
         });
+        const done = () => {
+          stopTracking();
+          giveBack();
+        };
+        res.on('close', done);
+        if (req instanceof InProcessRequest) {
+          release = done;
+        } else {
+          // A large answer holds its slot until it has been handed to the connection ('finish'),
+          // not only until the handler returns: res.end() of a large LIST queues its bytes (and
+          // their TLS records, outside V8's heap) for a client that may read slowly, so releasing
+          // at return let every connection hold a queued answer at once, and memory grew with the
+          // number of connections instead of being bounded by the in-flight limit (the established
+          // server's handler likewise blocks in Write until the bytes are in the socket). A small
+          // answer gives its slot back at once: its client may read it and send the next request
+          // before 'finish' is seen here, and must not find its own slot still taken.
+          (res as unknown as NodeJS.EventEmitter).once('finish', done);
+          release = () => {
+            const queued = (res as { writableLength?: number }).writableLength ?? 0;
+            if (!res.writableEnded ? !res.headersSent : queued <= SMALL_ANSWER_BYTES) done();
+          };
+        }
       }
       if (info.isResourceRequest) {
         await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
@@ -183,7 +213,6 @@ export class ApiHttpServer implements RequestPipeline {
       // drains the rest of the body as before, so the client reads its answer.)
       if (bodyPending && status.code === 408) cutOff(bodyPending, res);
     } finally {
-      untrack?.();
       release?.();
       this.inflight--;
       if (this.inflight === 0) this.drained?.();

@@ -1,6 +1,9 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=64
 // --max-semi-space-size=64 (MiB): a young generation large enough that a busy daemon's short-lived objects die
 // before a scavenge copies them (scavenges took ~13% of CPU under load at the default 16). docs/running.md.
+// MALLOC_MMAP_THRESHOLD_=131072: glibc gives Buffers of 128 KiB and more (response bodies) their own mappings,
+// returned to the system when freed; with its default moving threshold they came from the heap and freed memory
+// stayed resident after load (docs/reliability.md, "Memory under load").
 /**
  * The `apiserver` executable: `apiserver [flags]`.
  * Parses the flags, builds the ApiServerConfig, writes the admin client configuration

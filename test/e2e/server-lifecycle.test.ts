@@ -23,6 +23,8 @@ test('--max-requests-inflight: a request over the limit is 429 with Retry-After'
     assert.is(r.status, 429, r.text);
     assert.is(r.json.reason, 'TooManyRequests');
     assert.is(r.headers['retry-after'], '1');
+    // Health probes take no slot (the established server's probes FlowSchema is exempt).
+    for (const probe of ['/readyz', '/livez', '/healthz', '/readyz/ping']) assert.is((await server.request('GET', probe)).status, 200, `${probe} while the slot is taken`);
     // Mutating requests have their own limit.
     const w = await server.request('POST', CM, { metadata: { name: 'still-ok' } });
     assert.is(w.status, 201, w.text);

@@ -13,6 +13,28 @@ import { Agent, request } from 'undici';
 export const ROOT = new URL('../../../', import.meta.url).pathname;
 export const APISERVER_BIN = join(ROOT, 'dist', 'src', 'cli', 'apiserver.js');
 
+/**
+ * The environment a daemon's launcher sets (the `NAME=value` words of its `#!/usr/bin/env -S` line,
+ * e.g. glibc's MALLOC_MMAP_THRESHOLD_): tests start `node <bin>` directly, so they apply it
+ * themselves and run the daemon as the installed command would.
+ */
+export function launcherEnv(bin: string): Record<string, string> {
+  let first = '';
+  try {
+    first = readFileSync(bin, 'utf8').split('\n', 1)[0] ?? '';
+  } catch {
+    return {}; // not built (the spawn reports it)
+  }
+  const env: Record<string, string> = {};
+  if (!first.startsWith('#!/usr/bin/env -S ')) return env;
+  for (const word of first.slice('#!/usr/bin/env -S '.length).split(/\s+/)) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word);
+    if (!m) break;
+    env[m[1]!] = m[2]!;
+  }
+  return env;
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -71,7 +93,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     `--cert-dir=${certDir}`,
     ...(opts.args ?? []),
   ];
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...launcherEnv(APISERVER_BIN), ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT } from './apiserver.js';
+import { launcherEnv, ROOT } from './apiserver.js';
 
 export const SVC_BIN = join(ROOT, 'dist', 'src', 'cli', 'svc.js');
 /** The compiled fixture module with the `configmap-echo` controller. */
@@ -41,7 +41,7 @@ export function startSvc(args: string[], env: Record<string, string> = {}): SvcP
 
 /** Any of our executables (`SVC_BIN`, `SCHEDULER_BIN`) as a child process, its log lines kept. */
 export function startExecutable(bin: string, args: string[], env: Record<string, string> = {}): SvcProcess {
-  const proc = spawn(process.execPath, [bin, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [bin, ...args], { cwd: ROOT, env: { ...launcherEnv(bin), ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let partial = '';
   const lines: LogLine[] = [];
