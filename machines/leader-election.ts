@@ -30,7 +30,7 @@ import { systemClock, type Clock } from '../src/runtime/clock.js';
 import { FOLLOWER_JITTER, type LeaderElectionConfig } from '../src/runtime/leader-election/config.js';
 import { LockKeeper, type AttemptOutcome } from '../src/runtime/leader-election/lock-keeper.js';
 import type { ResourceLock } from '../src/runtime/leader-election/record.js';
-import { RenewalTiming } from '../src/runtime/leader-election/renewal-timing.js';
+import { eventLoopLag, RenewalTiming } from '../src/runtime/leader-election/renewal-timing.js';
 
 /** Why leading ended: `lost` (could not renew in time) or `stopped` (asked to stop). */
 export type StoppedLeadingReason = 'lost' | 'stopped';
@@ -135,9 +135,13 @@ export const leaderElectionMachine = setup({
     retryPeriod: ({ context }) => context.input.config.retryPeriodMs,
     retryPeriodJittered: ({ context }) => {
       const poll = context.input.config.retryPeriodMs * (1 - (context.input.random ?? Math.random)() * FOLLOWER_JITTER);
-      // Wake when the observed lease runs out; once it has (an attempt failed), poll as usual.
+      // Wake when the observed lease runs out, early by what the last attempt took (its read then
+      // comes back about then; the keeper decides on the time it came back, so early is safe);
+      // once the lease has run out (an attempt failed), poll as usual.
       const left = (context.keeper.otherHoldersLeaseEnds() ?? 0) - (context.input.clock ?? systemClock).now();
-      return left > 0 ? Math.min(poll, left) : poll;
+      // (At least 50 ms apart while early, so fast reads after a slow one do not spin.)
+      const early = Math.min(context.timing.lastAttemptMs, context.input.config.retryPeriodMs);
+      return left > 0 ? Math.min(poll, Math.max(left - early, Math.min(left, 50))) : poll;
     },
     renewDeadline: ({ context }) => context.input.config.renewDeadlineMs,
   },
@@ -148,7 +152,8 @@ export const leaderElectionMachine = setup({
     },
     lostLeading: ({ context }) => {
       context.input.logger.error(
-        { lock: context.input.lock.describe(), renewDeadlineMs: context.input.config.renewDeadlineMs },
+        // With the event-loop delay since the last renewal: a starved process or a slow server.
+        { lock: context.input.lock.describe(), renewDeadlineMs: context.input.config.renewDeadlineMs, eventLoopLag: eventLoopLag() },
         'leader election: failed to renew within the renew deadline; stepping down',
       );
       context.timing.steppedDown++;

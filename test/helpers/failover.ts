@@ -10,7 +10,7 @@
  */
 import type { Subscription } from 'rxjs';
 import type { Lease } from '../../src/api/generated/kinds.js';
-import type { ApiClient } from '../../src/client/types.js';
+import { ApiError, type ApiClient } from '../../src/client/types.js';
 import { resources } from '../../src/client/typed.js';
 import type { LogLine, SvcProcess } from './svc-process.js';
 
@@ -196,4 +196,23 @@ export function figureStats(xs: readonly number[]): string {
   if (xs.length === 0) return 'none';
   const sorted = [...xs].sort((a, b) => a - b);
   return `max ${sorted.at(-1)} ms, median ${sorted[Math.floor(sorted.length / 2)]} ms, each ${xs.join(', ')} ms`;
+}
+
+/**
+ * A write of the load that must land (creating a workload, scaling it): tried again while the
+ * overloaded server does not answer (timeouts, 5xx, 429), up to `attempts` times; a 409 means an
+ * earlier try did land (the writes are idempotent: fixed names, absolute values).
+ */
+export async function persistently(write: () => Promise<unknown>, attempts = 8): Promise<void> {
+  for (let i = 1; ; i++) {
+    try {
+      await write();
+      return;
+    } catch (err) {
+      const code = err instanceof ApiError ? err.code : 0;
+      if (code === 409) return;
+      if ((code >= 400 && code < 500 && code !== 408 && code !== 429) || i >= attempts) throw err;
+      await sleep(250 * i);
+    }
+  }
 }
