@@ -49,6 +49,7 @@ test.before(async () => {
 
 test.after(async () => {
   await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+  // FAILOVER_LOGS=<dir>: keep each daemon's log there (the renewals' timing is in them).
   if (process.env['FAILOVER_LOGS']) for (const p of procs) writeFileSync(join(process.env['FAILOVER_LOGS'], `${p.pid}.log`), p.output());
   await api.close();
   await server.stop();
