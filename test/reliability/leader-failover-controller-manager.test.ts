@@ -157,7 +157,7 @@ test(`controller-manager pair: ${KILLS} kill -9 of the leader under load; takeov
     await scaling;
     assert.equal(scaleErrors, [], 'every scale answered');
     const converged = () => workloads.every((w) => (livePods.get(w.name)?.size ?? 0) === desired.get(w.name));
-    await eventually(converged, 180_000, 'every workload at the replicas asked for');
+    await eventually(converged, soak(180_000, 900_000), 'every workload at the replicas asked for');
     // Settled: nothing more is created afterwards.
     await new Promise((r) => setTimeout(r, TIMING.retryMs * 2));
 
