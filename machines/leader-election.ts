@@ -2,7 +2,7 @@
  * Leader election as a machine, with client-go's timing:
  *
  *   acquiring --acquired--> leader            acquiring --held by other / failed--> follower
- *   follower --retryPeriod × (1 + random × 1.2)--> acquiring
+ *   follower --retryPeriod × (0.5 + random × 0.5), and never past the observed lease's end--> acquiring
  *   leader.holding --retryPeriod--> leader.renewing (attempt now, then every retryPeriod)
  *   leader.renewing --renewed--> leader.holding
  *   leader.renewing --renewDeadline without a renewal--> steppingDown
@@ -12,7 +12,11 @@
  * Guarantees: a follower takes over only after the holder's lease duration has passed since it
  * last SAW the record change (see src/runtime/leader-election/lock-keeper.ts); a leader stops
  * leading (`onStoppedLeading('lost')`) once it has failed to renew for `renewDeadline` (<= lease
- * duration), so it has stopped before anyone else may take over. The established daemons exit
+ * duration), so it has stopped before anyone else may take over. A follower polls every half to
+ * one retry period and wakes when the lease it observed runs out, so it notices the holder's last
+ * renewal within a retry period and takes over within lease duration + retry period of a holder's
+ * death (client-go polls every 1 to 2.2 retry periods, which let takeovers take up to lease
+ * duration + 4.4 retry periods: 13-18.7 s on the default 15 s lease). The established daemons exit
  * there and leave the restart to a supervisor; here a process that lost its lease without being
  * killed steps down instead — `stepDown()` stops its controllers or scheduling and waits for the
  * work in flight — and then contends again like any follower, so the cluster is never left
@@ -23,10 +27,10 @@
 import type { Logger } from 'pino';
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { systemClock, type Clock } from '../src/runtime/clock.js';
-import { JITTER_FACTOR, type LeaderElectionConfig } from '../src/runtime/leader-election/config.js';
+import { FOLLOWER_JITTER, type LeaderElectionConfig } from '../src/runtime/leader-election/config.js';
 import { LockKeeper, type AttemptOutcome } from '../src/runtime/leader-election/lock-keeper.js';
 import type { ResourceLock } from '../src/runtime/leader-election/record.js';
-import { RenewalTiming } from '../src/runtime/leader-election/renewal-timing.js';
+import { eventLoopLag, RenewalTiming } from '../src/runtime/leader-election/renewal-timing.js';
 
 /** Why leading ended: `lost` (could not renew in time) or `stopped` (asked to stop). */
 export type StoppedLeadingReason = 'lost' | 'stopped';
@@ -129,7 +133,16 @@ export const leaderElectionMachine = setup({
   },
   delays: {
     retryPeriod: ({ context }) => context.input.config.retryPeriodMs,
-    retryPeriodJittered: ({ context }) => context.input.config.retryPeriodMs * (1 + (context.input.random ?? Math.random)() * JITTER_FACTOR),
+    retryPeriodJittered: ({ context }) => {
+      const poll = context.input.config.retryPeriodMs * (1 - (context.input.random ?? Math.random)() * FOLLOWER_JITTER);
+      // Wake when the observed lease runs out, early by what the last attempt took (its read then
+      // comes back about then; the keeper decides on the time it came back, so early is safe);
+      // once the lease has run out (an attempt failed), poll as usual.
+      const left = (context.keeper.otherHoldersLeaseEnds() ?? 0) - (context.input.clock ?? systemClock).now();
+      // (At least 50 ms apart while early, so fast reads after a slow one do not spin.)
+      const early = Math.min(context.timing.lastAttemptMs, context.input.config.retryPeriodMs);
+      return left > 0 ? Math.min(poll, Math.max(left - early, Math.min(left, 50))) : poll;
+    },
     renewDeadline: ({ context }) => context.input.config.renewDeadlineMs,
   },
   actions: {
@@ -139,7 +152,8 @@ export const leaderElectionMachine = setup({
     },
     lostLeading: ({ context }) => {
       context.input.logger.error(
-        { lock: context.input.lock.describe(), renewDeadlineMs: context.input.config.renewDeadlineMs },
+        // With the event-loop delay since the last renewal: a starved process or a slow server.
+        { lock: context.input.lock.describe(), renewDeadlineMs: context.input.config.renewDeadlineMs, eventLoopLag: eventLoopLag() },
         'leader election: failed to renew within the renew deadline; stepping down',
       );
       context.timing.steppedDown++;

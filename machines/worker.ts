@@ -19,6 +19,7 @@ import { fromPromise, setup } from 'xstate';
 import type { ReconcileRecorder } from '../src/runtime/controller-activity.js';
 import { TerminalError, type ReconcileOutcome, type ReconcileResult } from '../src/runtime/outcome.js';
 import type { WorkQueue } from '../src/runtime/work-queue.js';
+import { yieldIfBusy } from '../src/runtime/event-loop-turn.js';
 
 export type ReconcileFunction = (key: string) => Promise<ReconcileOutcome> | ReconcileOutcome;
 
@@ -88,6 +89,10 @@ export async function workLoop(input: WorkerInput & { stats: WorkerStats }, sign
   // Begin once the transition that started this worker is over: a reconcile never runs inside one.
   await Promise.resolve();
   for (;;) {
+    // Reconciles answered from the caches never leave the microtask queue: after a few ms of them
+    // the event loop gets a turn (timers first: the lease's renewal), see event-loop-turn.ts.
+    const turn = yieldIfBusy();
+    if (turn) await turn;
     // A ready key is taken at once; only an empty queue costs a wait.
     const key = queue.tryGet() ?? (await queue.get());
     if (key === undefined) return;

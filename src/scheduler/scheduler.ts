@@ -38,14 +38,13 @@ import type { SchedulerMetrics } from './metrics.js';
 import { Nominator } from './nominator.js';
 import { buildFramework } from './profile.js';
 import { SchedulingQueue } from './queue.js';
+import { yieldIfBusy } from '../runtime/event-loop-turn.js';
 import { failedSchedulingMessage, PodScheduler, type ScheduleOutcome } from './schedule-one.js';
 import type { SvcObject } from '../api/types.js';
 import type { BindingWork, CycleResult, Scheduler as SchedulerSteps } from '../../machines/scheduler.js';
 
 /** The field manager of the scheduler's writes (status conditions, nominations). */
 export const SCHEDULER_FIELD_MANAGER = 'svc-scheduler';
-/** Yield to I/O after scheduling for this long without a pause (bindings and watch events must flow). */
-const MAX_BUSY_MS = 8;
 
 export interface SchedulerOptions {
   client: ApiClient;
@@ -97,7 +96,6 @@ export class Scheduler implements SchedulerSteps {
   private readonly inf: SchedulerInformers;
   private readonly recorder: EventRecorder;
   private readonly subs: Subscription[] = [];
-  private lastYield = 0;
   private readonly features: SchedulerFeatures;
   /** The informer caches plugins read (services, volumes, budgets ...). */
   readonly listers: ClusterListers;
@@ -314,7 +312,9 @@ export class Scheduler implements SchedulerSteps {
 
   /** Takes the next pod and decides its node; resolves with what happened. */
   async scheduleOne(): Promise<CycleResult> {
-    await this.yieldIfBusy();
+    // Bindings, watch events and the lease's renewal timer get a turn between cycles.
+    const turn = yieldIfBusy();
+    if (turn) await turn;
     const q = this.queue.pop();
     if (!q) return { kind: 'idle' };
     const cycle = this.queue.schedulingCycle;
@@ -464,14 +464,6 @@ export class Scheduler implements SchedulerSteps {
       }
     }
     await this.recorder.event(pod, 'Warning', 'FailedScheduling', message);
-  }
-
-  /** Lets I/O run after `MAX_BUSY_MS` of back-to-back cycles (promise chains alone would starve it). */
-  private async yieldIfBusy(): Promise<void> {
-    const now = performance.now();
-    if (now - this.lastYield < MAX_BUSY_MS) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.lastYield = performance.now();
   }
 }
 

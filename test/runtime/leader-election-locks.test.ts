@@ -11,6 +11,7 @@ import { LEADER_ANNOTATION, type LeaderElectionRecord } from '../../src/runtime/
 import { LeaseLock } from '../../src/runtime/leader-election/lease-lock.js';
 import { startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
 import { realClient } from '../helpers/real-client.js';
+import { instrumented } from '../helpers/instrumented-client.js';
 
 let server: ApiServerProcess;
 let conn: ReturnType<typeof realClient>;
@@ -149,6 +150,25 @@ test('every update is optimistic: a write based on a stale read fails with 409 C
   }
   const keeper = new LockKeeper(b, 15_000, clock);
   assert.is((await keeper.tryAcquireOrRenew()).kind, 'heldByOther');
+});
+
+test('a leader renews with writes only (leases: 1 request, endpointsleases: 2); a lock written by someone else meanwhile is read again', async () => {
+  for (const [type, writes] of [['leases', 1], ['endpointsleases', 2]] as const) {
+    const net = instrumented(conn.client);
+    const keeper = new LockKeeper(newResourceLock(type, net.client, { namespace: NS, name: `${type}-fast`, identity: 'host_f' }), 15_000, clock);
+    assert.is((await keeper.tryAcquireOrRenew()).kind, 'acquired');
+    const before = net.calls;
+    assert.is((await keeper.tryAcquireOrRenew()).kind, 'renewed');
+    assert.is(net.calls - before, writes, `${type}: a renewal is ${writes} request(s)`);
+    // Another replica takes the lock over (as after our lease had run out).
+    let skew = 0;
+    const thief = new LockKeeper(newResourceLock(type, conn.client, { namespace: NS, name: `${type}-fast`, identity: 'host_g' }), 15_000, { now: () => Date.now() + skew });
+    assert.is((await thief.tryAcquireOrRenew()).kind, 'heldByOther');
+    skew = 16_000;
+    assert.is((await thief.tryAcquireOrRenew()).kind, 'acquired');
+    // Our write on the version we last wrote conflicts; the slow path reads the lock and follows.
+    assert.equal(await keeper.tryAcquireOrRenew(), { kind: 'heldByOther', holder: 'host_g' });
+  }
 });
 
 test('every lock type is buildable by name', () => {

@@ -8,8 +8,15 @@ import { hostname } from 'node:os';
 export const LOCK_TYPES = ['leases', 'endpoints', 'configmaps', 'endpointsleases', 'configmapsleases'] as const;
 export type LockType = (typeof LOCK_TYPES)[number];
 
-/** client-go's JitterFactor: followers wait retryPeriod × (1 + random × 1.2) between attempts. */
+/** client-go's JitterFactor: the renew deadline must exceed retryPeriod × 1.2 (its validation). */
 export const JITTER_FACTOR = 1.2;
+
+/**
+ * Followers wait retryPeriod × (1 − random × 0.5) between attempts: jittered so they do not poll
+ * in step, and never longer than a retry period, so the holder's last renewal is seen within one
+ * (client-go waits retryPeriod × (1 + random × 1.2); see machines/leader-election.ts).
+ */
+export const FOLLOWER_JITTER = 0.5;
 
 export interface LeaderElectionConfig {
   /** --leader-elect-resource-lock; default `endpointsleases`. */

@@ -3,6 +3,11 @@
  * `configmapsleases`): every write goes to the primary first, then the secondary; a read takes the
  * primary's record, and reports an unknown holder when the two disagree (so nobody treats a
  * half-written pair as theirs). A secondary that does not exist yet is created on the next write.
+ *
+ * Round trips matter here: a renewal waits on each one, and a busy API server answers each in
+ * hundreds of ms. The two reads go out together, and the secondary is written on the version it
+ * holds from its last read or write (read again only when that write fails), so a leader's
+ * renewal is two sequential requests rather than client-go's three (update, get, update).
  */
 import { isNotFound, UNKNOWN_LEADER, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './record.js';
 
@@ -21,9 +26,8 @@ export class MultiLock implements ResourceLock {
   }
 
   async get(): Promise<ObservedRecord | undefined> {
-    const primary = await this.primary.get();
+    const [primary, secondary] = await Promise.all([this.primary.get(), this.secondary.get()]);
     if (!primary) return undefined;
-    const secondary = await this.secondary.get();
     // Only the primary exists: held by a client that writes only the old lock.
     if (!secondary) return primary;
     if (primary.record.holderIdentity !== secondary.record.holderIdentity) {
@@ -45,6 +49,12 @@ export class MultiLock implements ResourceLock {
 
   async update(record: LeaderElectionRecord): Promise<void> {
     await this.primary.update(record);
+    try {
+      await this.secondary.update(record);
+      return;
+    } catch {
+      // Not read yet, or changed since: read it and write again (or create it), as client-go does.
+    }
     const secondary = await this.secondary.get().catch((e: unknown) => {
       if (isNotFound(e)) return undefined;
       throw e;

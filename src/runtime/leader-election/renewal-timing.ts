@@ -55,6 +55,7 @@ export class RenewalTiming implements LiveFactsSource {
   /** Times leadership was lost while the process lived on (stepped down and rejoined). */
   steppedDown = 0;
   private lagAtLastRenewal: EventLoopLag = { maxMs: 0, p99Ms: 0, meanMs: 0 };
+  private lagAtAttemptEnd: EventLoopLag = { maxMs: 0, p99Ms: 0, meanMs: 0 };
 
   constructor() {
     loopDelay();
@@ -72,9 +73,11 @@ export class RenewalTiming implements LiveFactsSource {
   attemptEnded(tookMs: number, succeededAt: number | undefined): number | undefined {
     this.lastAttemptMs = Math.round(tookMs);
     const late = this.lastTimerLateMs + this.lastAttemptMs;
+    // Read before a success resets the histogram: the warning reports the delay this renewal met.
+    this.lagAtAttemptEnd = eventLoopLag();
     if (succeededAt !== undefined) {
       this.lastRenewalAt = succeededAt;
-      this.lagAtLastRenewal = eventLoopLag();
+      this.lagAtLastRenewal = this.lagAtAttemptEnd;
       loopDelay().reset();
     }
     if (late < LATE_RENEWAL_MS) return undefined;
@@ -83,9 +86,9 @@ export class RenewalTiming implements LiveFactsSource {
     return late;
   }
 
-  /** The event-loop delay since the last renewal (for the late-renewal warning). */
+  /** The event-loop delay from the renewal before the last attempt to that attempt's end (for the late-renewal warning). */
   lagSinceLastRenewal(): EventLoopLag {
-    return eventLoopLag();
+    return this.lagAtAttemptEnd;
   }
 
   [LIVE_FACTS](): { [key: string]: LiveFactsValue } {
