@@ -72,7 +72,8 @@ export class FuzzTransport {
   send(protocol: Protocol, req: Sent, raw = false): Promise<Outcome> {
     if (raw) return this.sendRaw(req);
     const headers = wireHeaders(req.headers);
-    if (typeof headers === 'string') return Promise.resolve({ kind: 'unsent', reason: headers });
+    // A header node will not send goes over HTTP/1.1 as raw bytes; HTTP/2 has no way to carry it.
+    if (typeof headers === 'string') return protocol === 'h2' ? Promise.resolve({ kind: 'unsent', reason: headers }) : this.sendRaw(req);
     // A path with text outside ASCII goes as its UTF-8 bytes, as a client that does not escape it would send it.
     const path = Buffer.from(req.path, 'utf8').toString('latin1');
     return protocol === 'h2' ? this.sendH2({ ...req, path }, headers) : this.sendH1({ ...req, path }, headers);
