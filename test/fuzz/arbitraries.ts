@@ -360,11 +360,11 @@ const innerMessage = fc.oneof(
 );
 
 const PB_TYPES = fc.constantFrom('application/vnd.kubernetes.protobuf', 'application/vnd.svc.protobuf', 'application/vnd.kubernetes.protobuf;stream=watch', 'application/vnd.svc.protobuf; charset=utf-8', 'application/vnd.kubernetes.protobuf;x=😀');
-const PB_KINDS = fc.constantFrom(['v1', 'ConfigMap'], ['v1', 'Pod'], ['apps/v1', 'Deployment'], ['coordination.k8s.io/v1', 'Lease'], ['v1', 'Status'], ['v1', 'WatchEvent'], ['', ''], ['v9', 'Nope']);
+const PB_KINDS = fc.constantFrom(['v1', 'ConfigMap'], ['v1', 'ConfigMap'], ['v1', 'ConfigMap'], ['v1', 'Pod'], ['apps/v1', 'Deployment'], ['coordination.k8s.io/v1', 'Lease'], ['v1', 'Status'], ['v1', 'WatchEvent'], ['', ''], ['v9', 'Nope']);
 
 /** `k8s\0` + runtime.Unknown{typeMeta, raw, contentEncoding, contentType}, or one with a broken envelope. */
 const protobufBody = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(PB_KINDS, innerMessage, fc.constantFrom('', 'gzip', '😀'), fc.constantFrom('', 'application/json', 'application/vnd.kubernetes.protobuf')).map(([[av, kind], raw, enc, ct]) =>
+  { weight: 4, arbitrary: fc.tuple(PB_KINDS, innerMessage, fc.constantFrom('', '', '', '', 'gzip', '😀'), fc.constantFrom('', '', '', 'application/json', 'application/vnd.kubernetes.protobuf')).map(([[av, kind], raw, enc, ct]) =>
     Buffer.concat([Buffer.from('k8s\0', 'latin1'), lenField(1, Buffer.concat([strField(1, av), strField(2, kind)])), lenField(2, raw), ...(enc ? [strField(3, enc)] : []), ...(ct ? [strField(4, ct)] : [])]),
   ) },
   { weight: 2, arbitrary: fc.array(hostileField, { maxLength: 4 }).map((fs) => Buffer.concat([Buffer.from('k8s\0', 'latin1'), ...fs])) },
@@ -454,20 +454,22 @@ const reviewRequest: fc.Arbitrary<HostileRequest> = fc.oneof(
     .map(([g, res, method, spec]) => ({ method, path: `/apis/${g}/v1/${res}`, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : safeJson({ apiVersion: `${g}/v1`, kind: 'SelfSubjectAccessReview', spec }) })),
 );
 
-const boolish = fc.oneof(fc.constantFrom('true', 'false', '1', '0', '', 'True', 'yes'), unicodeText.map(enc));
+/** Mostly values the server takes (so that combinations get past the first check), now and then not. */
+const boolish = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('true', 'false', '1', '0') }, { weight: 1, arbitrary: fc.oneof(fc.constantFrom('', 'True', 'yes'), unicodeText.map(enc)) });
+const mostly = <T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: bad });
 const watchListRequest: fc.Arbitrary<HostileRequest> = fc
   .tuple(
     fc.constantFrom(FUZZ_CM, FUZZ_POD, FUZZ_DEPLOY, leases('coordination.k8s.io'), leases('coordination.svc.io'), '/api/v1/configmaps', CR, `/api/v1/watch/namespaces/${FUZZ_NS}/configmaps`, `${FUZZ_CM}/seed-cm`),
     fc.record({
       watch: boolish,
       sendInitialEvents: boolish,
-      resourceVersionMatch: fc.oneof(fc.constantFrom('NotOlderThan', 'Exact', '', 'notolderthan'), unicodeText.map(enc)),
-      resourceVersion: fc.oneof(fc.constantFrom('', '0', '1', '2', '99999999', '-1', '18446744073709551616'), unicodeText.map(enc)),
+      resourceVersionMatch: mostly(fc.constantFrom('NotOlderThan', 'Exact'), fc.oneof(fc.constantFrom('', 'notolderthan'), unicodeText.map(enc))),
+      resourceVersion: mostly(fc.constantFrom('', '0', '1', '2', '20'), fc.oneof(fc.constantFrom('99999999', '-1', '18446744073709551616'), unicodeText.map(enc))),
       allowWatchBookmarks: boolish,
-      timeoutSeconds: fc.oneof(fc.constantFrom('0', '1', '-1', '1e9', '99999999999999999999', '0.5'), unicodeText.map(enc)),
-      limit: fc.constantFrom('0', '1', '-1', '500'),
-      labelSelector: fc.oneof(fc.constantFrom('a=b', 'a in (b,c)', '!a'), unicodeText).map(enc),
-      fieldSelector: fc.oneof(fc.constantFrom('metadata.name=seed-cm', 'metadata.namespace!=x', 'spec.nodeName='), unicodeText).map(enc),
+      timeoutSeconds: mostly(fc.constantFrom('0', '1', '2'), fc.oneof(fc.constantFrom('-1', '1e9', '99999999999999999999', '0.5'), unicodeText.map(enc))),
+      limit: mostly(fc.constantFrom('0', '1', '500'), fc.constant('-1')),
+      labelSelector: mostly(fc.constantFrom('a=b', 'a in (b,c)', '!a', 'app=seed'), unicodeText).map(enc),
+      fieldSelector: mostly(fc.constantFrom('metadata.name=seed-cm', 'metadata.namespace!=x', 'metadata.name='), unicodeText).map(enc),
     }, { requiredKeys: [] }),
     fc.constantFrom<Record<string, string>>({}, { accept: 'application/json;stream=watch' }, { accept: 'application/vnd.kubernetes.protobuf;stream=watch' }, { accept: 'application/vnd.svc.protobuf;stream=watch' }, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' }),
   )
