@@ -21,6 +21,7 @@ import type { OpenApiDocuments } from './openapi.js';
 import type { HealthEndpoint } from './health.js';
 import { type PipelineRequest, prefetchBody, type Request, type Response, writeDocument, writeJson, writeStatus, writeText } from './http.js';
 import { InProcessRequest } from './in-process-exchange.js';
+import { answerMalformedRequest } from './malformed-request.js';
 import { InflightLimiter } from './inflight.js';
 import type { ApiServerMetrics } from './metrics.js';
 import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.js';
@@ -101,6 +102,8 @@ export class ApiHttpServer implements RequestPipeline {
       session.on('close', () => this.sessions.delete(session));
     });
     this.server.on('tlsClientError', () => {});
+    // HTTP/1.1 requests node's parser refuses get a Status too (node's own answer has no body).
+    this.server.on('clientError', answerMalformedRequest);
     this.limiter = new InflightLimiter({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight });
     // RE2 (linear time): the Origin header is the client's, and a backtracking engine can stall on it.
     this.corsOrigins = config.corsAllowedOrigins.map((o) => compileLinearRegExp(o));

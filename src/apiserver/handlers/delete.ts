@@ -36,35 +36,55 @@ export async function readDeleteOptions(s: RequestScope): Promise<DeleteOptions>
       throw badRequest(`the request body must be DeleteOptions, not ${String(body['kind'])}`);
     }
   }
-  const opts: DeleteOptions = { dryRun: isDryRun(s.query) };
+  const opts = deleteOptionsFrom(body, s.query, isDryRun(s.query));
+  checkDryRunGate(s.services.config.featureGates, opts.dryRun);
+  return opts;
+}
+
+/**
+ * The options a DeleteOptions object holds: a DELETE's body (with its query, which wins where both
+ * are set) or an Eviction's `deleteOptions` (`field` names it in messages). One parser for both, so
+ * both refuse the same values: a grace period must be a safe integer (the established int64
+ * refuses a number past its range at decoding, 400).
+ */
+export function deleteOptionsFrom(body: Record<string, unknown>, query: URLSearchParams, dryRun: boolean, field = ''): DeleteOptions {
+  const opts: DeleteOptions = { dryRun };
   if (Array.isArray(body['dryRun']) && body['dryRun'].length) {
-    if (body['dryRun'].some((v) => v !== 'All')) throw badRequest('dryRun: Unsupported value: supported values: "All"');
+    if (body['dryRun'].some((v) => v !== 'All')) throw badRequest(`${field}dryRun: Unsupported value: supported values: "All"`);
     opts.dryRun = true;
   }
-  checkDryRunGate(s.services.config.featureGates, opts.dryRun);
-  const grace = intParam(s.query, 'gracePeriodSeconds') ?? body['gracePeriodSeconds'];
+  const grace = intParam(query, 'gracePeriodSeconds') ?? body['gracePeriodSeconds'];
   if (grace !== undefined && grace !== null) {
-    if (typeof grace !== 'number' || !Number.isInteger(grace)) throw badRequest('gracePeriodSeconds must be an integer');
+    if (typeof grace !== 'number' || !Number.isSafeInteger(grace)) {
+      throw badRequest(`${field}gracePeriodSeconds: invalid value ${JSON.stringify(grace) ?? String(grace)}: must be an integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`);
+    }
     opts.gracePeriodSeconds = Math.max(0, grace);
   }
-  let policy = s.query.get('propagationPolicy') ?? (body['propagationPolicy'] as string | undefined);
-  const orphan = s.query.get('orphanDependents') ?? body['orphanDependents'];
+  let policy = query.get('propagationPolicy') ?? (body['propagationPolicy'] as string | undefined);
+  const orphan = query.get('orphanDependents') ?? body['orphanDependents'];
   if (policy === undefined && orphan !== undefined && orphan !== null) {
     policy = orphan === true || orphan === 'true' ? 'Orphan' : 'Background';
   } else if (policy !== undefined && orphan !== undefined && orphan !== null) {
-    throw badRequest('orphanDependents and propagationPolicy cannot both be set');
+    throw badRequest(`${field}orphanDependents and ${field}propagationPolicy cannot both be set`);
   }
   if (policy !== undefined && policy !== null) {
-    if (!POLICIES.includes(policy)) throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: ${POLICIES.map((p) => `"${p}"`).join(', ')}`);
+    if (!POLICIES.includes(policy)) throw badRequest(`${field}propagationPolicy: Unsupported value: "${String(policy)}": supported values: ${POLICIES.map((p) => `"${p}"`).join(', ')}`);
     opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   }
   const pre = body['preconditions'];
   if (pre !== undefined && pre !== null) {
-    if (typeof pre !== 'object' || Array.isArray(pre)) throw badRequest('preconditions must be an object');
+    if (typeof pre !== 'object' || Array.isArray(pre)) throw badRequest(`${field}preconditions must be an object`);
     opts.preconditions = pre as DeleteOptions['preconditions'];
   }
   return opts;
 }
+
+/**
+ * The latest deletion time written (the last second RFC 3339 can spell): a grace period that
+ * reaches past it (a client's 10^15 seconds) deletes then, rather than make a time that cannot be
+ * written (a 500 once) or, as Go's duration arithmetic does, wrap around into the past.
+ */
+const LATEST_DELETION_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 
 function isNamespace(def: ResourceDefinition): boolean {
   return def.group === '' && def.plural === 'namespaces';
@@ -117,7 +137,7 @@ export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promis
         return current;
       }
       const grace = podGracePeriod(def, current, opts);
-      m.deletionTimestamp = timestamp(now + grace * 1000);
+      m.deletionTimestamp = timestamp(Math.min(now + grace * 1000, LATEST_DELETION_MS));
       m.deletionGracePeriodSeconds = grace;
       if (finalizers.length) m.finalizers = finalizers;
       return current;

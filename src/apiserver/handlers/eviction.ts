@@ -20,28 +20,15 @@ import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
 import { readRequestValue, writeJson } from '../http.js';
 import { asObject, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
-import { deleteObject, type DeleteOptions } from './delete.js';
+import { deleteObject, deleteOptionsFrom, type DeleteOptions } from './delete.js';
 import { guaranteedUpdate } from './write.js';
 
-const POLICIES = ['Orphan', 'Background', 'Foreground'];
-
+/** The Eviction's `deleteOptions`, read by the same parser as a DELETE's body. */
 function deleteOptionsOf(body: SvcObject, dryRun: boolean): DeleteOptions {
   const raw = body['deleteOptions'];
   if (raw === undefined || raw === null) return { dryRun };
   if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('deleteOptions must be an object');
-  const o = raw as Record<string, unknown>;
-  const out: DeleteOptions = { dryRun: dryRun || (Array.isArray(o['dryRun']) && o['dryRun'].includes('All')) };
-  if (o['gracePeriodSeconds'] !== undefined && o['gracePeriodSeconds'] !== null) {
-    if (typeof o['gracePeriodSeconds'] !== 'number' || !Number.isInteger(o['gracePeriodSeconds'])) throw badRequest('deleteOptions.gracePeriodSeconds must be an integer');
-    out.gracePeriodSeconds = o['gracePeriodSeconds'];
-  }
-  if (o['propagationPolicy'] !== undefined && o['propagationPolicy'] !== null) {
-    if (!POLICIES.includes(o['propagationPolicy'] as string)) throw badRequest(`deleteOptions.propagationPolicy must be one of ${POLICIES.join(', ')}`);
-    out.propagationPolicy = o['propagationPolicy'] as DeleteOptions['propagationPolicy'];
-  }
-  const pre = o['preconditions'];
-  if (pre && typeof pre === 'object') out.preconditions = pre as DeleteOptions['preconditions'] & object;
-  return out;
+  return deleteOptionsFrom(raw as Record<string, unknown>, new URLSearchParams(), dryRun, 'deleteOptions.');
 }
 
 export async function handleEviction(s: RequestScope): Promise<void> {
