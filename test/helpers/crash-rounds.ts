@@ -15,13 +15,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiHttp, Endpoint } from './api-http.js';
-import { freePort } from './apiserver.js';
+import { ApiHttp, type Endpoint } from './api-http.js';
+import { freePort, startApiServer, type ApiServerProcess } from './apiserver.js';
 import { eventually } from './client.js';
-import { CM_PATH, cmVersion, CrashWorkload, NS, REV_ANNOTATION } from './crash-workload.js';
+import { cmVersion, CrashWorkload, REV_ANNOTATION, type WorkloadOptions } from './crash-workload.js';
 import { workloadState } from './deployment-convergence.js';
 import { ResumingWatch } from './resuming-watch.js';
+import { soak } from './soak.js';
 import { CONTROLLER_MANAGER_BIN, SCHEDULER_BIN, startExecutable, startSvc, type SvcProcess } from './svc-process.js';
+import { adminConfigOf } from './topology.js';
 
 /** The simulated nodes' short delays (pods run within tens of ms, stop within 100 ms). */
 export const FAST_NODE_FLAGS = ['--image-pull-delay=20ms', '--container-start-delay=10ms', '--container-stop-delay=100ms'];
@@ -62,12 +64,26 @@ export interface RoundOptions {
   log: (line: string) => void;
 }
 
+/** The load of every crash-consistency variant: 32 writers over 128 ConfigMaps, 3 Deployments of 1-3 replicas churning. */
+export const CRASH_WORKLOAD: WorkloadOptions = { writers: 32, namesPerWriter: 4, deployments: 3, maxReplicas: 3, deployStepMs: 300 };
+
+/** The rounds of every variant: 2 in `npm test`, the issue's 20 with SOAK=1. */
+export function crashRounds(tag: string): RoundOptions {
+  return {
+    rounds: soak(2, 20),
+    acksBeforeKill: soak(60, 200),
+    acksAfterRestart: soak(60, 200),
+    convergeTimeoutMs: 90_000,
+    log: (l) => console.log(`[${tag}] ${l}`),
+  };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! : 0);
 
 export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workload: CrashWorkload, o: RoundOptions): Promise<CrashFigures> {
   const f: CrashFigures = { label: subject.label, rounds: 0, acks: 0, checked: 0, unanswered: 0, lost: 0, watchEvents: 0, watchResumes: 0, recoverMs: [], convergeMs: [], violations: [] };
-  const watch = new ResumingWatch(http, CM_PATH, (obj) => cmVersion(obj));
+  const watch = new ResumingWatch(http, workload.cmPath, (obj) => cmVersion(obj));
   await workload.setUp();
   await watch.start();
   try {
@@ -83,14 +99,17 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
       http.use(subject.endpoint());
       const recover = Date.now() - t0;
       f.recoverMs.push(recover);
+      await workload.parked();
       const checked = await workload.verifyStored();
       f.checked += checked;
       workload.release();
+      const tWrites = Date.now();
       await workload.waitForAcks(workload.acks, o.acksAfterRestart);
       await workload.stop();
+      const writesMs = Date.now() - tWrites;
 
       // The watch, resumed across the kill, against a fresh list and the acknowledged writes.
-      const fresh = await http.call('GET', CM_PATH);
+      const fresh = await http.call('GET', workload.cmPath);
       let diff = '';
       await eventually(() => (diff = watch.differences(fresh.json.items)) === '', 30_000, 'the resumed watch to equal a fresh list').catch(() => {
         watch.violations.push(`round ${round}: the watch differs from a fresh list: ${diff}`);
@@ -103,7 +122,7 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
       let state = { pending: '?', duplicates: [] as string[], pods: 0 };
       await eventually(
         async () => {
-          state = await workloadState(http, NS, REV_ANNOTATION);
+          state = await workloadState(http, workload.namespace, REV_ANNOTATION);
           if (state.duplicates.length) return true;
           return state.pending === '';
         },
@@ -115,7 +134,7 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
       f.convergeMs.push(converge);
       f.rounds = round;
       o.log(
-        `${subject.label} round ${round}: serving again ${recover} ms after the kill; ${checked} acknowledged states read back; ` +
+        `${subject.label} round ${round}: serving again ${recover} ms after the kill; ${checked} acknowledged states read back; ${o.acksAfterRestart} writes after it in ${writesMs} ms; ` +
           `${workload.acks} writes acknowledged so far, ${workload.unknownResolved} unanswered resolved; converged in ${converge} ms (${state.pods} pods); ` +
           `watch ${watch.events} events, ${watch.resumes} resumes; violations ${workload.violations.length + watch.violations.length}`,
       );
@@ -179,5 +198,56 @@ export async function startDaemons(adminConfig: string): Promise<Daemons> {
     processes,
     exited: () => processes.filter((p) => p.proc.exitCode !== null || p.proc.signalCode !== null).map((p) => `pid ${p.pid} (${p.proc.exitCode ?? p.proc.signalCode}): ${p.output().slice(-1500)}`),
     stop,
+  };
+}
+
+export interface ApiServerCluster {
+  /** kill -9 of the apiserver; a restart on the same port, data and certificates. */
+  subject: CrashSubject;
+  http: ApiHttp;
+  daemons: Daemons;
+  /** The apiserver running now (undefined between a kill and its restart). */
+  server(): ApiServerProcess | undefined;
+  stop(): Promise<void>;
+}
+
+/** An `apiserver` (flags `args`) with `startDaemons` against it, and an ApiHttp on it. */
+export async function startApiServerCluster(label: string, args: string[] = []): Promise<ApiServerCluster> {
+  let server: ApiServerProcess | undefined = await startApiServer({ args });
+  const { dataDir, certDir, port } = server;
+  const cleanup = () => {
+    for (const d of [dataDir, certDir]) rmSync(d, { recursive: true, force: true });
+  };
+  let daemons: Daemons;
+  try {
+    daemons = await startDaemons(await adminConfigOf(server));
+  } catch (err) {
+    await server.stop('SIGKILL');
+    cleanup();
+    throw err;
+  }
+  const http = new ApiHttp({ url: server.url, caFile: server.caFile });
+  return {
+    subject: {
+      label,
+      endpoint: () => ({ url: server!.url, caFile: server!.caFile }),
+      async kill() {
+        const s = server!;
+        server = undefined;
+        await s.stop('SIGKILL');
+      },
+      async restart() {
+        server = await startApiServer({ port, dataDir, certDir, args });
+      },
+    },
+    http,
+    daemons,
+    server: () => server,
+    async stop() {
+      await http.close();
+      await daemons.stop();
+      await server?.stop('SIGKILL');
+      cleanup();
+    },
   };
 }

@@ -16,9 +16,6 @@
  */
 import type { ApiHttp } from './api-http.js';
 
-export const NS = 'crash';
-export const CM_PATH = `/api/v1/namespaces/${NS}/configmaps`;
-export const DEPLOY_PATH = `/apis/apps/v1/namespaces/${NS}/deployments`;
 export const REV_ANNOTATION = 'crash/rev';
 
 /** What a name holds: absent, or version `n` stored at resourceVersion `rv`. */
@@ -52,11 +49,11 @@ export interface AckedWrite {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function cmBody(name: string, n: number, rv?: number): object {
+export function cmBody(namespace: string, name: string, n: number, rv?: number): object {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace: NS, labels: { 'crash/n': String(n) }, ...(rv !== undefined ? { resourceVersion: String(rv) } : {}) },
+    metadata: { name, namespace, labels: { 'crash/n': String(n) }, ...(rv !== undefined ? { resourceVersion: String(rv) } : {}) },
     data: { n: String(n), copy: String(n), pad: `${n}:${'x'.repeat(300)}` },
   };
 }
@@ -78,12 +75,12 @@ export function cmVersion(obj: any, name?: string): number {
   return Number(n);
 }
 
-export function deploymentBody(name: string, spec: DeploySpec): object {
+export function deploymentBody(namespace: string, name: string, spec: DeploySpec): object {
   const labels = { app: name };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace: NS },
+    metadata: { name, namespace },
     spec: {
       replicas: spec.replicas,
       selector: { matchLabels: labels },
@@ -126,8 +123,14 @@ export class CrashWorkload {
   unknownResolved = 0;
   /** The highest resourceVersion any answer carried. */
   maxAckedRv = 0;
-  /** No write acknowledged from now on may get a resourceVersion at or below this. */
+  /**
+   * No write sent after the last hold() may get a resourceVersion at or below this. (A write sent
+   * before it may: with only etcd killed, the apiserver still answers a write etcd committed just
+   * before it died.)
+   */
   private rvFloor = 0;
+  /** Counts hold()s: the holds a write was sent after. */
+  private epoch = 0;
   private readonly cms: CmSlot[] = [];
   private readonly deploys: DeploySlot[] = [];
   private next = 0;
@@ -139,7 +142,13 @@ export class CrashWorkload {
   private waiting = 0;
   private workers: Promise<void>[] = [];
 
-  constructor(private readonly http: ApiHttp, readonly opts: WorkloadOptions) {
+  /** The ConfigMaps written, and the Deployments churned, are in this namespace (created by setUp()). */
+  readonly cmPath: string;
+  readonly deployPath: string;
+
+  constructor(private readonly http: ApiHttp, readonly opts: WorkloadOptions, readonly namespace = 'crash') {
+    this.cmPath = `/api/v1/namespaces/${namespace}/configmaps`;
+    this.deployPath = `/apis/apps/v1/namespaces/${namespace}/deployments`;
     for (let i = 0; i < opts.writers * opts.namesPerWriter; i++) this.cms.push({ name: `cm-${i}`, acked: { present: false } });
     for (let i = 0; i < opts.deployments; i++) this.deploys.push({ name: `web-${i}`, acked: { replicas: 1 + (i % opts.maxReplicas), rev: 1 } });
   }
@@ -150,12 +159,12 @@ export class CrashWorkload {
 
   /** Creates the namespace and the Deployments (before any kill). */
   async setUp(): Promise<void> {
-    const ns = await this.http.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    const ns = await this.http.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: this.namespace } });
     if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${ns.text}`);
     for (const d of this.deploys) {
-      const r = await this.http.call('POST', DEPLOY_PATH, deploymentBody(d.name, d.acked));
+      const r = await this.http.call('POST', this.deployPath, deploymentBody(this.namespace, d.name, d.acked));
       if (r.status !== 201) throw new Error(`deployment ${d.name}: ${r.status} ${r.text}`);
-      this.ack(Number(r.json.metadata.resourceVersion), 'create deployment');
+      this.ack(Number(r.json.metadata.resourceVersion), 'create deployment', this.epoch);
     }
   }
 
@@ -189,7 +198,21 @@ export class CrashWorkload {
     if (this.held) return;
     this.held = true;
     this.rvFloor = this.maxAckedRv;
+    this.epoch++;
     this.gate = new Promise((r) => (this.openGate = r));
+  }
+
+  /**
+   * Resolves once every worker waits at the gate (after hold()): no write of ours is in flight, so
+   * what is read back now cannot change under the reader (with etcd down, the apiserver may hold a
+   * write until its request deadline).
+   */
+  async parked(timeoutMs = 90_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.waiting < this.workers.length) {
+      if (Date.now() > deadline) throw new Error(`${this.workers.length - this.waiting} writers still had a request in flight ${timeoutMs} ms after the kill`);
+      await sleep(20);
+    }
   }
 
   release(): void {
@@ -213,7 +236,7 @@ export class CrashWorkload {
    * what was acknowledged. Resolves to the number of acknowledged states checked.
    */
   async verifyStored(): Promise<number> {
-    const list = await this.http.call('GET', CM_PATH);
+    const list = await this.http.call('GET', this.cmPath);
     if (list.status !== 200) throw new Error(`list after restart: ${list.status} ${list.text.slice(0, 300)}`);
     const listRv = Number(list.json.metadata.resourceVersion);
     if (!(listRv >= this.rvFloor)) this.violations.push(`list resourceVersion ${listRv} after the restart is below the acknowledged ${this.rvFloor}`);
@@ -240,7 +263,7 @@ export class CrashWorkload {
       this.violations.push(`${s.name}: stored ${showHeld(got)}, acknowledged ${showHeld(s.acked)}${s.unknown ? `, unanswered ${showHeld(s.unknown)}` : ''}`);
     }
     for (const d of this.deploys) {
-      const r = await this.http.call('GET', `${DEPLOY_PATH}/${d.name}`);
+      const r = await this.http.call('GET', `${this.deployPath}/${d.name}`);
       if (r.status !== 200) {
         this.violations.push(`deployment ${d.name} after restart: ${r.status}`);
         continue;
@@ -261,9 +284,9 @@ export class CrashWorkload {
     return new Map(this.deploys.map((d) => [d.name, d.acked]));
   }
 
-  private ack(rv: number, what: string): void {
+  private ack(rv: number, what: string, sentInEpoch: number): void {
     this.acks++;
-    if (!(rv > this.rvFloor)) this.violations.push(`${what}: resourceVersion ${rv} is not above ${this.rvFloor}, acknowledged before the kill`);
+    if (sentInEpoch === this.epoch && !(rv > this.rvFloor)) this.violations.push(`${what}: resourceVersion ${rv} is not above ${this.rvFloor}, acknowledged before the kill`);
     if (rv > this.maxAckedRv) this.maxAckedRv = rv;
   }
 
@@ -301,13 +324,14 @@ export class CrashWorkload {
     let status: number;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     let json: any;
+    const sent = this.epoch;
     try {
       const r =
         op === 'create'
-          ? await this.http.call('POST', CM_PATH, cmBody(s.name, n))
+          ? await this.http.call('POST', this.cmPath, cmBody(this.namespace, s.name, n))
           : op === 'update'
-            ? await this.http.call('PUT', `${CM_PATH}/${s.name}`, cmBody(s.name, n, a.present ? a.rv : undefined))
-            : await this.http.call('DELETE', `${CM_PATH}/${s.name}`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: String(a.present ? a.rv : '') } });
+            ? await this.http.call('PUT', `${this.cmPath}/${s.name}`, cmBody(this.namespace, s.name, n, a.present ? a.rv : undefined))
+            : await this.http.call('DELETE', `${this.cmPath}/${s.name}`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: String(a.present ? a.rv : '') } });
       status = r.status;
       json = r.json;
       if (status === 429) {
@@ -321,7 +345,7 @@ export class CrashWorkload {
           s.acked = { present: false };
         } else {
           const rv = Number(json?.metadata?.resourceVersion);
-          this.ack(rv, `${op} ${s.name}`);
+          this.ack(rv, `${op} ${s.name}`, sent);
           if (cmVersion(json, s.name) !== n) this.violations.push(`${op} ${s.name} answered with another version: ${JSON.stringify(json).slice(0, 200)}`);
           s.acked = { present: true, n, rv };
           this.ackedWrites.push({ name: s.name, kind: 'put', rv });
@@ -338,7 +362,7 @@ export class CrashWorkload {
   private async resolveCm(s: CmSlot): Promise<void> {
     let r;
     try {
-      r = await this.http.call('GET', `${CM_PATH}/${s.name}`);
+      r = await this.http.call('GET', `${this.cmPath}/${s.name}`);
     } catch {
       await sleep(100);
       return;
@@ -390,10 +414,11 @@ export class CrashWorkload {
       const next: DeploySpec =
         step % 2 === 1 || others.length === 0 ? { ...d.acked, rev: d.acked.rev + 1 } : { ...d.acked, replicas: others[Math.floor(Math.random() * others.length)]! };
       const patch = next.rev !== d.acked.rev ? { spec: { template: { metadata: { annotations: { [REV_ANNOTATION]: String(next.rev) } } } } } : { spec: { replicas: next.replicas } };
+      const sent = this.epoch;
       try {
-        const r = await this.http.call('PATCH', `${DEPLOY_PATH}/${d.name}`, patch, 'application/merge-patch+json');
+        const r = await this.http.call('PATCH', `${this.deployPath}/${d.name}`, patch, 'application/merge-patch+json');
         if (r.status >= 200 && r.status < 300) {
-          this.ack(Number(r.json?.metadata?.resourceVersion), `patch ${d.name}`);
+          this.ack(Number(r.json?.metadata?.resourceVersion), `patch ${d.name}`, sent);
           const got = deploySpecOf(r.json);
           if (!sameSpec(got, next)) this.violations.push(`patch ${d.name} answered ${JSON.stringify(got)}, sent ${JSON.stringify(next)}`);
           d.acked = next;
@@ -413,7 +438,7 @@ export class CrashWorkload {
   private async resolveDeploy(d: DeploySlot): Promise<void> {
     let r;
     try {
-      r = await this.http.call('GET', `${DEPLOY_PATH}/${d.name}`);
+      r = await this.http.call('GET', `${this.deployPath}/${d.name}`);
     } catch {
       await sleep(100);
       return;

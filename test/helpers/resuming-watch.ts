@@ -23,7 +23,7 @@ export class ResumingWatch {
   readonly violations: string[] = [];
   /** Events applied (not bookmarks). */
   events = 0;
-  /** Times the stream was opened again from a resourceVersion after it ended. */
+  /** Times a stream was opened again (answered 200) from a resourceVersion after one ended. */
   resumes = 0;
   private readonly cache = new Map<string, number>();
   private readonly puts = new Map<string, Set<number>>();
@@ -78,10 +78,8 @@ export class ResumingWatch {
   }
 
   private async run(): Promise<void> {
-    let first = true;
+    let opened = 0;
     while (!this.stopped) {
-      if (!first) this.resumes++;
-      first = false;
       this.ac = new AbortController();
       try {
         const res = await this.http.stream(`${this.path}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.lastRv}`, this.ac.signal);
@@ -91,6 +89,7 @@ export class ResumingWatch {
           await sleep(200);
           continue;
         }
+        if (opened++ > 0) this.resumes++;
         let buf = '';
         for await (const chunk of res.body) {
           buf += chunk.toString();

@@ -11,54 +11,23 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiHttp } from '../helpers/api-http.js';
-import { startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
-import { FAST_NODE_FLAGS, printFigures, runCrashRounds, startDaemons, type CrashSubject, type RoundOptions } from '../helpers/crash-rounds.js';
-import { CrashWorkload, type WorkloadOptions } from '../helpers/crash-workload.js';
-import { soak } from '../helpers/soak.js';
+import { CRASH_WORKLOAD, crashRounds, FAST_NODE_FLAGS, printFigures, runCrashRounds, startApiServerCluster, type CrashSubject } from '../helpers/crash-rounds.js';
+import { CrashWorkload } from '../helpers/crash-workload.js';
 import { startSvcUp } from '../helpers/svc-up.js';
-import { adminConfigOf } from '../helpers/topology.js';
 
 const test = suite('crash consistency: kill -9 of apiserver and of svc up (embedded store)');
 
-const workloadOptions: WorkloadOptions = { writers: 32, namesPerWriter: 4, deployments: 3, maxReplicas: 3, deployStepMs: 300 };
-const rounds = (log: string): RoundOptions => ({
-  rounds: soak(2, 20),
-  acksBeforeKill: 300,
-  acksAfterRestart: 300,
-  convergeTimeoutMs: 90_000,
-  log: (l) => console.log(`[${log}] ${l}`),
-});
-
 test('kill -9 of apiserver: acknowledged writes kept, a resumed watch exactly once, workloads converge', async () => {
-  let server: ApiServerProcess | undefined = await startApiServer();
-  const { dataDir, certDir, port } = server;
-  const daemons = await startDaemons(await adminConfigOf(server));
-  const http = new ApiHttp({ url: server.url, caFile: server.caFile });
-  const subject: CrashSubject = {
-    label: 'apiserver (embedded store)',
-    endpoint: () => ({ url: server!.url, caFile: server!.caFile }),
-    async kill() {
-      const s = server!;
-      server = undefined;
-      await s.stop('SIGKILL');
-    },
-    async restart() {
-      server = await startApiServer({ port, dataDir, certDir });
-    },
-  };
+  const cluster = await startApiServerCluster('apiserver (embedded store)');
   try {
-    const f = await runCrashRounds(subject, http, new CrashWorkload(http, workloadOptions), rounds('apiserver'));
+    const f = await runCrashRounds(cluster.subject, cluster.http, new CrashWorkload(cluster.http, CRASH_WORKLOAD), crashRounds('apiserver'));
     printFigures(f);
     assert.equal(f.violations, []);
-    assert.equal(daemons.exited(), [], 'the controller manager, scheduler and nodes waited out every restart');
+    assert.equal(cluster.daemons.exited(), [], 'the controller manager, scheduler and nodes waited out every restart');
   } finally {
-    await http.close();
-    await daemons.stop();
-    await server?.stop('SIGKILL');
-    for (const d of [dataDir, certDir]) rmSync(d, { recursive: true, force: true });
+    await cluster.stop();
   }
 });
 
@@ -73,7 +42,7 @@ test('kill -9 of svc up: acknowledged writes kept, a resumed watch exactly once,
     restart: () => up.restart(),
   };
   try {
-    const f = await runCrashRounds(subject, http, new CrashWorkload(http, workloadOptions), rounds('svc up'));
+    const f = await runCrashRounds(subject, http, new CrashWorkload(http, CRASH_WORKLOAD), crashRounds('svc up'));
     printFigures(f);
     assert.equal(f.violations, []);
   } finally {
