@@ -86,6 +86,8 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
   const watch = new ResumingWatch(http, workload.cmPath, (obj) => cmVersion(obj));
   await workload.setUp();
   await watch.start();
+  let reported = 0;
+  let checkedWrites = 0;
   try {
     for (let round = 1; round <= o.rounds; round++) {
       workload.start();
@@ -114,7 +116,9 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
       await eventually(() => (diff = watch.differences(fresh.json.items)) === '', 30_000, 'the resumed watch to equal a fresh list').catch(() => {
         watch.violations.push(`round ${round}: the watch differs from a fresh list: ${diff}`);
       });
-      const missing = watch.missing(workload.ackedWrites);
+      // Each write reported once (a write missed in one round stays missed in the next).
+      const missing = watch.missing(workload.ackedWrites.slice(checkedWrites));
+      checkedWrites = workload.ackedWrites.length;
       if (missing.length) watch.violations.push(`round ${round}: ${missing.length} acknowledged writes never seen by the watch: ${JSON.stringify(missing.slice(0, 5))}`);
 
       // The Deployments, no longer changed, converge.
@@ -138,7 +142,10 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
           `${workload.acks} writes acknowledged so far, ${workload.unknownResolved} unanswered resolved; converged in ${converge} ms (${state.pods} pods); ` +
           `watch ${watch.events} events, ${watch.resumes} resumes; violations ${workload.violations.length + watch.violations.length}`,
       );
-      if (workload.violations.length + watch.violations.length > 20) break;
+      const violations = [...workload.violations, ...watch.violations];
+      for (const v of violations.slice(reported)) o.log(`${subject.label} round ${round}: VIOLATION ${v}`);
+      reported = violations.length;
+      if (violations.length > 20) break;
     }
   } finally {
     await workload.stop();
