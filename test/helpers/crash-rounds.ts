@@ -79,7 +79,10 @@ export function crashRounds(tag: string): RoundOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! : 0);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : Math.round((s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
+};
 
 export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workload: CrashWorkload, o: RoundOptions): Promise<CrashFigures> {
   const f: CrashFigures = { label: subject.label, rounds: 0, acks: 0, checked: 0, unanswered: 0, lost: 0, watchEvents: 0, watchResumes: 0, recoverMs: [], convergeMs: [], violations: [] };
@@ -167,8 +170,8 @@ export function printFigures(f: CrashFigures): void {
   p(`acknowledged writes ${f.acks}, acknowledged states read back after restarts ${f.checked}, lost ${f.lost}`);
   p(`writes without an answer resolved (old or new value found) ${f.unanswered}`);
   p(`watch events ${f.watchEvents} over ${f.watchResumes} resumes, gaps/duplicates ${f.violations.filter((v) => /watch|duplicate or out of order|410/.test(v)).length}`);
-  p(`serving again after kill -9: median ${median(f.recoverMs)} ms, max ${Math.max(0, ...f.recoverMs)} ms`);
-  p(`Deployments converged after churn stopped: median ${median(f.convergeMs)} ms, max ${Math.max(0, ...f.convergeMs)} ms`);
+  p(`serving again after kill -9: median ${median(f.recoverMs)} ms, min ${Math.min(...f.recoverMs)} ms, max ${Math.max(0, ...f.recoverMs)} ms`);
+  p(`Deployments converged after churn stopped: median ${median(f.convergeMs)} ms, min ${Math.min(...f.convergeMs)} ms, max ${Math.max(0, ...f.convergeMs)} ms`);
   p(`violations ${f.violations.length}`);
 }
 
