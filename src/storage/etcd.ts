@@ -9,7 +9,7 @@
  * - watch: one watch stream per call with our own resumption (see etcd-watch.ts)
  * etcd's revision is global and increases by one per committed txn, which is the contract's revision.
  */
-import { etcdFaultHandling, isDeadline, isOutage } from './etcd-fault-handling.js';
+import { etcdFaultHandling, isDeadline, isOutage, withoutRetry } from './etcd-fault-handling.js';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import {
@@ -329,7 +329,8 @@ export class EtcdStore implements KVStore {
 
   private write<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new StorageUnavailableError('etcd store is closed'));
-    const p = fn();
+    // Never retried: a write that failed may have been committed (see etcd-fault-handling.ts).
+    const p = withoutRetry(fn);
     this.inflight.add(p);
     const forget = (): void => {
       this.inflight.delete(p);

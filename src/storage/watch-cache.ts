@@ -72,6 +72,19 @@ interface CacheWatcher {
   direct?: WatchHandle;
 }
 
+/** What `WatchCache.watch` returns. */
+export interface CacheWatchHandle {
+  close(): void;
+  /**
+   * True when every change up to the cache's `revision` has been handed to this watcher: it is
+   * served from memory and has nothing queued. False while it waits for the cache's list, or is
+   * served by a direct store watch (it started before the in-memory window, so it is still
+   * replaying older history): a bookmark must not then claim the cache's revision for it, or a
+   * client resuming from that bookmark would skip the changes not yet replayed.
+   */
+  caughtUp(): boolean;
+}
+
 interface RevisionWaiter {
   revision: number;
   resolve: (reached: boolean) => void;
@@ -191,12 +204,13 @@ export class WatchCache {
     afterRevision: number,
     onEvents: (events: CacheEvent[]) => void,
     onError: (err: Error) => void,
-  ): { close(): void } {
+  ): CacheWatchHandle {
     const w: CacheWatcher = { after: afterRevision, onEvents, onError, pending: [], scheduled: false, closed: false };
     if (this.state === 'stopped') this.push(w, { error: new StorageUnavailableError('watch cache stopped') });
     else if (this.state === 'watching') this.attach(w);
     else this.waitingForList.push(w);
     return {
+      caughtUp: () => !w.closed && this.watchers.has(w) && !w.scheduled && w.pending.length === 0,
       close: () => {
         w.closed = true;
         w.pending = [];

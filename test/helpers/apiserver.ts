@@ -77,12 +77,14 @@ export interface StartOptions {
   dataDir?: string;
   certDir?: string;
   env?: Record<string, string>;
+  /** The port to listen on (default: a free one); a restart on the same data gives the old one so clients and daemons find it again. */
+  port?: number;
   /** How long to wait for /readyz (default 60 s: a loaded 2-core machine can take long to start one). */
   readyTimeoutMs?: number;
 }
 
 export async function startApiServer(opts: StartOptions = {}): Promise<ApiServerProcess> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-data-'));
   const certDir = opts.certDir ?? mkdtempSync(join(tmpdir(), 'svc-certs-'));
   const args = [

@@ -22,6 +22,8 @@ export interface SvcUp {
   manifest(name: string, text: string): string;
   /** Runs kubectl (1.31 unless `opts.bin`) against this cluster; fails the test unless it exits 0; its stdout. */
   kubectlOk(args: string[], opts?: ToolOptions): Promise<string>;
+  /** Starts `svc up` again on the same port, folder and flags (once the process has exited, e.g. killed by the test); resolves when it is ready. */
+  restart(): Promise<void>;
   /** Closes the client, stops the process, removes the folder. */
   stop(): Promise<void>;
 }
@@ -30,11 +32,15 @@ export interface SvcUp {
 export async function startSvcUp(prefix: string, args: string[] = ['--nodes=3', '--image-pull-delay=20ms', '--container-start-delay=10ms']): Promise<SvcUp> {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const port = await freePort();
-  const svc = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, ...args]);
-  await svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
+  const launch = async (): Promise<SvcProcess> => {
+    const p = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, ...args]);
+    await p.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
+    return p;
+  };
+  const svc = await launch();
   const kubeconfig = join(dir, 'data', 'admin.svcconfig');
   const api = connect({ svcconfig: kubeconfig, qps: 0, contentType: 'application/json' });
-  return {
+  const up: SvcUp = {
     dir,
     port,
     svc,
@@ -50,10 +56,15 @@ export async function startSvcUp(prefix: string, args: string[] = ['--nodes=3', 
       assert.is(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
       return r.stdout;
     },
+    async restart() {
+      if (up.svc.proc.exitCode === null && up.svc.proc.signalCode === null) throw new Error('svc up is still running: stop or kill it before restart()');
+      up.svc = await launch();
+    },
     async stop() {
       await api.close();
-      await svc.stop('SIGTERM');
+      await up.svc.stop('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  return up;
 }

@@ -51,6 +51,11 @@ export interface Topology {
 /** The stdout line by which the apiserver names its admin client configuration. */
 const ADMIN_CONFIG_LINE = /admin client configuration: (\S+)/;
 
+/** The path of the admin client configuration `server` wrote (it prints it once it is written). */
+export async function adminConfigOf(server: ApiServerProcess, timeoutMs = 10_000): Promise<string> {
+  return (await waitForOutput(server, ADMIN_CONFIG_LINE, timeoutMs))[1]!;
+}
+
 async function waitForOutput(server: ApiServerProcess, re: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -67,7 +72,7 @@ export async function startTopology(opts: { etcd?: RunningEtcd } = {}): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'svc-topology-'));
   const server = await startApiServer({ args: opts.etcd ? [`--kvstore-servers=${opts.etcd.endpoint}`] : [] });
   try {
-    const adminConfig = (await waitForOutput(server, ADMIN_CONFIG_LINE, 10_000))[1]!;
+    const adminConfig = await adminConfigOf(server);
     const schedulerConfig = join(dir, 'scheduler.yaml');
     writeFileSync(
       schedulerConfig,

@@ -33,6 +33,36 @@ test('a watch older than the in-memory window is served by the store, with the s
   }
 });
 
+test('only a watcher served from memory with nothing queued is caught up: one served by the store (started before the window) never claims the cache revision', async () => {
+  // The watch handler sends a bookmark at the cache's revision only for a caught-up watcher: a watch
+  // resumed from before the window (every watch resumed after a restart) once got bookmarks at the
+  // cache's revision while its store watch was still replaying older history, and a client that
+  // resumed from such a bookmark skipped the changes in between (seen with etcd under load).
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/', { capacity: 3, historyWindowMs: 0, maxEvents: 3 });
+    const start = cache.revision;
+    let rec = await store.create('/cm/a', configMap('a'));
+    for (let i = 0; i < 10; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
+    assert.ok(await cache.waitForRevision(rec.modRevision, 1000));
+    assert.ok(cache.oldestRevision() > start);
+    const direct = collectCacheWatch(cache, start);
+    const memory = collectCacheWatch(cache, cache.revision - 1);
+    assert.not.ok(direct.handle.caughtUp(), 'a store-served watcher is not caught up, even before its first event');
+    assert.not.ok(memory.handle.caughtUp(), 'the replay of the last event is still queued');
+    await until(() => direct.events.length === 11 && memory.events.length === 1);
+    assert.ok(memory.handle.caughtUp(), 'served from memory, nothing queued');
+    assert.not.ok(direct.handle.caughtUp(), 'a store-served watcher stays behind the cache as far as bookmarks go');
+    memory.handle.close();
+    assert.not.ok(memory.handle.caughtUp(), 'a closed watcher is not caught up');
+    direct.handle.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
 test('a watch fails with CompactedError only when the store compacted its history', async () => {
   const t = openTempStore();
   const { store } = t;

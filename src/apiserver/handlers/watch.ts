@@ -26,7 +26,7 @@ import { stringifyJson } from '../../api/json-walk.js';
 import type { SvcObject } from '../../api/types.js';
 import { badRequest, type Status } from '../../api/status.js';
 import type { KVEvent } from '../../storage/types.js';
-import type { CacheEvent } from '../../storage/watch-cache.js';
+import type { CacheEvent, CacheWatchHandle } from '../../storage/watch-cache.js';
 import { includeObjectParam, objectTable, tableApiVersion } from '../../codec/table.js';
 import { protobufWatchFrame } from '../representation.js';
 import { parseResourceVersion, type ResourceStore } from '../resource-store.js';
@@ -241,6 +241,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   };
 
   let handle: { close(): void } | undefined;
+  let cacheHandle: CacheWatchHandle | undefined;
   let bookmarkTimer: NodeJS.Timeout | undefined;
   let lifeTimer: NodeJS.Timeout | undefined;
   let unregister: () => void = () => {};
@@ -249,7 +250,10 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     // Only a revision everything up to which has been sent: none while the initial state streams,
     // and none before the bookmark that ends it (sent from onSnapshotEnd, once the end is reported).
     if (!backlog.snapshotEnded) return;
-    const revision = initialEventsEnd ? after : store.cache && backlog.empty ? Math.max(store.cache.revision, lastSent) : lastSent;
+    // The cache's revision only for a watcher it serves from memory with nothing queued: one served
+    // by a direct store watch (resumed from before the cache's window, as after a restart) is still
+    // replaying history below it, and a client resuming from that bookmark would skip the rest.
+    const revision = initialEventsEnd ? after : store.cache && backlog.empty && cacheHandle?.caughtUp() ? Math.max(store.cache.revision, lastSent) : lastSent;
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
     if (initialEventsEnd) metadata['annotations'] = INITIAL_EVENTS_END;
     const object = asTable
@@ -273,7 +277,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
 
   try {
     if (store.cache) {
-      handle = store.cache.watch(
+      handle = cacheHandle = store.cache.watch(
         after,
         (events: CacheEvent[]) => deliver(events),
         (err) => fail(err),
