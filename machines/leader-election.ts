@@ -2,7 +2,7 @@
  * Leader election as a machine, with client-go's timing:
  *
  *   acquiring --acquired--> leader            acquiring --held by other / failed--> follower
- *   follower --retryPeriod × (0.5 + random × 0.5), and never past the observed lease's end--> acquiring
+ *   follower --retryPeriod × (0.5 + random × 0.25), and never past the observed lease's end--> acquiring
  *   leader.holding --retryPeriod--> leader.renewing (attempt now, then every retryPeriod)
  *   leader.renewing --renewed--> leader.holding
  *   leader.renewing --renewDeadline without a renewal--> steppingDown
@@ -27,7 +27,7 @@
 import type { Logger } from 'pino';
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { systemClock, type Clock } from '../src/runtime/clock.js';
-import { FOLLOWER_JITTER, type LeaderElectionConfig } from '../src/runtime/leader-election/config.js';
+import { FOLLOWER_POLL, type LeaderElectionConfig } from '../src/runtime/leader-election/config.js';
 import { LockKeeper, type AttemptOutcome } from '../src/runtime/leader-election/lock-keeper.js';
 import type { ResourceLock } from '../src/runtime/leader-election/record.js';
 import { eventLoopLag, RenewalTiming } from '../src/runtime/leader-election/renewal-timing.js';
@@ -134,7 +134,7 @@ export const leaderElectionMachine = setup({
   delays: {
     retryPeriod: ({ context }) => context.input.config.retryPeriodMs,
     retryPeriodJittered: ({ context }) => {
-      const poll = context.input.config.retryPeriodMs * (1 - (context.input.random ?? Math.random)() * FOLLOWER_JITTER);
+      const poll = context.input.config.retryPeriodMs * (FOLLOWER_POLL.longest - (context.input.random ?? Math.random)() * FOLLOWER_POLL.jitter);
       // Wake when the observed lease runs out, early by what the last attempt took (its read then
       // comes back about then; the keeper decides on the time it came back, so early is safe);
       // once the lease has run out (an attempt failed), poll as usual.

@@ -12,11 +12,13 @@ export type LockType = (typeof LOCK_TYPES)[number];
 export const JITTER_FACTOR = 1.2;
 
 /**
- * Followers wait retryPeriod × (1 − random × 0.5) between attempts: jittered so they do not poll
- * in step, and never longer than a retry period, so the holder's last renewal is seen within one
- * (client-go waits retryPeriod × (1 + random × 1.2); see machines/leader-election.ts).
+ * Followers wait retryPeriod × (0.75 − random × 0.25) between attempts: jittered so they do not
+ * poll in step, and at most three quarters of a retry period, so the holder's last renewal is seen
+ * within one retry period, the read's own time included, and a takeover after the holder dies
+ * comes within lease duration + retry period (client-go waits retryPeriod × (1 + random × 1.2);
+ * see machines/leader-election.ts).
  */
-export const FOLLOWER_JITTER = 0.5;
+export const FOLLOWER_POLL = { longest: 0.75, jitter: 0.25 } as const;
 
 export interface LeaderElectionConfig {
   /** --leader-elect-resource-lock; default `endpointsleases`. */
