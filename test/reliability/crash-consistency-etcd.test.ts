@@ -4,7 +4,7 @@
  * as their own processes; rounds of kill -9 of the apiserver, then rounds of kill -9 of etcd itself
  * (restarted on the same data directory while the apiserver stays up), during 32-way ConfigMap
  * writes and Deployment churn, with the checks of crash-consistency.test.ts after each restart.
- * Bounded in `npm test` (2 rounds each); `SOAK=1`: 20 rounds each.
+ * Bounded in `npm test` (1 round each); `SOAK=1`: 20 rounds each.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -6,7 +6,7 @@
  * value, nothing half-written, resourceVersions above those acknowledged before the kill, a watch
  * resumed from its last resourceVersion exactly once (equal to a fresh list, every acknowledged
  * write seen, no duplicate), and the Deployments converged with no duplicate ReplicaSets or extra
- * pods. Bounded in `npm test` (2 rounds each); `SOAK=1`: 20 rounds each. The etcd variant is
+ * pods. Bounded in `npm test` (1 round each); `SOAK=1`: 20 rounds each. The etcd variant is
  * crash-consistency-etcd.test.ts. The machinery is in test/helpers/crash-*.ts.
  */
 import { suite } from 'uvu';
