@@ -8,10 +8,16 @@
  * `renewTime`s, against the retry period); `lostLeadership` finds a leader's own "lost the lease"
  * log lines.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
+import type { Test } from 'uvu';
 import type { Lease } from '../../src/api/generated/kinds.js';
 import { ApiError, type ApiClient } from '../../src/client/types.js';
 import { resources } from '../../src/client/typed.js';
+import { startApiServer, type ApiServerProcess } from './apiserver.js';
+import { clientFor } from './client.js';
 import type { LogLine, SvcProcess } from './svc-process.js';
 
 /** The leader-election timing a test runs the daemons with (their flags, or the defaults). */
@@ -215,4 +221,39 @@ export async function persistently(write: () => Promise<unknown>, attempts = 8):
       await sleep(250 * i);
     }
   }
+}
+
+/** The bounded form's lease timing (passed as --leader-elect-* flags); the full form uses the defaults. */
+export const BOUNDED_TIMING: LeaseTiming = { leaseMs: 10_000, renewDeadlineMs: 8_000, retryMs: 1_000 };
+
+/** What a failover test shares: the apiserver, a client of it, the daemons started, a folder. */
+export interface FailoverFixture {
+  server: ApiServerProcess;
+  api: ReturnType<typeof clientFor>;
+  procs: SvcProcess[];
+  dir: string;
+}
+
+/**
+ * Registers on `test` the start of a real apiserver (and a JSON client with bounded waits: an
+ * answer the overloaded server never sends must not hold the test) and, after, the end of every
+ * process in `procs` (FAILOVER_LOGS=<dir> keeps each daemon's log there: the renewals' timing is
+ * in them). `server` and `api` are set once the hooks have run.
+ */
+export function failoverFixture(test: Test, tag: string): FailoverFixture {
+  const fx = { procs: [] as SvcProcess[], dir: mkdtempSync(join(tmpdir(), `svc-failover-${tag}-`)) } as FailoverFixture;
+  test.before(async () => {
+    fx.server = await startApiServer();
+    fx.api = clientFor(fx.server, { contentType: 'application/json', requestTimeoutMs: 30_000 });
+  });
+  test.after(async () => {
+    await Promise.all(fx.procs.map((p) => p.stop('SIGKILL')));
+    const logs = process.env['FAILOVER_LOGS'];
+    if (logs) for (const p of fx.procs) writeFileSync(join(logs, `${p.pid}.log`), p.output());
+    await fx.api?.close();
+    await fx.server?.stop();
+    fx.server?.cleanup();
+    rmSync(fx.dir, { recursive: true, force: true });
+  });
+  return fx;
 }

@@ -10,22 +10,20 @@
 // 1,000 Deployments created at once, as the issue measured.
 import * as assert from 'uvu/assert';
 import { test } from 'uvu';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import type { Deployment, Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
 import { resources } from '../../src/client/index.js';
 import { DEFAULT_CONTROLLER_MANAGER_LOCK } from '../../src/cli/controller-manager-options.js';
 import { LEADER_ELECTION_DEFAULTS } from '../../src/runtime/leader-election/config.js';
-import { freePort, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
-import { clientFor, eventually, writeSvcconfig } from '../helpers/client.js';
-import { DEFAULT_TIMING, failoverRounds, persistently, figureStats, lateRenewals, leaseFlags, leaseVerdict, lostLeadership, watchLease, type LeaseTiming, type Replica } from '../helpers/failover.js';
+import { freePort } from '../helpers/apiserver.js';
+import { eventually, writeSvcconfig } from '../helpers/client.js';
+import { BOUNDED_TIMING, DEFAULT_TIMING, failoverFixture, failoverRounds, persistently, figureStats, lateRenewals, leaseFlags, leaseVerdict, lostLeadership, watchLease, type LeaseTiming, type Replica } from '../helpers/failover.js';
 import { replicaSet } from '../helpers/objects.js';
 import { soak } from '../helpers/soak.js';
-import { CONTROLLER_MANAGER_BIN, startExecutable, type SvcProcess } from '../helpers/svc-process.js';
+import { CONTROLLER_MANAGER_BIN, startExecutable } from '../helpers/svc-process.js';
 
-const TIMING: LeaseTiming = soak({ leaseMs: 10_000, renewDeadlineMs: 8_000, retryMs: 1_000 }, DEFAULT_TIMING);
+const TIMING: LeaseTiming = soak(BOUNDED_TIMING, DEFAULT_TIMING);
 const KILLS = soak(3, 10);
 const DEPLOYMENTS = soak(20, 1_000);
 const REPLICA_SETS = soak(10, 100);
@@ -36,26 +34,8 @@ const SCALES_PER_S = soak(5, 20);
 const CONCURRENCY = soak(8, 32);
 const NS = 'failover';
 
-let server: ApiServerProcess;
-let api: ReturnType<typeof clientFor>;
-const procs: SvcProcess[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'svc-failover-cm-'));
-
-test.before(async () => {
-  server = await startApiServer();
-  // Bounded waits: an answer the overloaded server never sends must not hold the test (or close()).
-  api = clientFor(server, { contentType: 'application/json', requestTimeoutMs: 30_000 });
-});
-
-test.after(async () => {
-  await Promise.all(procs.map((p) => p.stop('SIGKILL')));
-  // FAILOVER_LOGS=<dir>: keep each daemon's log there (the renewals' timing is in them).
-  if (process.env['FAILOVER_LOGS']) for (const p of procs) writeFileSync(join(process.env['FAILOVER_LOGS'], `${p.pid}.log`), p.output());
-  await api.close();
-  await server.stop();
-  server.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = failoverFixture(test, 'cm');
+const { procs, dir } = fx;
 
 async function startManager(svcconfig: string): Promise<Replica> {
   const flags = TIMING === DEFAULT_TIMING ? [] : leaseFlags(TIMING);
@@ -75,6 +55,7 @@ function deployment(name: string, replicas: number): Deployment {
 }
 
 test(`controller-manager pair: ${KILLS} kill -9 of the leader under load; takeover within lease + retry period, no replica created twice`, async () => {
+  const { server, api } = fx;
   const svcconfig = writeSvcconfig(server);
   await api.client.create(resources.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 

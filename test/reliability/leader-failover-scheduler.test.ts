@@ -9,21 +9,19 @@
 // nodes and a first burst of 1,000 pods at 32 concurrent creates, as the issue measured.
 import * as assert from 'uvu/assert';
 import { test } from 'uvu';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import type { Pod } from '../../src/api/generated/kinds.js';
 import { resources, typed } from '../../src/client/index.js';
 import { DEFAULT_LOCK_NAME, DEFAULT_LOCK_NAMESPACE } from '../../src/scheduler/config/defaults.js';
-import { freePort, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
-import { clientFor, eventually, writeSvcconfig } from '../helpers/client.js';
-import { DEFAULT_TIMING, failoverRounds, figureStats, lateRenewals, leaseFlags, leaseVerdict, lostLeadership, watchLease, type LeaseTiming, type Replica } from '../helpers/failover.js';
+import { freePort } from '../helpers/apiserver.js';
+import { eventually, writeSvcconfig } from '../helpers/client.js';
+import { BOUNDED_TIMING, DEFAULT_TIMING, failoverFixture, failoverRounds, figureStats, lateRenewals, leaseFlags, leaseVerdict, lostLeadership, watchLease, type LeaseTiming, type Replica } from '../helpers/failover.js';
 import { pod } from '../helpers/objects.js';
 import { soak } from '../helpers/soak.js';
-import { SCHEDULER_BIN, startExecutable, startSvc, type SvcProcess } from '../helpers/svc-process.js';
+import { SCHEDULER_BIN, startExecutable, startSvc } from '../helpers/svc-process.js';
 
-const TIMING: LeaseTiming = soak({ leaseMs: 10_000, renewDeadlineMs: 8_000, retryMs: 1_000 }, DEFAULT_TIMING);
+const TIMING: LeaseTiming = soak(BOUNDED_TIMING, DEFAULT_TIMING);
 const KILLS = soak(3, 10);
 const NODES = soak(10, 5_000);
 /** Pods created at once before the first kill (at CONCURRENCY creates in flight), then a steady stream. */
@@ -32,26 +30,8 @@ const CONCURRENCY = soak(8, 32);
 const STREAM_PER_S = soak(5, 20);
 const NS = 'failover';
 
-let server: ApiServerProcess;
-let api: ReturnType<typeof clientFor>;
-const procs: SvcProcess[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'svc-failover-sched-'));
-
-test.before(async () => {
-  server = await startApiServer();
-  // Bounded waits: an answer the overloaded server never sends must not hold the test (or close()).
-  api = clientFor(server, { contentType: 'application/json', requestTimeoutMs: 30_000 });
-});
-
-test.after(async () => {
-  await Promise.all(procs.map((p) => p.stop('SIGKILL')));
-  // FAILOVER_LOGS=<dir>: keep each daemon's log there (the renewals' timing is in them).
-  if (process.env['FAILOVER_LOGS']) for (const p of procs) writeFileSync(join(process.env['FAILOVER_LOGS'], `${p.pid}.log`), p.output());
-  await api.close();
-  await server.stop();
-  server.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = failoverFixture(test, 'sched');
+const { procs, dir } = fx;
 
 async function startScheduler(svcconfig: string): Promise<Replica> {
   const flags = TIMING === DEFAULT_TIMING ? [] : leaseFlags(TIMING);
@@ -62,6 +42,7 @@ async function startScheduler(svcconfig: string): Promise<Replica> {
 }
 
 test(`scheduler pair: ${KILLS} kill -9 of the leader under load; takeover within lease + retry period, no pod bound twice`, async () => {
+  const { server, api } = fx;
   const svcconfig = writeSvcconfig(server);
   await api.client.create(resources.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   const nodes = startSvc(['nodes', `--svcconfig=${svcconfig}`, `--count=${NODES}`]);
