@@ -16,7 +16,7 @@ import { localServerUrl, writeAdminConfig } from './admin-config.js';
 import { adminConfigDir, buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
-import { runDaemon, refuseUnhonouredFlags } from './program.js';
+import { runDaemon } from './program.js';
 
 await runDaemon({
   program: createApiServerProgram(),
@@ -24,7 +24,6 @@ await runDaemon({
     const options = resolveApiServerOptions(program.opts(), explicitlySetFlags(program));
     const logger = createLogger('apiserver', options.common.logging);
     ctx.setLogger(logger);
-    refuseUnhonouredFlags(program);
     const config = await buildApiServerConfig(options, logger);
     // Loaded only now, so --version, --help and flag errors answer without loading the server.
     const { startApiServer } = await import('../apiserver/index.js');

@@ -18,7 +18,7 @@ import { startBuiltinControllers } from './builtin-controllers.js';
 import { startControllerHostProcess } from './controller-host-process.js';
 import { createControllerManagerProgram, resolveControllerManagerOptions } from './controller-manager-options.js';
 import { createLogger } from './logging.js';
-import { runDaemon, refuseUnhonouredFlags } from './program.js';
+import { runDaemon } from './program.js';
 
 await runDaemon({
   program: createControllerManagerProgram(),
@@ -27,7 +27,6 @@ await runDaemon({
     const { common, client: clientOptions, leaderElection } = options;
     const logger = createLogger('controller-manager', common.logging);
     ctx.setLogger(logger);
-    refuseUnhonouredFlags(program);
 
     const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000 });
     const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;

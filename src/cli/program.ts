@@ -155,6 +155,8 @@ export async function superviseDaemon<R extends RunningDaemon>(o: RunDaemonOptio
   };
   let running: R;
   try {
+    // Every daemon, before anything starts: a flag it would ignore is refused, never accepted.
+    refuseUnhonouredFlags(o.program);
     running = await o.start(o.program, ctx);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

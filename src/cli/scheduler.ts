@@ -22,7 +22,7 @@ import { componentServingCertificates, shownHost, startComponentServer } from '.
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
-import { runDaemon, refuseUnhonouredFlags } from './program.js';
+import { runDaemon } from './program.js';
 import { applyFeatureGates, createSchedulerProgram, resolveSchedulerOptions } from './scheduler-options.js';
 import type { ConfigMap } from '../api/generated/kinds.js';
 
@@ -33,7 +33,6 @@ await runDaemon({
     const { common, configuration: cfg } = options;
     const logger = createLogger('scheduler', common.logging);
     ctx.setLogger(logger);
-    refuseUnhonouredFlags(program);
     for (const w of options.warnings) logger.warn(w);
 
     // Loaded only now, so --help and flag errors answer without loading the scheduler.

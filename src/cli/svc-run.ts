@@ -19,7 +19,7 @@ import { defaultLockName, loadControllerModules } from './controller-modules.js'
 import { startHostedControllers } from './hosted-controllers.js';
 import { createLogger } from './logging.js';
 import { addFlags } from './option-table.js';
-import { createDaemonProgram, superviseDaemon, refuseUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
+import { createDaemonProgram, superviseDaemon, type DaemonStartContext, type RunningDaemon } from './program.js';
 
 export function runCommand(): Command {
   const cmd = createDaemonProgram({
@@ -49,7 +49,6 @@ async function startRun(program: Command, modules: string[], ctx: DaemonStartCon
   const leaderElection = resolveLeaderElectionOptions(opts);
   const logger = createLogger('svc-run', common.logging);
   ctx.setLogger(logger);
-  refuseUnhonouredFlags(program);
 
   const definitions = await loadControllerModules(modules);
   if (leaderElection.enabled && !leaderElection.resourceName) leaderElection.resourceName = defaultLockName(definitions);

@@ -36,7 +36,7 @@ import { createLogger } from './logging.js';
 import { nodeFleetFlags, resolveNodeFleetFlags, startFleetWithEndpoint } from './svc-nodes.js';
 import { addFlags, explicitlySetFlags, FlagValues, longFlag } from './option-table.js';
 import { versionLine } from './version.js';
-import { superviseDaemon, refuseUnhonouredFlags, type DaemonStartContext, type RunningDaemon } from './program.js';
+import { superviseDaemon, type DaemonStartContext, type RunningDaemon } from './program.js';
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
 export const SVC_UP_LOCK_NAME = DEFAULT_CONTROLLER_MANAGER_LOCK;
@@ -78,7 +78,6 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const modules = flags.list('--controller-module');
   const logger = createLogger('svc-up', options.common.logging);
   ctx.setLogger(logger);
-  refuseUnhonouredFlags(program);
   const definitions = await loadControllerModules(modules);
   const controllerSettings = resolveControllerSettings(opts);
   const schedulerConfigPath = flags.optionalString('--scheduler-config');

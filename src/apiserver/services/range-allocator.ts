@@ -355,13 +355,14 @@ export class RangeAllocator {
           continue;
         }
         // Given back: no longer handed out from memory from now on, cleared by this write.
-        const returned = batch.some((op) => op.type === 'return') ? this.reserve : [];
+        const returning = batch.some((op) => op.type === 'return');
+        const returned = returning ? this.reserve : [];
         if (returned.length > 0) {
           this.reserveUsableUntil = 0;
           this.reserve = [];
           for (const o of returned) work.clear(o);
         }
-        const added = batch.some((op) => op.type === 'return') ? [] : this.pickReserve(work);
+        const added = returning ? [] : this.pickReserve(work);
         const reservations = this.reservationsAfter(state, now, added);
         const changed =
           results.some((r, i) => typeof r === 'number' && batch[i]!.type !== 'release' && !taken.includes(r)) ||
