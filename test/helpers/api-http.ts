@@ -13,12 +13,45 @@ export interface Endpoint {
   caFile: string;
 }
 
+/** A server's answer: status, headers, the body as text and, when it parses, as JSON. */
 export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
-  text: string;
+}
+
+/**
+ * One request through `dispatcher` to `origin` + the raw `path` (no client-side URL normalisation:
+ * tests send odd paths on purpose). A string or Buffer body is sent as is, anything else as JSON.
+ */
+export async function sendRequest(
+  dispatcher: Dispatcher,
+  origin: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  contentType = 'application/json',
+): Promise<Answer> {
+  const hasBody = body !== undefined;
+  const payload = !hasBody ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const r = await dispatcher.request({
+    origin,
+    path,
+    method: method as Dispatcher.HttpMethod,
+    body: payload,
+    headers: { ...(hasBody ? { 'content-type': contentType } : {}), ...headers },
+  });
+  const text = await r.body.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: r.statusCode, headers: r.headers, text, json };
 }
 
 export class ApiHttp {
@@ -41,22 +74,8 @@ export class ApiHttp {
     });
   }
 
-  async call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Answer> {
-    const r = await this.dispatcher().request({
-      origin: this.url,
-      path,
-      method: method as Dispatcher.HttpMethod,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      headers: body === undefined ? {} : { 'content-type': contentType },
-    });
-    const text = await r.body.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: r.statusCode, headers: r.headers, json, text };
+  call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Answer> {
+    return sendRequest(this.dispatcher(), this.url, method, path, body === undefined ? undefined : JSON.stringify(body), {}, contentType);
   }
 
   /** Opens a streaming GET (a watch); the caller reads and ends it (`signal`). */

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { type Answer as HttpResult, sendRequest } from './api-http.js';
 
 export const ROOT = new URL('../../../', import.meta.url).pathname;
 export const APISERVER_BIN = join(ROOT, 'dist', 'src', 'cli', 'apiserver.js');
@@ -47,13 +48,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface HttpResult {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  json: any;
-}
+export type { Answer as HttpResult } from './api-http.js';
 
 export interface ApiServerProcess {
   url: string;
@@ -133,26 +128,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     proc,
     agent: a,
     output: () => out,
-    async request(method, path, body, headers = {}) {
-      const hasBody = body !== undefined;
-      const payload = !hasBody ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-      // origin + raw path: no client-side URL normalisation (tests send odd paths on purpose).
-      const r = await a.request({
-        origin: url,
-        path,
-        method: method as 'GET',
-        body: payload,
-        headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
-      });
-      const text = await r.body.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      return { status: r.statusCode, headers: r.headers, text, json };
-    },
+    request: (method, path, body, headers = {}) => sendRequest(a, url, method, path, body, headers),
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       const code = await exited;
