@@ -10,6 +10,7 @@
  * there as a difference, and `missing()` says which acknowledged writes were never seen.
  */
 import type { ApiHttp } from './api-http.js';
+import { jsonLines, type WatchLine } from './watch.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -90,15 +91,8 @@ export class ResumingWatch {
           continue;
         }
         if (opened++ > 0) this.resumes++;
-        let buf = '';
-        for await (const chunk of res.body) {
-          buf += chunk.toString();
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (line && !this.apply(JSON.parse(line))) this.ac.abort();
-          }
+        for await (const event of jsonLines<WatchLine>(res.body)) {
+          if (!this.apply(event)) this.ac.abort();
         }
       } catch {
         // Reset by a kill, refused while the server is down, or aborted: resume below.

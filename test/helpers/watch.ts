@@ -4,6 +4,21 @@
 import { request, type Dispatcher } from 'undici';
 import type { ApiServerProcess } from './apiserver.js';
 
+/** The JSON values of a newline-delimited body (a watch stream), each as soon as its line is complete. */
+export async function* jsonLines<T>(body: AsyncIterable<Buffer | string>): AsyncGenerator<T> {
+  let buf = '';
+  for await (const chunk of body) {
+    buf += chunk.toString();
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) yield JSON.parse(line) as T;
+    }
+  }
+  if (buf.trim()) yield JSON.parse(buf) as T;
+}
+
 export interface WatchLine {
   type: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -24,21 +39,13 @@ export async function openWatch(server: ApiServerProcess, path: string, headers:
   const ac = new AbortController();
   const res: Dispatcher.ResponseData = await request(`${server.url}${path}`, { dispatcher: server.agent, signal: ac.signal, headers });
   const events: WatchLine[] = [];
-  let buf = '';
   const waiters: (() => void)[] = [];
   const ended = (async () => {
     try {
-      for await (const chunk of res.body) {
-        buf += chunk.toString();
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line) events.push(JSON.parse(line) as WatchLine);
-        }
+      for await (const event of jsonLines<WatchLine>(res.body)) {
+        events.push(event);
         for (const w of waiters.splice(0)) w();
       }
-      if (buf.trim()) events.push(JSON.parse(buf) as WatchLine);
     } catch {
       // aborted by close()
     }
