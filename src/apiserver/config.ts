@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import type { Request, Response } from './http.js';
 import type { InputLimits } from './input-limits.js';
 import type { StorageConfig } from '../storage/config.js';
+import type { AuthenticationConfig, AuthorizationConfig } from './auth/config.js';
 
 /** TLS material ready for node's `tls`/`http2` servers (PEM text). */
 export interface ServingCertificates {
@@ -99,6 +100,10 @@ export interface ApiServerConfig {
   /** Bounds on request bodies and written objects (./input-limits.ts). */
   inputLimits: InputLimits;
   services: ServiceSettings;
+  /** Who may connect (--anonymous-auth, --client-ca-file, tokens, ...). Absent: the defaults (anonymous, no methods). */
+  authentication?: AuthenticationConfig;
+  /** --authorization-mode and its options. Absent: AlwaysAllow. */
+  authorization?: AuthorizationConfig;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

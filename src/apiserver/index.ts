@@ -11,7 +11,9 @@ import { AdmissionChain } from './admission/chain.js';
 import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
-import { ALWAYS_ALLOW } from './access.js';
+import { buildAuthentication } from './auth/authenticators.js';
+import { buildAuthorizer } from './auth/authorization-modes.js';
+import { DEFAULT_AUTHENTICATION, DEFAULT_AUTHORIZATION } from './auth/config.js';
 import { Discovery } from './discovery.js';
 import { OpenApiDocuments } from './openapi.js';
 import { HealthEndpoint, type HealthCheck } from './health.js';
@@ -29,7 +31,7 @@ import type { WriteHooks } from './write-hooks.js';
 
 export type { ApiServerConfig } from './config.js';
 export type { RequestPipeline } from './server.js';
-export type { UserInfo } from './access.js';
+export type { UserInfo } from './auth/user.js';
 export * from './in-process-transport.js';
 
 export interface RunningApiServer {
@@ -120,17 +122,20 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   // (as the established bootstrap controller: readiness does not wait for it).
   let master: MasterService | undefined;
   if (svcDef && allocations) hooks.set(svcDef, allocations);
+  const storeFor = (def: ResourceDefinition): ResourceStore => {
+    const s = stores.get(def) ?? crds?.storeFor(def);
+    if (!s) throw new Error(`no store for ${def.plural}`);
+    return s;
+  };
+  const authContext = { registry, storeFor, logger: logger.child({ module: 'auth' }) };
   const services: ApiServices = {
     config,
-    authorizer: ALWAYS_ALLOW,
+    authentication: await buildAuthentication({ ...authContext, config: config.authentication ?? DEFAULT_AUTHENTICATION }),
+    authorizer: await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION }),
     admission: new AdmissionChain([
       namespaceLifecycle((name) => nsStore.peek('', name)),
     ]),
-    storeFor: (def) => {
-      const s = stores.get(def) ?? crds?.storeFor(def);
-      if (!s) throw new Error(`no store for ${def.plural}`);
-      return s;
-    },
+    storeFor,
     customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
     writeHooks: (def) => hooks.get(def),

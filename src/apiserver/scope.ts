@@ -7,7 +7,8 @@ import { badRequest } from '../api/status.js';
 import type { ResourceDefinition } from '../api/types.js';
 import type { Spelling } from '../api/established-spelling.js';
 import type { NegotiatedRepresentation } from '../codec/negotiation.js';
-import type { Authorizer } from './access.js';
+import type { AuthenticationChain } from './auth/authentication.js';
+import type { Authorizer } from './auth/authorization.js';
 import type { AdmissionChain } from './admission/chain.js';
 import type { ApiServerConfig } from './config.js';
 import type { PipelineRequest, Response } from './http.js';
@@ -19,7 +20,9 @@ import type { WriteHooks } from './write-hooks.js';
 
 export interface ApiServices {
   config: ApiServerConfig;
-  /** The authorizer in force (./access.ts): the pipeline's authorization stage and the access reviews. */
+  /** The authentication methods in force (./auth/authenticators.ts): the pipeline's first stage. */
+  authentication: AuthenticationChain;
+  /** The authorizer in force (./auth/authorization-modes.ts): the pipeline's authorization stage and the access reviews. */
   authorizer: Authorizer;
   admission: AdmissionChain;
   storeFor(def: ResourceDefinition): ResourceStore;

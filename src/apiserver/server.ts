@@ -7,8 +7,8 @@
  * In-process calls (./in-process-transport.ts) enter at `serve()`, after TLS, and take every other
  * stage: authentication gives them the identity their transport was made with.
  *
- * Authentication is anonymous and authorization AlwaysAllow until the security work lands; their
- * stages are already here so it slots in without reordering anything.
+ * Authentication (./auth/authentication.ts) and authorization (./auth/authorization.ts) run before
+ * a request's body is read or a slot is taken, so a refused client costs the server nothing more.
  */
 import { createSecureServer, type Http2SecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
@@ -30,7 +30,9 @@ import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
 import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
-import { type AccessAttributes, authenticate, type UserInfo } from './access.js';
+import { authenticationRequest, setRequestUser } from './auth/authentication.js';
+import type { AccessAttributes } from './auth/authorization.js';
+import type { UserInfo } from './auth/user.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
 export interface RequestPipeline {
@@ -151,12 +153,13 @@ export class ApiHttpServer implements RequestPipeline {
         return;
       }
       info = parseRequestInfo(req.method ?? 'GET', pathname, query);
-      const user = authenticate(req);
+      const user = req instanceof InProcessRequest ? req.user : await this.parts.services.authentication.authenticate(authenticationRequest(req));
+      setRequestUser(req, user);
       // Established: watches and the streaming subresources (log, exec, attach, portforward) have no deadline.
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       const mutating = isMutating(info.verb);
       // Authorized before its body is read (a refused client never makes the server buffer it).
-      const decision = this.parts.services.authorizer.authorize(user, accessAttributes(info));
+      const decision = await this.parts.services.authorizer.authorize(user, accessAttributes(info));
       if (!decision.allowed) throw forbidden(info, user, decision.reason);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
         // A write's body is read before it counts against --max-mutating-requests-inflight, under a

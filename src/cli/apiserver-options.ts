@@ -24,6 +24,8 @@ import { addFlags, FlagValues, type FlagSpec, type FlagValue } from './option-ta
 import { createDaemonProgram } from './program.js';
 import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
+import { builtModes, modesNotBuilt } from '../apiserver/auth/authorization-modes.js';
+import { AUTHORIZATION_MODES, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode } from '../apiserver/auth/config.js';
 import { projectVersion } from './version.js';
 
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -44,7 +46,6 @@ export const ALL_ADMISSION_PLUGINS = [
   'StorageObjectInUseProtection', 'TaintNodesByCondition', 'ValidatingAdmissionWebhook',
 ] as const;
 
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // value parsers specific to the API server
@@ -206,7 +207,7 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
 
 function authenticationFlags(): FlagSpec[] {
   return [
-    { flags: '--anonymous-auth', type: 'bool', default: true, ...NOT_YET, help: 'Requests not rejected by another method are anonymous: user system:anonymous, group system:unauthenticated.' },
+    { flags: '--anonymous-auth', type: 'bool', default: true, help: 'Requests not rejected by another method are anonymous: user system:anonymous, group system:unauthenticated.' },
     { flags: '--api-audiences', type: 'stringSlice', defaultText: 'issuer URL if --service-account-issuer is set', ...NOT_YET, help: 'Token audiences; a token must be bound to at least one.' },
     { flags: '--client-ca-file', type: 'string', ...NOT_YET, help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
     { flags: '--token-auth-file', type: 'string', ...NOT_YET, help: 'Static token file securing the secure port.' },
@@ -214,7 +215,7 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--authentication-token-webhook-config-file', type: 'string', ...NOT_YET, help: 'Webhook config for bearer tokens.' },
     { flags: '--authentication-token-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], ...NOT_YET, help: 'TokenReview API version.' },
     { flags: '--authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, ...NOT_YET, help: 'Cache time of webhook token responses.' },
-    { flags: '--authorization-mode', type: 'stringSlice', default: ['AlwaysAllow'], ...NOT_YET, help: `Ordered plug-ins: ${AUTHORIZATION_MODES.join(', ')}.` },
+    { flags: '--authorization-mode', type: 'stringSlice', default: ['AlwaysAllow'], help: `Ordered plug-ins: ${AUTHORIZATION_MODES.join(', ')}. The first that allows or denies decides; members of system:masters are always allowed.` },
     { flags: '--authorization-policy-file', type: 'string', ...NOT_YET, help: 'ABAC policy, one JSON document per line.' },
     { flags: '--authorization-webhook-config-file', type: 'string', ...NOT_YET, help: 'Webhook config for mode Webhook.' },
     { flags: '--authorization-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], ...NOT_YET, help: 'SubjectAccessReview API version.' },
@@ -355,7 +356,8 @@ export interface ApiServerOptions {
   masterServiceNodePort: number;
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
-  authorizationModes: string[];
+  authentication: AuthenticationConfig;
+  authorization: AuthorizationConfig;
   /** The --svclet-* flags (files named, not yet read). */
   svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
   /** Warnings to log at start (e.g. an option without effect because its gate is off). */
@@ -462,9 +464,12 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     }
   }
   if (new Set(modes).size !== modes.length) fail(`--authorization-mode lists a mode twice: ${modes.join(',')}`);
+  if (modes.length === 0) fail('--authorization-mode must name at least one mode, e.g. --authorization-mode=AlwaysAllow');
   if (modes.includes('ABAC') && !f.optionalString('--authorization-policy-file')) fail('--authorization-mode=ABAC needs --authorization-policy-file');
   if (!modes.includes('ABAC') && f.optionalString('--authorization-policy-file')) fail('--authorization-policy-file is only used with --authorization-mode=ABAC');
   if (modes.includes('Webhook') && !f.optionalString('--authorization-webhook-config-file')) fail('--authorization-mode=Webhook needs --authorization-webhook-config-file');
+  const notBuilt = modesNotBuilt(modes as AuthorizationMode[]);
+  if (notBuilt.length > 0) fail(`--authorization-mode=${notBuilt.join(',')} is not built yet, so it would have no effect; built so far: ${builtModes().join(', ')}`);
 
   // Authentication.
   const issuer = f.optionalString('--oidc-issuer-url');
@@ -549,7 +554,8 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
-    authorizationModes: modes,
+    authentication: { anonymous: f.bool('--anonymous-auth'), apiAudiences: f.list('--api-audiences') },
+    authorization: { modes: modes as AuthorizationMode[] },
     warnings,
     flags: f,
   };
@@ -707,6 +713,8 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
       endpointIntervalMs: 10_000,
     },
     continueTokenTtlMs: 5 * 60_000,
+    authentication: { ...o.authentication, apiAudiences: [...o.authentication.apiAudiences] },
+    authorization: { modes: [...o.authorization.modes] },
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {
       https: o.svclet.https,

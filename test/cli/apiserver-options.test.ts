@@ -46,7 +46,8 @@ test('defaults follow the spec tables', () => {
   assert.is(o.minRequestTimeoutSeconds, 1800);
   assert.is(o.deleteCollectionWorkers, 1);
   assert.equal(o.serviceNodePortRange, { base: 30000, size: 2768 });
-  assert.equal(o.authorizationModes, ['AlwaysAllow']);
+  assert.equal(o.authorization.modes, ['AlwaysAllow']);
+  assert.equal(o.authentication.anonymous, true);
   assert.ok(o.admissionPlugins.includes('NamespaceLifecycle'));
   assert.is(o.flags.string('--audit-log-mode'), 'blocking');
   assert.is(o.flags.string('--audit-webhook-mode'), 'batch');
@@ -105,6 +106,9 @@ test('cross-flag rules name the flags involved', () => {
   assert.throws(() => parse(['--enable-admission-plugins=AlwaysPullImages', '--disable-admission-plugins=AlwaysPullImages']), /AlwaysPullImages/);
   assert.throws(() => parse(['--authorization-mode=RBAC,Magic']), /Magic.*--authorization-mode/);
   assert.throws(() => parse(['--authorization-mode=ABAC']), /--authorization-policy-file/);
+  // A mode not built yet is refused by name (a security option never fails open).
+  assert.throws(() => parse(['--authorization-mode=AlwaysAllow,Node']), /--authorization-mode=Node is not built yet/);
+  assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);
   assert.throws(() => parse(['--goaway-chance=0.5']), /--goaway-chance/);
   assert.throws(() => parse(['--audit-log-format=xml']), /--audit-log-format.*json, legacy/);
@@ -154,11 +158,11 @@ test('Service flags: --service-cluster-ip-range defaults to 10.0.0.0/24; dual-st
 });
 
 test('a flag that is not built yet is refused at start, naming it, unless given its default', () => {
-  const { cmd } = parse(['--audit-log-path=/tmp/audit.log', '--anonymous-auth=false', '--max-requests-inflight=10']);
-  assert.equal(unhonouredFlags(cmd).sort(), ['--anonymous-auth', '--audit-log-path']);
-  assert.throws(() => refuseUnhonouredFlags(cmd), /^--anonymous-auth, --audit-log-path are not built yet, so they would have no effect; remove them/);
+  const { cmd } = parse(['--audit-log-path=/tmp/audit.log', '--audit-webhook-config-file=/etc/hook.yaml', '--max-requests-inflight=10']);
+  assert.equal(unhonouredFlags(cmd).sort(), ['--audit-log-path', '--audit-webhook-config-file']);
+  assert.throws(() => refuseUnhonouredFlags(cmd), /^--audit-log-path, --audit-webhook-config-file are not built yet, so they would have no effect; remove them/);
   // The default changes nothing: accepted.
-  const { cmd: defaults } = parse(['--anonymous-auth=true', '--authorization-mode=AlwaysAllow']);
+  const { cmd: defaults } = parse(['--audit-log-format=json', '--authorization-mode=AlwaysAllow']);
   assert.equal(unhonouredFlags(defaults), []);
   refuseUnhonouredFlags(defaults);
 });

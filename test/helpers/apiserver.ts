@@ -76,6 +76,11 @@ export interface StartOptions {
   port?: number;
   /** How long to wait for /readyz (default 60 s: a loaded 2-core machine can take long to start one). */
   readyTimeoutMs?: number;
+  /**
+   * The /readyz answer (asked without credentials) that means the server is up: default 200 "ok";
+   * a server that refuses anonymous requests (--anonymous-auth=false, AlwaysDeny) answers 401 or 403.
+   */
+  readyStatus?: number;
 }
 
 export async function startApiServer(opts: StartOptions = {}): Promise<ApiServerProcess> {
@@ -105,7 +110,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
       agent ??= new Agent({ connect: { ca: readFileSync(caFile, 'utf8'), servername: 'localhost' }, keepAliveTimeout: 4000 });
       const r = await request(`${url}/readyz`, { dispatcher: agent });
       const t = await r.body.text();
-      if (r.statusCode === 200 && t === 'ok') break;
+      if (opts.readyStatus !== undefined ? r.statusCode === opts.readyStatus : r.statusCode === 200 && t === 'ok') break;
     } catch {
       // Not listening yet, or no certificate yet, or a certificate read half-written: read it
       // again next time rather than keep an agent that can never verify the server.

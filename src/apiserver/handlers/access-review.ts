@@ -7,7 +7,8 @@ import { validateAgainstSchema } from '../../api/index.js';
 import { selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition } from '../../api/kinds/index.js';
 import { invalid } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
-import { authenticate, type AccessAttributes } from '../access.js';
+import { requestUser } from '../auth/authentication.js';
+import type { AccessAttributes } from '../auth/authorization.js';
 import { readRequestValue } from '../http.js';
 import { asObject, checkTypeMeta } from '../object-rules.js';
 import { objectMediaTypes, writeValue } from '../representation.js';
@@ -25,14 +26,14 @@ export async function handleAccessReview(s: RequestScope): Promise<void> {
   checkTypeMeta(s.def, review);
   const errors = [...validateAgainstSchema(s.def, review), ...(s.def.validate?.(review) ?? [])];
   if (errors.length) throw invalid(s.def.kind, '', s.def.group, errors);
-  const user = authenticate(s.req);
+  const user = requestUser(s.req);
   const spec = (review.spec ?? {}) as Record<string, Record<string, unknown> | undefined>;
   let status: Record<string, unknown>;
   if (s.def === selfSubjectAccessReviewDefinition) {
-    const decision = s.services.authorizer.authorize(user, attributesOf(spec));
+    const decision = await s.services.authorizer.authorize(user, attributesOf(spec));
     status = { allowed: decision.allowed, ...(decision.denied ? { denied: true } : {}), reason: decision.reason };
   } else {
-    const rules = s.services.authorizer.rulesFor(user, text((spec as Record<string, unknown>)['namespace']));
+    const rules = await s.services.authorizer.rulesFor(user, text((spec as Record<string, unknown>)['namespace']));
     status = { ...rules };
   }
   const answer: SvcObject = { ...review, metadata: { ...review.metadata, creationTimestamp: null as unknown as string }, status };

@@ -1,0 +1,45 @@
+/**
+ * The one list of authorization modes this server builds, and the chain --authorization-mode makes
+ * of them. A mode named in the spec but absent here is refused at start (`modesNotBuilt`), never
+ * accepted and ignored: a security option must not fail open.
+ */
+import type { Logger } from 'pino';
+import type { ResourceRegistry } from '../../api/index.js';
+import type { ResourceDefinition } from '../../api/types.js';
+import type { ResourceStore } from '../resource-store.js';
+import { ALWAYS_ALLOW, ALWAYS_DENY, type Authorizer, AuthorizerChain } from './authorization.js';
+import { AUTHORIZATION_MODES, type AuthorizationConfig, type AuthorizationMode } from './config.js';
+
+/** What a mode may use to decide: the server's own stores (read through their watch caches). */
+export interface AuthorizationContext {
+  config: AuthorizationConfig;
+  registry: ResourceRegistry;
+  storeFor(def: ResourceDefinition): ResourceStore;
+  logger: Logger;
+}
+
+type AuthorizerFactory = (ctx: AuthorizationContext) => Authorizer | Promise<Authorizer>;
+
+const FACTORIES: { readonly [M in AuthorizationMode]?: AuthorizerFactory } = {
+  AlwaysAllow: () => ALWAYS_ALLOW,
+  AlwaysDeny: () => ALWAYS_DENY,
+};
+
+/** The modes this server builds, in the spec's order. */
+export function builtModes(): AuthorizationMode[] {
+  return AUTHORIZATION_MODES.filter((m) => FACTORIES[m]);
+}
+
+/** The modes of `modes` this server cannot build yet (refused at start). */
+export function modesNotBuilt(modes: readonly AuthorizationMode[]): AuthorizationMode[] {
+  return modes.filter((m) => !FACTORIES[m]);
+}
+
+/** The chain of `ctx.config.modes`, in order, behind the superuser group. */
+export async function buildAuthorizer(ctx: AuthorizationContext): Promise<AuthorizerChain> {
+  const missing = modesNotBuilt(ctx.config.modes);
+  if (missing.length) throw new Error(`--authorization-mode=${missing.join(',')} is not built yet; built so far: ${builtModes().join(', ')}`);
+  const modes: Authorizer[] = [];
+  for (const m of ctx.config.modes) modes.push(await FACTORIES[m]!(ctx));
+  return new AuthorizerChain(modes);
+}
