@@ -319,7 +319,18 @@ function accessAttributes(info: RequestInfo): AccessAttributes {
   return { kind: 'resource', verb, group, version, resource, subresource, namespace, name };
 }
 
+/**
+ * The established 403 of a refused request: `pods "x" is forbidden: User "alice" cannot get
+ * resource "pods" in API group "" in the namespace "default"`, then `: <reason>` when the
+ * authorizers gave one; `forbidden: User "alice" cannot get path "/metrics"` for a path.
+ */
 function forbidden(info: RequestInfo, user: UserInfo, reason: string): StatusError {
-  const what = info.isResourceRequest ? `${info.resource}${info.group ? `.${info.group}` : ''}` : info.path;
-  return new StatusError(403, 'Forbidden', `${what} is forbidden: User "${user.username}" cannot ${info.verb} ${what}: ${reason}`);
+  const why = reason ? `: ${reason}` : '';
+  if (!info.isResourceRequest) return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${info.verb} path "${info.path}"${why}`);
+  const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  const where = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+  const message = `User "${user.username}" cannot ${info.verb} resource "${resource}" in API group "${info.group}" ${where}${why}`;
+  const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
+  const details = { kind: info.resource, ...(info.group ? { group: info.group } : {}), ...(info.name ? { name: info.name } : {}) };
+  return new StatusError(403, 'Forbidden', `${qualified}${info.name ? ` "${info.name}"` : ''} is forbidden: ${message}`, details);
 }

@@ -916,6 +916,27 @@ export interface SelfSubjectRulesReviewStatus {
   evaluationError?: string;
 }
 
+/** Part of SubjectAccessReview (authorization.svc.io/v1). */
+export interface SubjectAccessReviewSpec {
+  resourceAttributes?: {
+    namespace?: string;
+    verb?: string;
+    group?: string;
+    version?: string;
+    resource?: string;
+    subresource?: string;
+    name?: string;
+  };
+  nonResourceAttributes?: {
+    path?: string;
+    verb?: string;
+  };
+  user?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+  uid?: string;
+}
+
 /** Part of CertificateSigningRequest (certificates.svc.io/v1). */
 export interface CertificateSigningRequestSpec {
   request?: string;
@@ -1469,6 +1490,18 @@ export interface SelfSubjectRulesReview extends SvcObject {
   status?: SelfSubjectRulesReviewStatus;
 }
 
+/** SubjectAccessReview (authorization.svc.io/v1, cluster-scoped). */
+export interface SubjectAccessReview extends SvcObject {
+  spec?: SubjectAccessReviewSpec;
+  status?: SelfSubjectAccessReviewStatus;
+}
+
+/** LocalSubjectAccessReview (authorization.svc.io/v1, namespaced). */
+export interface LocalSubjectAccessReview extends SvcObject {
+  spec?: SubjectAccessReviewSpec;
+  status?: SelfSubjectAccessReviewStatus;
+}
+
 /** CertificateSigningRequest (certificates.svc.io/v1, cluster-scoped). */
 export interface CertificateSigningRequest extends SvcObject {
   spec?: CertificateSigningRequestSpec;
@@ -1639,6 +1672,8 @@ export interface BuiltinKinds {
   clusterrolebindings: ClusterRoleBinding;
   selfsubjectaccessreviews: SelfSubjectAccessReview;
   selfsubjectrulesreviews: SelfSubjectRulesReview;
+  subjectaccessreviews: SubjectAccessReview;
+  localsubjectaccessreviews: LocalSubjectAccessReview;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
   "pods.metrics.svc.io": PodMetrics;

@@ -9,12 +9,16 @@ import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { ALWAYS_ALLOW, ALWAYS_DENY, type Authorizer, AuthorizerChain } from './authorization.js';
 import { AUTHORIZATION_MODES, type AuthorizationConfig, type AuthorizationMode } from './config.js';
+import { RbacAuthorizer } from './rbac/authorizer.js';
+import type { RbacPolicyIndex } from './rbac/policy-index.js';
 
 /** What a mode may use to decide: the server's own stores (read through their watch caches). */
 export interface AuthorizationContext {
   config: AuthorizationConfig;
   registry: ResourceRegistry;
   storeFor(def: ResourceDefinition): ResourceStore;
+  /** The in-memory RBAC policy (one per server, shared with escalation prevention; made on first use). */
+  rbacPolicy(): Promise<RbacPolicyIndex>;
   logger: Logger;
 }
 
@@ -23,6 +27,7 @@ type AuthorizerFactory = (ctx: AuthorizationContext) => Authorizer | Promise<Aut
 const FACTORIES: { readonly [M in AuthorizationMode]?: AuthorizerFactory } = {
   AlwaysAllow: () => ALWAYS_ALLOW,
   AlwaysDeny: () => ALWAYS_DENY,
+  RBAC: async (ctx) => new RbacAuthorizer(await ctx.rbacPolicy()),
 };
 
 /** The modes this server builds, in the spec's order. */

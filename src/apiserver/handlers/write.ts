@@ -9,6 +9,7 @@ import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { cloneJson, jsonTextDepth } from '../../api/json-walk.js';
 import { ConflictError } from '../../storage/types.js';
 import { checkWrittenObject, LARGE_OBJECT_BYTES, objectNestingDepth, requestTurn } from '../input-limits.js';
+import { requestUser } from '../auth/authentication.js';
 import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
 import { reportUnknownFields } from '../field-validation.js';
@@ -58,7 +59,7 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   reportUnknownFields(s, obj);
   await validateOrThrowPausing(def, obj, undefined, pause);
   attrs.name = obj.metadata.name!;
-  const finish = await services.writeHooks?.(def)?.beginCreate?.(obj, dryRun);
+  const finish = await services.writeHooks?.(def)?.beginCreate?.(obj, dryRun, requestUser(s.req));
   let stored = false;
   try {
     await services.admission.validate(attrs);
@@ -135,7 +136,7 @@ export async function guaranteedUpdate(
     if (opts.revalidate !== false) await validateOrThrowPausing(def, next, current.object, pause);
     const m = next.metadata;
     const removing = !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !isNamespaceAwaitingFinalize(def, next);
-    const finish = removing ? undefined : await hooks?.beginUpdate?.(next, current.object, opts.dryRun);
+    const finish = removing ? undefined : await hooks?.beginUpdate?.(next, current.object, opts.dryRun, requestUser(s.req));
     let stored = false;
     try {
       await services.admission.validate(attrs);

@@ -239,8 +239,25 @@ export const AUTHORIZATION_V1_PROTO: ProtoPackageTable = {
   package: 'svc.api.authorization.v1',
   file: 'api/authorization/v1/generated.proto',
   groupVersion: 'authorization.svc.io/v1',
-  kinds: { SelfSubjectAccessReview: 'SelfSubjectAccessReview', SelfSubjectRulesReview: 'SelfSubjectRulesReview' },
+  kinds: {
+    SelfSubjectAccessReview: 'SelfSubjectAccessReview',
+    SelfSubjectRulesReview: 'SelfSubjectRulesReview',
+    SubjectAccessReview: 'SubjectAccessReview',
+    LocalSubjectAccessReview: 'LocalSubjectAccessReview',
+  },
   messages: {
+    SubjectAccessReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SubjectAccessReviewSpec', status: '3 SubjectAccessReviewStatus' } },
+    LocalSubjectAccessReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SubjectAccessReviewSpec', status: '3 SubjectAccessReviewStatus' } },
+    SubjectAccessReviewSpec: {
+      fields: {
+        resourceAttributes: '1 ResourceAttributes',
+        nonResourceAttributes: '2 NonResourceAttributes',
+        user: '3 string',
+        groups: '4 repeated string',
+        extra: '5 map<string,ExtraValue>',
+        uid: '6 string',
+      },
+    },
     SelfSubjectAccessReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SelfSubjectAccessReviewSpec', status: '3 SubjectAccessReviewStatus' } },
     SelfSubjectAccessReviewSpec: { fields: { resourceAttributes: '1 ResourceAttributes', nonResourceAttributes: '2 NonResourceAttributes' } },
     ResourceAttributes: {
