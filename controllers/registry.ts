@@ -11,6 +11,7 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import { cronJobController } from './cronjob/index.js';
 import { daemonSetController } from './daemonset/index.js';
 import { deploymentController } from './deployment/index.js';
@@ -46,6 +47,8 @@ export interface BuiltinController {
 const JOB_WORKERS = 5;
 /** The disruption controller has no worker flag either; the established manager runs 1. */
 const DISRUPTION_WORKERS = 1;
+/** Nor has the clusterrole-aggregation controller; the established manager runs 5. */
+const CLUSTERROLE_AGGREGATION_WORKERS = 5;
 /** Nor has the daemonset controller; the established manager runs 2. */
 const DAEMONSET_WORKERS = 2;
 
@@ -55,7 +58,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'attachdetach', defaultOn: true, summary: 'Attaches and detaches volumes to and from nodes.' },
   { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.' },
   { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.' },
-  { name: 'clusterrole-aggregation', defaultOn: true, summary: 'Aggregates ClusterRoles by label selector.' },
+  {
+    name: 'clusterrole-aggregation',
+    defaultOn: true,
+    summary: 'Aggregates ClusterRoles by label selector.',
+    build: () => def(clusterRoleAggregationController(CLUSTERROLE_AGGREGATION_WORKERS)),
+  },
   { name: 'cronjob', defaultOn: true, summary: 'Creates Jobs on a schedule.', build: () => def(cronJobController(JOB_WORKERS)) },
   { name: 'csrapproving', defaultOn: true, summary: 'Approves node client certificate requests.' },
   { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },

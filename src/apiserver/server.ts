@@ -159,8 +159,9 @@ export class ApiHttpServer implements RequestPipeline {
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       const mutating = isMutating(info.verb);
       // Authorized before its body is read (a refused client never makes the server buffer it).
-      const decision = await this.parts.services.authorizer.authorize(user, accessAttributes(info));
-      if (!decision.allowed) throw forbidden(info, user, decision.reason);
+      const attributes = accessAttributes(info);
+      const decision = await this.parts.services.authorizer.authorize(user, attributes);
+      if (!decision.allowed) throw forbidden(attributes, user, decision.reason);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
         // A write's body is read before it counts against --max-mutating-requests-inflight, under a
         // deadline of its own: slow uploaders wait without holding the slots other writers need.
@@ -315,7 +316,10 @@ function answerFailure(res: Response, status: StatusError, logger: Logger, path:
 /** The attributes authorization reads from a request. */
 function accessAttributes(info: RequestInfo): AccessAttributes {
   if (!info.isResourceRequest) return { kind: 'nonResource', verb: info.verb, path: info.path };
-  const { verb, group, version, resource, subresource, namespace, name } = info;
+  const { verb, group, version, resource, subresource, name } = info;
+  // Established: a request for one namespace (`/api/v1/namespaces/team`, its status, finalize) is
+  // in that namespace, so a RoleBinding there may grant reading it.
+  const namespace = !info.namespace && !group && resource === 'namespaces' && name ? name : info.namespace;
   return { kind: 'resource', verb, group, version, resource, subresource, namespace, name };
 }
 
@@ -324,13 +328,13 @@ function accessAttributes(info: RequestInfo): AccessAttributes {
  * resource "pods" in API group "" in the namespace "default"`, then `: <reason>` when the
  * authorizers gave one; `forbidden: User "alice" cannot get path "/metrics"` for a path.
  */
-function forbidden(info: RequestInfo, user: UserInfo, reason: string): StatusError {
+function forbidden(a: AccessAttributes, user: UserInfo, reason: string): StatusError {
   const why = reason ? `: ${reason}` : '';
-  if (!info.isResourceRequest) return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${info.verb} path "${info.path}"${why}`);
-  const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-  const where = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
-  const message = `User "${user.username}" cannot ${info.verb} resource "${resource}" in API group "${info.group}" ${where}${why}`;
-  const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
-  const details = { kind: info.resource, ...(info.group ? { group: info.group } : {}), ...(info.name ? { name: info.name } : {}) };
-  return new StatusError(403, 'Forbidden', `${qualified}${info.name ? ` "${info.name}"` : ''} is forbidden: ${message}`, details);
+  if (a.kind === 'nonResource') return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${a.verb} path "${a.path}"${why}`);
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const where = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
+  const message = `User "${user.username}" cannot ${a.verb} resource "${resource}" in API group "${a.group}" ${where}${why}`;
+  const qualified = a.group ? `${a.resource}.${a.group}` : a.resource;
+  const details = { kind: a.resource, ...(a.group ? { group: a.group } : {}), ...(a.name ? { name: a.name } : {}) };
+  return new StatusError(403, 'Forbidden', `${qualified}${a.name ? ` "${a.name}"` : ''} is forbidden: ${message}`, details);
 }
