@@ -295,6 +295,26 @@ export const RECORDED_KIND_FIXTURES: Record<string, SvcObject> = {
     spec: { resourceAttributes: { namespace: 'default', verb: 'create', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'web' } },
     status: { allowed: true, reason: 'allowed by the test', denied: false, evaluationError: 'none' },
   },
+  SubjectAccessReview: {
+    apiVersion: 'authorization.svc.io/v1',
+    kind: 'SubjectAccessReview',
+    metadata: meta('sar'),
+    spec: {
+      resourceAttributes: { namespace: 'default', verb: 'get', group: '', version: 'v1', resource: 'pods', subresource: 'log', name: 'web' },
+      user: 'alice',
+      groups: ['devs', 'system:authenticated'],
+      extra: { scopes: ['a', 'b'] },
+      uid: 'u-1',
+    },
+    status: { allowed: false, reason: 'no', denied: true, evaluationError: 'none' },
+  },
+  LocalSubjectAccessReview: {
+    apiVersion: 'authorization.svc.io/v1',
+    kind: 'LocalSubjectAccessReview',
+    metadata: meta('lsar', 'default'),
+    spec: { resourceAttributes: { namespace: 'default', verb: 'list', resource: 'pods' }, user: 'bob' },
+    status: { allowed: true, reason: 'yes' },
+  },
   SelfSubjectRulesReview: {
     apiVersion: 'authorization.svc.io/v1',
     kind: 'SelfSubjectRulesReview',
