@@ -120,11 +120,12 @@ test('the default policy is reconciled at start and admin/edit/view are aggregat
   assert.ok(has(edit, 'pods', 'list') && has(edit, 'secrets', 'create') && !has(edit, 'roles', 'create'));
   assert.ok(has(adminRole, 'pods', 'list') && has(adminRole, 'secrets', 'create') && has(adminRole, 'roles', 'create'));
 
-  // A new labelled ClusterRole is aggregated into view (and so into edit and admin).
+  // A new labelled ClusterRole is aggregated into view (and so into edit and admin); the
+  // established label key, which charts carry, is selected too.
   await admin.create(resources.clusterroles, '', {
     apiVersion: `${RBAC}/v1`,
     kind: 'ClusterRole',
-    metadata: { name: 'widgets-view', labels: { 'rbac.authorization.svc.io/aggregate-to-view': 'true' } },
+    metadata: { name: 'widgets-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
     rules: [{ verbs: ['get', 'list'], apiGroups: ['example.com'], resources: ['widgets'] }],
   } as SvcObject);
   await eventually(async () => has(await role('admin'), 'widgets', 'list'), 30_000, 'widgets reach admin through view and edit');

@@ -77,6 +77,15 @@ export interface BootstrapBinding {
 const users = (...names: string[]) => names.map((name) => ({ kind: 'User' as const, name }));
 const groups = (...names: string[]) => names.map((name) => ({ kind: 'Group' as const, name }));
 
+/**
+ * The selectors of an aggregated default role: our label key, and the established one, which
+ * charts written for the established server put on their roles (label keys have no alias table,
+ * unlike groups, so both are selected).
+ */
+function aggregating(key: string): { clusterRoleSelectors: { matchLabels: Record<string, string> }[] } {
+  return { clusterRoleSelectors: [{ matchLabels: { [key]: 'true' } }, { matchLabels: { [key.replace('.svc.io/', '.k8s.io/')]: 'true' } }] };
+}
+
 /** The node's rules (the established NodeRules): used by the Node authorizer's peers and system:node. */
 export function nodeRules(): PolicyRule[] {
   return [
@@ -122,9 +131,9 @@ function clusterRoles(): BootstrapClusterRole[] {
       rules: [rule(['create'], [AUTHORIZATION], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']), rule(['create'], [AUTHENTICATION], ['selfsubjectreviews'])],
     },
     { name: 'system:public-info-viewer', rules: [urls(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/'])] },
-    { name: 'admin', rules: [], aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [AGGREGATE_TO_ADMIN]: 'true' } }] } },
-    { name: 'edit', rules: [], labels: { [AGGREGATE_TO_ADMIN]: 'true' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [AGGREGATE_TO_EDIT]: 'true' } }] } },
-    { name: 'view', rules: [], labels: { [AGGREGATE_TO_EDIT]: 'true' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [AGGREGATE_TO_VIEW]: 'true' } }] } },
+    { name: 'admin', rules: [], aggregationRule: aggregating(AGGREGATE_TO_ADMIN) },
+    { name: 'edit', rules: [], labels: { [AGGREGATE_TO_ADMIN]: 'true' }, aggregationRule: aggregating(AGGREGATE_TO_EDIT) },
+    { name: 'view', rules: [], labels: { [AGGREGATE_TO_EDIT]: 'true' }, aggregationRule: aggregating(AGGREGATE_TO_VIEW) },
     {
       name: 'system:aggregate-to-admin',
       labels: { [AGGREGATE_TO_ADMIN]: 'true' },
