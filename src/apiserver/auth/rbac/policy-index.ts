@@ -194,7 +194,12 @@ export class RbacPolicyIndex {
     ];
     try {
       for (const [def, apply] of kinds) {
-        const store = storeFor(def);
+        let store: ResourceStore;
+        try {
+          store = storeFor(def);
+        } catch {
+          throw new Error(`RBAC needs the ${def.group}/${def.version} API (${def.plural}), which --runtime-config disabled`);
+        }
         let cache = store.cache;
         let own = false;
         if (!cache) {
