@@ -287,6 +287,11 @@ test('SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview a
   const robot = await sar(USERS['robot']!, { namespace: 'team', verb: 'get', resource: 'pods', subresource: 'log', name: 'p' });
   assert.is(robot.reason, 'RBAC: allowed by RoleBinding "robot/team" of Role "pod-reader" to ServiceAccount "robot/team"');
   assert.equal(await sar(USERS['view']!, { namespace: 'team', verb: 'get', resource: 'secrets' }), { allowed: false });
+  // A binding to a role that does not exist: refused, and the reason says which.
+  await cluster.client.create(resources.rolebindings, 'team', binding('RoleBinding', 'ghost', 'team', 'ClusterRole', 'no-such-role', [user('ghost')]));
+  const ghost = authed('ghost');
+  await eventually(async () => (await sar(ghost, { namespace: 'team', verb: 'get', resource: 'pods' })).reason !== undefined, 20_000, 'ghost binding seen');
+  assert.equal(await sar(ghost, { namespace: 'team', verb: 'get', resource: 'pods' }), { allowed: false, reason: 'RBAC: clusterrole.rbac.authorization.svc.io "no-such-role" not found' });
 
   // A local review: alice (admin) may ask about her namespace; the namespace must be the path's.
   const local = (spec: Record<string, unknown>, ns = 'team') =>

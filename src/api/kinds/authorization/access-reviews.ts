@@ -9,7 +9,7 @@
  */
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
-import { invalidValue, required } from '../../validation/field-errors.js';
+import { invalidValue } from '../../validation/field-errors.js';
 import { asRecord, defineKind } from '../define.js';
 import { atomicList, bool, mapOf, obj, objectSchema, str } from '../schema-dsl.js';
 
@@ -24,8 +24,8 @@ function validateAttributes(o: SvcObject): FieldError[] {
   const spec = asRecord(o.spec);
   const hasResource = spec['resourceAttributes'] !== undefined && spec['resourceAttributes'] !== null;
   const hasNonResource = spec['nonResourceAttributes'] !== undefined && spec['nonResourceAttributes'] !== null;
-  if (hasResource && hasNonResource) return [invalidValue('spec.resourceAttributes', spec['resourceAttributes'], 'cannot be specified in combination with nonResourceAttributes')];
-  if (!hasResource && !hasNonResource) return [required('spec.resourceAttributes', 'exactly one of nonResourceAttributes or resourceAttributes must be specified')];
+  if (hasResource && hasNonResource) return [invalidValue('spec.nonResourceAttributes', spec['nonResourceAttributes'], 'cannot be specified in combination with resourceAttributes')];
+  if (!hasResource && !hasNonResource) return [invalidValue('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified')];
   return [];
 }
 
