@@ -3,7 +3,7 @@
  * system namespaces and serves HTTPS until `shutdown()`.
  */
 import { builtinResources, ResourceRegistry } from '../api/index.js';
-import { clusterRoleBindingDefinition, clusterRoleDefinition } from '../api/kinds/index.js';
+import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from '../api/kinds/index.js';
 import type { ResourceDefinition } from '../api/types.js';
 import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
@@ -163,7 +163,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   await systemObjects.ensure();
   systemObjects.start();
   // The default RBAC policy, reconciled before the first request (as the established post-start hook).
-  const rbacEnabled = [clusterRoleDefinition, clusterRoleBindingDefinition].every((d) => defs.includes(d));
+  const rbacEnabled = [clusterRoleDefinition, clusterRoleBindingDefinition, roleDefinition, roleBindingDefinition].every((d) => defs.includes(d));
   const bootstrapPolicy = rbacEnabled ? new BootstrapPolicy(storeFor, Date.now, logger.child({ module: 'rbac-bootstrap' })) : undefined;
   await bootstrapPolicy?.start();
 

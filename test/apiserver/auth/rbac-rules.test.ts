@@ -8,7 +8,7 @@ import type { ClusterRole } from '../../../src/api/generated/kinds.js';
 import type { SvcObject } from '../../../src/api/types.js';
 import { aggregatedRules } from '../../../controllers/clusterroleaggregation/index.js';
 import type { AccessAttributes } from '../../../src/apiserver/auth/authorization.js';
-import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from '../../../src/apiserver/auth/rbac/bootstrap-policy.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles } from '../../../src/apiserver/auth/rbac/bootstrap-policy.js';
 import { reconcileClusterRole, reconcileClusterRoleBinding } from '../../../src/apiserver/auth/rbac/bootstrap-reconciler.js';
 import { compactString, compileRule, covers, type PolicyRule, ruleAllows, rulesToString } from '../../../src/apiserver/auth/rbac/rules.js';
 
@@ -138,6 +138,11 @@ test('the default policy: cluster-admin to system:masters, controllers to their 
     assert.ok(names.includes(n), n);
   }
   for (const r of bootstrapClusterRoles()) assert.is(r.metadata.annotations!['rbac.authorization.svc.io/autoupdate'], 'true');
+  // Delegated authentication's reader, for the components, in svc-system.
+  const reader = bootstrapRoleBindings().find((b) => b.metadata.name === 'system::extension-apiserver-authentication-reader')!;
+  assert.is(reader.metadata.namespace, 'svc-system');
+  assert.equal((reader['subjects'] as { name: string }[]).map((s) => s.name), ['system:svc-controller-manager', 'system:svc-scheduler']);
+  assert.ok(bootstrapRoles().some((r) => r.metadata.namespace === 'svc-public' && r.metadata.name === 'system:controller:bootstrap-signer'));
 });
 
 test('aggregation: the union of the matched roles, by name, each rule once, never the role itself', () => {

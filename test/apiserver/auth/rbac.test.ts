@@ -111,6 +111,7 @@ test('the default policy is reconciled at start and admin/edit/view are aggregat
   const crb = await admin.get<SvcObject>(resources.clusterrolebindings, '', 'system:public-info-viewer');
   assert.equal((crb['subjects'] as { name: string }[]).map((s) => s.name), ['system:authenticated', 'system:unauthenticated']);
   await admin.get(resources.clusterroles, '', 'system:controller:deployment-controller');
+  await admin.get(resources.rolebindings, 'svc-system', 'system::extension-apiserver-authentication-reader');
   // view ⊂ edit ⊂ admin, by aggregation.
   const view = await role('view');
   const edit = await role('edit');

@@ -1,6 +1,6 @@
 /**
  * The default RBAC policy (data only): the established bootstrap ClusterRoles and
- * ClusterRoleBindings, in our names (`system:svc-scheduler` for `system:kube-scheduler`, groups
+ * ClusterRoleBindings, and the Roles and RoleBindings of `svc-system` and `svc-public`, in our names (`system:svc-scheduler` for `system:kube-scheduler`, groups
  * `*.svc.io`, `svc-system` for `kube-system`). ./bootstrap-reconciler.ts keeps them present at
  * start. Every object carries the label `svc.io/bootstrapping: rbac-defaults` and the annotation
  * `rbac.authorization.svc.io/autoupdate: "true"` (set it to "false" to keep your own edits).
@@ -385,6 +385,54 @@ function controllerRoleBindings(): BootstrapBinding[] {
   }));
 }
 
+/** The established namespaced Roles (in svc-system and svc-public) and their RoleBindings. */
+interface BootstrapRole {
+  namespace: string;
+  name: string;
+  rules: PolicyRule[];
+}
+interface BootstrapRoleBinding extends BootstrapBinding {
+  namespace: string;
+}
+
+const PUBLIC_NAMESPACE = 'svc-public';
+export const AUTHENTICATION_CONFIGMAP = 'extension-apiserver-authentication';
+
+function namespacedRoles(): BootstrapRole[] {
+  return [
+    // Delegated authentication reads the client CA and request-header settings from this ConfigMap.
+    { namespace: CONTROLLER_NAMESPACE, name: 'extension-apiserver-authentication-reader', rules: [rule(['get', 'list', 'watch'], [CORE], ['configmaps'], [AUTHENTICATION_CONFIGMAP])] },
+    {
+      namespace: CONTROLLER_NAMESPACE,
+      name: 'system::leader-locking-svc-controller-manager',
+      rules: [rule(['watch'], [CORE], ['configmaps']), rule(['get', 'update'], [CORE], ['configmaps'], ['svc-controller-manager'])],
+    },
+    { namespace: CONTROLLER_NAMESPACE, name: 'system::leader-locking-svc-scheduler', rules: [rule(['watch'], [CORE], ['configmaps']), rule(['get', 'update'], [CORE], ['configmaps'], ['svc-scheduler'])] },
+    { namespace: CONTROLLER_NAMESPACE, name: `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`, rules: [rule(READ, [CORE], ['secrets'])] },
+    { namespace: CONTROLLER_NAMESPACE, name: `${CONTROLLER_ROLE_PREFIX}cloud-provider`, rules: [rule(['create', 'get', 'list', 'watch'], [CORE], ['configmaps'])] },
+    { namespace: CONTROLLER_NAMESPACE, name: `${CONTROLLER_ROLE_PREFIX}token-cleaner`, rules: [rule(['delete', 'get', 'list', 'watch'], [CORE], ['secrets']), eventsRule()] },
+    {
+      namespace: PUBLIC_NAMESPACE,
+      name: `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`,
+      rules: [rule(READ, [CORE], ['configmaps']), rule(['update'], [CORE], ['configmaps'], ['cluster-info']), eventsRule()],
+    },
+  ];
+}
+
+function namespacedRoleBindings(): BootstrapRoleBinding[] {
+  const sa = (name: string, namespace = CONTROLLER_NAMESPACE) => ({ kind: 'ServiceAccount' as const, name, namespace });
+  const ns = CONTROLLER_NAMESPACE;
+  return [
+    { namespace: ns, name: 'system::extension-apiserver-authentication-reader', role: 'extension-apiserver-authentication-reader', subjects: users(CONTROLLER_MANAGER_USER, SCHEDULER_USER) },
+    { namespace: ns, name: 'system::leader-locking-svc-controller-manager', role: 'system::leader-locking-svc-controller-manager', subjects: [...users(CONTROLLER_MANAGER_USER), sa('svc-controller-manager')] },
+    { namespace: ns, name: 'system::leader-locking-svc-scheduler', role: 'system::leader-locking-svc-scheduler', subjects: [...users(SCHEDULER_USER), sa('svc-scheduler')] },
+    { namespace: ns, name: `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`, role: `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`, subjects: [sa('bootstrap-signer')] },
+    { namespace: ns, name: `${CONTROLLER_ROLE_PREFIX}cloud-provider`, role: `${CONTROLLER_ROLE_PREFIX}cloud-provider`, subjects: [sa('cloud-provider')] },
+    { namespace: ns, name: `${CONTROLLER_ROLE_PREFIX}token-cleaner`, role: `${CONTROLLER_ROLE_PREFIX}token-cleaner`, subjects: [sa('token-cleaner')] },
+    { namespace: PUBLIC_NAMESPACE, name: `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`, role: `${CONTROLLER_ROLE_PREFIX}bootstrap-signer`, subjects: [sa('bootstrap-signer')] },
+  ];
+}
+
 const META = () => ({ labels: { [BOOTSTRAP_LABEL]: BOOTSTRAP_LABEL_VALUE }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } });
 
 /** The bootstrap ClusterRoles as objects. */
@@ -410,6 +458,27 @@ export function bootstrapClusterRoleBindings(): SvcObject[] {
         kind: 'ClusterRoleBinding',
         metadata: { name: b.name, ...META() },
         roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: b.role },
+        subjects: b.subjects.map((s) => (s.kind === 'ServiceAccount' ? { ...s } : { ...s, apiGroup: RBAC_GROUP })),
+      }) as SvcObject,
+  );
+}
+
+/** The bootstrap Roles (namespaced) as objects. */
+export function bootstrapRoles(): SvcObject[] {
+  return namespacedRoles().map(
+    (r) => ({ apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata: { name: r.name, namespace: r.namespace, ...META() }, rules: r.rules }) as SvcObject,
+  );
+}
+
+/** The bootstrap RoleBindings (namespaced) as objects. */
+export function bootstrapRoleBindings(): SvcObject[] {
+  return namespacedRoleBindings().map(
+    (b) =>
+      ({
+        apiVersion: `${RBAC_GROUP}/v1`,
+        kind: 'RoleBinding',
+        metadata: { name: b.name, namespace: b.namespace, ...META() },
+        roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: b.role },
         subjects: b.subjects.map((s) => (s.kind === 'ServiceAccount' ? { ...s } : { ...s, apiGroup: RBAC_GROUP })),
       }) as SvcObject,
   );

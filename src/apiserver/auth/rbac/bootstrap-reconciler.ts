@@ -1,5 +1,6 @@
 /**
- * Reconciles the default RBAC policy (./bootstrap-policy.ts) into storage at start, as the
+ * Reconciles the default RBAC policy (./bootstrap-policy.ts: cluster roles and bindings, and the
+ * roles and bindings of svc-system and svc-public) into storage at start, as the
  * established `rbac/bootstrap-roles` post-start hook does, and reports readiness through it:
  *
  * - a missing ClusterRole or ClusterRoleBinding is created;
@@ -13,13 +14,13 @@
  * namespaces), validated like any write. A pass that fails (storage not answering) is retried.
  */
 import type { Logger } from 'pino';
-import { clusterRoleBindingDefinition, clusterRoleDefinition } from '../../../api/kinds/rbac/roles.js';
+import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from '../../../api/kinds/rbac/roles.js';
 import type { ResourceDefinition, SvcObject } from '../../../api/types.js';
 import { StatusError } from '../../../api/status.js';
 import { ConflictError } from '../../../storage/types.js';
 import { prepareForCreate, prepareForUpdate, validateOrThrow } from '../../object-rules.js';
 import type { ResourceStore } from '../../resource-store.js';
-import { AUTOUPDATE_ANNOTATION, bootstrapClusterRoleBindings, bootstrapClusterRoles } from './bootstrap-policy.js';
+import { AUTOUPDATE_ANNOTATION, bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles } from './bootstrap-policy.js';
 import { covers, type PolicyRule, rulesOf } from './rules.js';
 
 type Record_ = Record<string, unknown>;
@@ -38,7 +39,7 @@ function addMissingKeys(into: Record<string, string>, from: Record<string, strin
   return changed;
 }
 
-/** The changes a stored ClusterRole needs to hold `want`; undefined when none. */
+/** The changes a stored ClusterRole (or Role) needs to hold `want`; undefined when none. */
 export function reconcileClusterRole(existing: SvcObject, want: SvcObject): SvcObject | undefined {
   const next = structuredClone(existing) as SvcObject;
   let changed = false;
@@ -68,7 +69,7 @@ export function reconcileClusterRole(existing: SvcObject, want: SvcObject): SvcO
   return changed ? next : undefined;
 }
 
-/** The changes a stored ClusterRoleBinding needs; 'recreate' when its roleRef differs. */
+/** The changes a stored ClusterRoleBinding (or RoleBinding) needs; 'recreate' when its roleRef differs. */
 export function reconcileClusterRoleBinding(existing: SvcObject, want: SvcObject): SvcObject | 'recreate' | undefined {
   if (JSON.stringify(existing['roleRef']) !== JSON.stringify(want['roleRef'])) return 'recreate';
   const next = structuredClone(existing) as SvcObject;
@@ -119,13 +120,14 @@ export class BootstrapPolicy {
   }
 
   async ensure(): Promise<void> {
-    const roles = this.storeFor(clusterRoleDefinition);
-    const bindings = this.storeFor(clusterRoleBindingDefinition);
+    const kinds: [ResourceDefinition, SvcObject[], typeof reconcileClusterRoleBinding][] = [
+      [clusterRoleDefinition, bootstrapClusterRoles(), reconcileClusterRole],
+      [clusterRoleBindingDefinition, bootstrapClusterRoleBindings(), reconcileClusterRoleBinding],
+      [roleDefinition, bootstrapRoles(), reconcileClusterRole],
+      [roleBindingDefinition, bootstrapRoleBindings(), reconcileClusterRoleBinding],
+    ];
     // All at once: the storage commits concurrent writes together, so a fresh server starts fast.
-    await Promise.all([
-      ...bootstrapClusterRoles().map((want) => this.reconcile(clusterRoleDefinition, roles, want, reconcileClusterRole)),
-      ...bootstrapClusterRoleBindings().map((want) => this.reconcile(clusterRoleBindingDefinition, bindings, want, reconcileClusterRoleBinding)),
-    ]);
+    await Promise.all(kinds.flatMap(([def, objects, diff]) => objects.map((want) => this.reconcile(def, this.storeFor(def), want, diff))));
     this.done = true;
   }
 
@@ -136,8 +138,9 @@ export class BootstrapPolicy {
     diff: (existing: SvcObject, want: SvcObject) => SvcObject | 'recreate' | undefined,
   ): Promise<void> {
     const name = want.metadata.name!;
+    const namespace = want.metadata.namespace ?? '';
     for (let attempt = 0; attempt < 5; attempt++) {
-      const existing = await store.getForUpdate('', name);
+      const existing = await store.getForUpdate(namespace, name);
       try {
         if (!existing) {
           const obj = structuredClone(want) as SvcObject;
