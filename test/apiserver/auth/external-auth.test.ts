@@ -303,6 +303,36 @@ test('OIDC: once the keys arrive a good token is the prefixed user with prefixed
   assert.equal(seen['groups'], ['oidc:viewers', 'system:authenticated']);
 });
 
+// Run while the key set's fetch cooldown (10 s) started by the test above runs out.
+test('ABAC: a bad policy line stops the start with a message naming the file and line', async () => {
+  const file = join(dir, 'bad.jsonl');
+  writeFileSync(file, `${ABAC_POLICY.split('\n')[1]}\n{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":7}}\n`);
+  const err = await startApiServer({ args: ['--authorization-mode=ABAC', `--authorization-policy-file=${file}`], readyTimeoutMs: 30_000 }).then(
+    (s) => {
+      void s.stop();
+      return undefined;
+    },
+    (e: Error) => e,
+  );
+  assert.ok(err, 'the server must not start');
+  assert.match(err!.message, new RegExp(`error reading policy file ${file}, line 2: .*user must be a string`));
+});
+
+test('OIDC in-process: email claim needs email_verified true when present; groups as a string; a token of another issuer is left to other methods', async () => {
+  const base = { issuerUrl: issuer, clientId: CLIENT_ID, caPem: tlsPair.caCert, groupsClaim: 'groups', groupsPrefix: '', requiredClaims: {}, signingAlgs: ['RS256'] };
+  const byEmail = new OidcAuthenticator({ ...base, usernameClaim: 'email', usernamePrefix: '' }).start();
+  await waitFor(() => byEmail.initialized, 10_000, 'keys');
+  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: true, groups: 'one' })))?.user, { username: 'a@example.com', groups: ['one'] });
+  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com' })))?.user.username, 'a@example.com', 'email_verified absent is accepted');
+  await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: false })).then(
+    () => assert.unreachable('unverified email accepted'),
+    (err: Error) => assert.ok(err instanceof AuthenticationFailure && /email not verified/.test(err.message), err.message),
+  );
+  // A token of another issuer is not this method's.
+  assert.is(await byEmail.authenticateToken(await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'RS256' }).setIssuer('https://elsewhere').setAudience(CLIENT_ID).setExpirationTime('5m').sign(signingKey.privateKey)), null);
+  byEmail.close();
+});
+
 test('OIDC: wrong audience, expired, a disallowed algorithm, a missing or wrong required claim, another key => 401', async () => {
   const other = await newKey('unpublished', false);
   const { privateKey: ecKey } = await generateKeyPair('ES256');
@@ -337,23 +367,9 @@ test('OIDC: key rotation: a new key id makes the key set be fetched again, at mo
   assert.is(jwksFetches - before, 1);
 });
 
-test('OIDC in-process: email claim needs email_verified true when present; `-` prefix and groups as a string', async () => {
-  const base = { issuerUrl: issuer, clientId: CLIENT_ID, caPem: tlsPair.caCert, groupsClaim: 'groups', groupsPrefix: '', requiredClaims: {}, signingAlgs: ['RS256'] };
-  const byEmail = new OidcAuthenticator({ ...base, usernameClaim: 'email', usernamePrefix: '' }).start();
-  await waitFor(() => byEmail.initialized, 10_000, 'keys');
-  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: true, groups: 'one' })))?.user, { username: 'a@example.com', groups: ['one'] });
-  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com' })))?.user.username, 'a@example.com', 'email_verified absent is accepted');
-  await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: false })).then(
-    () => assert.unreachable('unverified email accepted'),
-    (err: Error) => assert.ok(err instanceof AuthenticationFailure && /email not verified/.test(err.message), err.message),
-  );
-  // A token of another issuer is not this method's.
-  assert.is(await byEmail.authenticateToken(await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'RS256' }).setIssuer('https://elsewhere').setAudience(CLIENT_ID).setExpirationTime('5m').sign(signingKey.privateKey)), null);
-  byEmail.close();
-});
 
 // ---------------------------------------------------------------------------------------------
-// failures: webhooks down, a bad policy file
+// webhooks down
 
 test('webhooks down: token webhook => 401 (not anonymous); SAR webhook => no opinion, ABAC still decides', async () => {
   await stopServer(sarWebhook);
@@ -368,19 +384,6 @@ test('webhooks down: token webhook => 401 (not anonymous); SAR webhook => no opi
   assert.is(r.status, 401, 'an uncached token while the webhook is down');
 });
 
-test('ABAC: a bad policy line stops the start with a message naming the file and line', async () => {
-  const file = join(dir, 'bad.jsonl');
-  writeFileSync(file, `${ABAC_POLICY.split('\n')[1]}\n{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":7}}\n`);
-  const err = await startApiServer({ args: ['--authorization-mode=ABAC', `--authorization-policy-file=${file}`], readyTimeoutMs: 30_000 }).then(
-    (s) => {
-      void s.stop();
-      return undefined;
-    },
-    (e: Error) => e,
-  );
-  assert.ok(err, 'the server must not start');
-  assert.match(err!.message, new RegExp(`error reading policy file ${file}, line 2: .*user must be a string`));
-});
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
