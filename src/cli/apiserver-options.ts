@@ -26,7 +26,7 @@ import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
 import { builtModes, modesNotBuilt } from '../apiserver/auth/authorization-modes.js';
 import { AUTHORIZATION_MODES, OIDC_SIGNING_ALGS, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type OidcConfig, type WebhookVersion } from '../apiserver/auth/config.js';
-import { ClientConfigError, parseSvcconfigFile } from '../client/svcconfig.js';
+import { type ClientConfig, ClientConfigError, parseSvcconfigFile } from '../client/svcconfig.js';
 import { projectVersion } from './version.js';
 
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -637,7 +637,7 @@ function externalAuthFiles(f: FlagValues): ExternalAuthFiles {
 }
 
 /** A webhook's kubeconfig-format file as the client it names; errors name the flag. */
-function webhookClient(flag: string, file: string): ReturnType<typeof parseSvcconfigFile> {
+function webhookClient(flag: string, file: string): ClientConfig {
   try {
     return parseSvcconfigFile(file);
   } catch (err) {
