@@ -13,6 +13,7 @@
 import { createServer, type Server } from 'node:https';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -41,13 +42,14 @@ test.after(async () => {
 // the outside world
 
 /** A small HTTPS server answering JSON from `handle`. */
-async function httpsServer(port: number, handle: (path: string, body: unknown) => unknown): Promise<Server> {
-  const s = createServer({ cert: tlsPair.cert, key: tlsPair.key }, (req: IncomingMessage, res: ServerResponse) => {
+async function httpsServer(port: number, handle: (path: string, body: unknown, req: IncomingMessage) => unknown): Promise<Server> {
+  // Asks for a client certificate (not checked: the test reads who presented one).
+  const s = createServer({ cert: tlsPair.cert, key: tlsPair.key, requestCert: true, rejectUnauthorized: false }, (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const answer = handle(req.url ?? '/', text ? JSON.parse(text) : undefined);
+      const answer = handle(req.url ?? '/', text ? JSON.parse(text) : undefined, req);
       if (answer === undefined) {
         res.writeHead(404).end();
         return;
@@ -65,8 +67,14 @@ async function stopServer(s: Server): Promise<void> {
   await new Promise((r) => s.close(r));
 }
 
-/** A kubeconfig-format file naming `url` and trusting the test CA. */
-function webhookConfig(name: string, url: string): string {
+/** The first name of the client certificate a webhook request came with ('' for none). */
+function clientName(req: IncomingMessage): string {
+  const cn = (req.socket as TLSSocket).getPeerCertificate()?.subject?.CN;
+  return typeof cn === 'string' ? cn : '';
+}
+
+/** A kubeconfig-format file naming `url`, trusting the test CA, with the credentials the server presents. */
+function webhookConfig(name: string, url: string, user: string[]): string {
   const file = join(dir, `${name}.svcconfig`);
   writeFileSync(
     file,
@@ -80,7 +88,8 @@ function webhookConfig(name: string, url: string): string {
       `    certificate-authority: ${caFile}`,
       'users:',
       '- name: apiserver',
-      '  user: {}',
+      '  user:',
+      ...user.map((l) => `    ${l}`),
       'contexts:',
       '- name: webhook',
       '  context:',
@@ -124,10 +133,10 @@ const WEBHOOK_USERS: Record<string, { username: string; uid?: string; groups: st
   'dave-token': { username: 'dave', groups: ['ops'] },
   'erin-token': { username: 'erin', groups: [] },
 };
-const tokenReviews: { apiVersion: string; token: string }[] = [];
+const tokenReviews: { apiVersion: string; token: string; authorization: string | undefined }[] = [];
 let tokenWebhook: Server;
 
-const accessReviews: { apiVersion: string; spec: Record<string, unknown> }[] = [];
+const accessReviews: { apiVersion: string; spec: Record<string, unknown>; client: string }[] = [];
 let sarWebhook: Server;
 
 const ABAC_POLICY = [
@@ -151,23 +160,27 @@ test.before(async () => {
   issuer = `https://127.0.0.1:${issuerPort}`;
   signingKey = await newKey('key-1', true);
 
-  tokenWebhook = await httpsServer(await freePort(), (path, body) => {
+  tokenWebhook = await httpsServer(await freePort(), (path, body, req) => {
     const review = body as { apiVersion: string; spec: { token: string } };
     if (path !== '/authenticate') return undefined;
-    tokenReviews.push({ apiVersion: review.apiVersion, token: review.spec.token });
+    tokenReviews.push({ apiVersion: review.apiVersion, token: review.spec.token, authorization: req.headers.authorization });
     const user = WEBHOOK_USERS[review.spec.token];
     return { apiVersion: review.apiVersion, kind: 'TokenReview', status: user ? { authenticated: true, user } : { authenticated: false } };
   });
-  sarWebhook = await httpsServer(await freePort(), (path, body) => {
+  sarWebhook = await httpsServer(await freePort(), (path, body, req) => {
     const review = body as { apiVersion: string; spec: Record<string, unknown> & { resourceAttributes?: Record<string, string> } };
     if (path !== '/authorize') return undefined;
-    accessReviews.push({ apiVersion: review.apiVersion, spec: review.spec });
+    accessReviews.push({ apiVersion: review.apiVersion, spec: review.spec, client: clientName(req) });
     const r = review.spec.resourceAttributes;
     let status: Record<string, unknown> = { allowed: false, reason: 'the webhook has no rule for this' };
     if (r?.resource === 'secrets') status = { allowed: false, denied: true, reason: 'secrets are off-limits' };
     else if (review.spec['user'] === 'dave' && r?.resource === 'configmaps' && r.namespace === 'ops') status = { allowed: true, reason: 'ops may touch their configmaps' };
     return { apiVersion: review.apiVersion, kind: 'SubjectAccessReview', status };
   });
+  // The server's credentials towards the webhooks: a token for one, a client certificate for the other.
+  const clientPair = await generateSelfSignedPair(['apiserver-client']);
+  writeFileSync(join(dir, 'client.crt'), clientPair.cert);
+  writeFileSync(join(dir, 'client.key'), clientPair.key);
   const policyFile = join(dir, 'abac.jsonl');
   writeFileSync(policyFile, ABAC_POLICY);
   const tokenPort = (tokenWebhook.address() as { port: number }).port;
@@ -180,10 +193,10 @@ test.before(async () => {
       '--oidc-groups-claim=groups',
       '--oidc-groups-prefix=oidc:',
       '--oidc-required-claim=team=core',
-      `--authentication-token-webhook-config-file=${webhookConfig('tokens', `https://127.0.0.1:${tokenPort}/authenticate`)}`,
+      `--authentication-token-webhook-config-file=${webhookConfig('tokens', `https://127.0.0.1:${tokenPort}/authenticate`, ['token: apiserver-secret'])}`,
       '--authentication-token-webhook-cache-ttl=2s',
       '--authorization-mode=Webhook,ABAC',
-      `--authorization-webhook-config-file=${webhookConfig('access', `https://127.0.0.1:${sarPort}/authorize`)}`,
+      `--authorization-webhook-config-file=${webhookConfig('access', `https://127.0.0.1:${sarPort}/authorize`, ['client-certificate: client.crt', 'client-key: client.key'])}`,
       '--authorization-webhook-version=v1',
       '--authorization-webhook-cache-unauthorized-ttl=1s',
       `--authorization-policy-file=${policyFile}`,
@@ -216,6 +229,7 @@ test('token webhook: the established TokenReview wire; users recognised; answers
   const admin = await api!.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } }, bearer('admin-token'));
   assert.is(admin.status, 201, admin.text);
   assert.is(tokenReviews.at(-1)?.apiVersion, 'authentication.k8s.io/v1beta1');
+  assert.is(tokenReviews.at(-1)?.authorization, 'Bearer apiserver-secret', "the config file's token");
   for (const ns of ['team-c', 'ops']) {
     assert.is((await api!.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, bearer('admin-token'))).status, 201);
   }
@@ -239,6 +253,7 @@ test('Webhook mode: allow, deny (which ABAC cannot override) and no opinion; the
   assert.is(allowed.status, 201, allowed.text);
   const review = accessReviews.at(-1)!;
   assert.is(review.apiVersion, 'authorization.k8s.io/v1');
+  assert.match(review.client, /^apiserver-client@/, "the config file's client certificate");
   assert.equal(review.spec['user'], 'dave');
   assert.equal(review.spec['groups'], ['ops', 'system:authenticated']);
   assert.equal(review.spec['resourceAttributes'], { namespace: 'ops', verb: 'create', version: 'v1', resource: 'configmaps' });
