@@ -9,6 +9,9 @@
  *
  * The issuer is not listening when the server starts: the server must come up anyway, refuse the
  * issuer's tokens (401), and accept them once the issuer answers (discovery retried every 10 s).
+ * A second issuer, up from the start, serves an in-process OidcAuthenticator for what the server's
+ * flags fix otherwise (the `email` claim) and for key rotation, whose 10 s cooldown then runs out
+ * during the server's own wait instead of after it.
  */
 import { createServer, type Server } from 'node:https';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +34,7 @@ let tlsPair: { cert: string; key: string; caCert: string };
 let caFile = '';
 
 test.after(async () => {
+  byEmail?.close();
   await api?.stop();
   api?.cleanup();
   for (const s of servers) s.closeAllConnections?.();
@@ -107,7 +111,22 @@ let issuer = '';
 const CLIENT_ID = 'svc-test';
 let signingKey: { privateKey: CryptoKey; kid: string };
 const publishedKeys: JWK[] = [];
-let jwksFetches = 0;
+/** A second issuer, up from the start, for the in-process authenticator (its key-set fetches counted). */
+let issuer2 = '';
+let issuer2Fetches = 0;
+let byEmail: OidcAuthenticator;
+
+/** An issuer's discovery document and key set. */
+function issuerAt(url: string, onKeys: () => void): (path: string) => unknown {
+  return (path) => {
+    if (path === '/.well-known/openid-configuration') return { issuer: url, jwks_uri: `${url}/keys`, id_token_signing_alg_values_supported: ['RS256'] };
+    if (path === '/keys') {
+      onKeys();
+      return { keys: publishedKeys };
+    }
+    return undefined;
+  };
+}
 
 async function newKey(kid: string, publish: boolean): Promise<{ privateKey: CryptoKey; kid: string }> {
   const { publicKey, privateKey } = await generateKeyPair('RS256');
@@ -115,11 +134,11 @@ async function newKey(kid: string, publish: boolean): Promise<{ privateKey: Cryp
   return { privateKey, kid };
 }
 
-function mint(claims: Record<string, unknown>, opts: { key?: { privateKey: CryptoKey; kid: string }; aud?: string; expiresIn?: string | number } = {}): Promise<string> {
+function mint(claims: Record<string, unknown>, opts: { key?: { privateKey: CryptoKey; kid: string }; aud?: string; expiresIn?: string | number; iss?: string } = {}): Promise<string> {
   const key = opts.key ?? signingKey;
   return new SignJWT({ groups: ['viewers'], team: 'core', ...claims })
     .setProtectedHeader({ alg: 'RS256', kid: key.kid })
-    .setIssuer(issuer)
+    .setIssuer(opts.iss ?? issuer)
     .setAudience(opts.aud ?? CLIENT_ID)
     .setIssuedAt()
     .setExpirationTime(opts.expiresIn ?? '5m')
@@ -159,6 +178,20 @@ test.before(async () => {
   issuerPort = await freePort();
   issuer = `https://127.0.0.1:${issuerPort}`;
   signingKey = await newKey('key-1', true);
+  const issuer2Port = await freePort();
+  issuer2 = `https://127.0.0.1:${issuer2Port}`;
+  await httpsServer(issuer2Port, issuerAt(issuer2, () => issuer2Fetches++));
+  byEmail = new OidcAuthenticator({
+    issuerUrl: issuer2,
+    clientId: CLIENT_ID,
+    caPem: tlsPair.caCert,
+    usernameClaim: 'email',
+    usernamePrefix: '',
+    groupsClaim: 'groups',
+    groupsPrefix: '',
+    requiredClaims: {},
+    signingAlgs: ['RS256'],
+  }).start();
 
   tokenWebhook = await httpsServer(await freePort(), (path, body, req) => {
     const review = body as { apiVersion: string; spec: { token: string } };
@@ -212,14 +245,7 @@ test('OIDC: the server starts while the issuer is down and refuses its tokens wi
   assert.is(r.status, 401);
   // A token of another issuer is not OIDC's: the chain refuses it as an unknown bearer token.
   assert.is((await api!.request('GET', '/version', undefined, bearer('not-a-jwt'))).status, 401);
-  await httpsServer(issuerPort, (path) => {
-    if (path === '/.well-known/openid-configuration') return { issuer, jwks_uri: `${issuer}/keys`, id_token_signing_alg_values_supported: ['RS256'] };
-    if (path === '/keys') {
-      jwksFetches++;
-      return { keys: publishedKeys };
-    }
-    return undefined;
-  });
+  await httpsServer(issuerPort, issuerAt(issuer, () => undefined));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -304,21 +330,7 @@ test('ABAC: readonly, group and wildcard-user policies; non-resource paths; rule
   assert.is(rules.json.status.evaluationError, 'webhook authorizer does not support user rule resolution');
 });
 
-// ---------------------------------------------------------------------------------------------
-// OIDC once the issuer answers
-
-test('OIDC: once the keys arrive a good token is the prefixed user with prefixed groups; readonly ABAC by group', async () => {
-  const good = await mint({ sub: 'alice' });
-  await waitFor(async () => (await api!.request('GET', '/api/v1/namespaces/team-c/pods', undefined, bearer(good))).status === 200, 25_000, 'the issuer keys');
-  const write = await api!.request('POST', '/api/v1/namespaces/team-c/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, bearer(good));
-  assert.is(write.status, 403);
-  assert.ok(write.json.message.includes(`User "${issuer}#alice" cannot create configmaps`), write.json.message);
-  const seen = accessReviews.at(-1)!.spec;
-  assert.is(seen['user'], `${issuer}#alice`);
-  assert.equal(seen['groups'], ['oidc:viewers', 'system:authenticated']);
-});
-
-// Run while the key set's fetch cooldown (10 s) started by the test above runs out.
+// Run while the server's first discovery retry (10 s) and the in-process key-set cooldown (10 s) run out.
 test('ABAC: a bad policy line stops the start with a message naming the file and line', async () => {
   const file = join(dir, 'bad.jsonl');
   writeFileSync(file, `${ABAC_POLICY.split('\n')[1]}\n{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":7}}\n`);
@@ -334,21 +346,50 @@ test('ABAC: a bad policy line stops the start with a message naming the file and
 });
 
 test('OIDC in-process: email claim needs email_verified true when present; groups as a string; a token of another issuer is left to other methods', async () => {
-  const base = { issuerUrl: issuer, clientId: CLIENT_ID, caPem: tlsPair.caCert, groupsClaim: 'groups', groupsPrefix: '', requiredClaims: {}, signingAlgs: ['RS256'] };
-  const byEmail = new OidcAuthenticator({ ...base, usernameClaim: 'email', usernamePrefix: '' }).start();
   await waitFor(() => byEmail.initialized, 10_000, 'keys');
-  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: true, groups: 'one' })))?.user, { username: 'a@example.com', groups: ['one'] });
-  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com' })))?.user.username, 'a@example.com', 'email_verified absent is accepted');
-  await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: false })).then(
+  const as = { iss: issuer2 };
+  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: true, groups: 'one' }, as)))?.user, { username: 'a@example.com', groups: ['one'] });
+  assert.equal((await byEmail.authenticateToken(await mint({ email: 'a@example.com' }, as)))?.user.username, 'a@example.com', 'email_verified absent is accepted');
+  await byEmail.authenticateToken(await mint({ email: 'a@example.com', email_verified: false }, as)).then(
     () => assert.unreachable('unverified email accepted'),
     (err: Error) => assert.ok(err instanceof AuthenticationFailure && /email not verified/.test(err.message), err.message),
   );
-  // A token of another issuer is not this method's.
-  assert.is(await byEmail.authenticateToken(await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'RS256' }).setIssuer('https://elsewhere').setAudience(CLIENT_ID).setExpirationTime('5m').sign(signingKey.privateKey)), null);
-  byEmail.close();
+  assert.is(await byEmail.authenticateToken(await mint({ email: 'a@example.com' }, { iss: 'https://elsewhere' })), null);
 });
 
-test('OIDC: wrong audience, expired, a disallowed algorithm, a missing or wrong required claim, another key => 401', async () => {
+test('OIDC in-process: key rotation: a new key id makes the key set be fetched again, at most once per cooldown', async () => {
+  const before = issuer2Fetches;
+  const rotated = await newKey('key-2', true);
+  const token = await mint({ email: 'r@example.com' }, { key: rotated, iss: issuer2 });
+  // Within 10 s of the last fetch it may still be refused (the cooldown); the first try after it fetches.
+  const accepts = (t: string) => byEmail.authenticateToken(t).then((a) => a?.user.username === 'r@example.com', () => false);
+  await waitFor(() => accepts(token), 15_000, 'the rotated key');
+  assert.is(issuer2Fetches - before, 1);
+  // A flood of unknown key ids right after: no further fetch (rate-limited), every one refused.
+  for (let i = 0; i < 5; i++) {
+    const forged = await mint({ email: 'r@example.com' }, { key: await newKey(`forged-${i}`, false), iss: issuer2 });
+    assert.is(await accepts(forged), false);
+  }
+  assert.is(issuer2Fetches - before, 1);
+});
+
+// ---------------------------------------------------------------------------------------------
+// OIDC once the issuer answers
+
+test('OIDC: once the keys arrive a good token is the prefixed user with prefixed groups; readonly ABAC by group', async () => {
+  const good = await mint({ sub: 'alice' });
+  await waitFor(async () => (await api!.request('GET', '/api/v1/namespaces/team-c/pods', undefined, bearer(good))).status === 200, 25_000, 'the issuer keys');
+  const write = await api!.request('POST', '/api/v1/namespaces/team-c/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, bearer(good));
+  assert.is(write.status, 403);
+  assert.ok(write.json.message.includes(`User "${issuer}#alice" cannot create configmaps`), write.json.message);
+  const seen = accessReviews.at(-1)!.spec;
+  assert.is(seen['user'], `${issuer}#alice`);
+  assert.equal(seen['groups'], ['oidc:viewers', 'system:authenticated']);
+});
+
+
+
+test('OIDC: wrong audience, expired, a disallowed algorithm, a missing or wrong required claim, an unpublished key => 401', async () => {
   const other = await newKey('unpublished', false);
   const { privateKey: ecKey } = await generateKeyPair('ES256');
   const bad: Record<string, string> = {
@@ -367,20 +408,6 @@ test('OIDC: wrong audience, expired, a disallowed algorithm, a missing or wrong 
   }
 });
 
-test('OIDC: key rotation: a new key id makes the key set be fetched again, at most once per cooldown', async () => {
-  const before = jwksFetches;
-  const rotated = await newKey('key-2', true);
-  const token = await mint({ sub: 'alice' }, { key: rotated });
-  // Within 10 s of the last fetch it may still be refused; never more than one fetch per attempt burst.
-  await waitFor(async () => (await api!.request('GET', '/api/v1/namespaces/team-c/pods', undefined, bearer(token))).status === 200, 15_000, 'the rotated key');
-  assert.is(jwksFetches - before, 1);
-  // A flood of unknown key ids right after: no further fetch (rate-limited).
-  for (let i = 0; i < 5; i++) {
-    const forged = await mint({ sub: 'alice' }, { key: await newKey(`forged-${i}`, false) });
-    assert.is((await api!.request('GET', '/api/v1/namespaces/team-c/pods', undefined, bearer(forged))).status, 401);
-  }
-  assert.is(jwksFetches - before, 1);
-});
 
 
 // ---------------------------------------------------------------------------------------------
