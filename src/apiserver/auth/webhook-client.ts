@@ -46,8 +46,16 @@ export class RemoteCallError extends Error {
 
 export const WEBHOOK_TIMEOUT_MS = 30_000;
 
+/** Exponential backoff: the first wait, its growth per attempt, added jitter (a fraction), attempts in all. */
+export interface Backoff {
+  initialMs: number;
+  factor: number;
+  jitter: number;
+  steps: number;
+}
+
 /** The established DefaultAuthWebhookRetryBackoff. */
-export const WEBHOOK_BACKOFF = Object.freeze({ initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 });
+export const WEBHOOK_BACKOFF: Readonly<Backoff> = Object.freeze({ initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 });
 
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ERR_HTTP2_STREAM_ERROR']);
 
@@ -119,7 +127,7 @@ export class WebhookClient {
 
   constructor(
     config: ClientConfig,
-    private readonly opts: { timeoutMs?: number; backoff?: typeof WEBHOOK_BACKOFF } = {},
+    private readonly opts: { timeoutMs?: number; backoff?: Readonly<Backoff> } = {},
   ) {
     this.target = {
       url: config.server,
