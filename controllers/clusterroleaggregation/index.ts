@@ -13,6 +13,7 @@
  *   aggregationRule is never touched.
  */
 import type { ClusterRole } from '../../src/api/generated/kinds.js';
+import { RBAC_GROUP } from '../../src/api/kinds/rbac/roles.js';
 import { labelSelectorFromObject } from '../../src/api/labels.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
@@ -54,6 +55,8 @@ export function clusterRoleAggregationController(concurrency: number): Controlle
     name: 'clusterrole-aggregation',
     watches: resources.clusterroles,
     concurrency,
+    // It writes the roles it aggregates, with rules it does not hold itself.
+    permissions: [{ apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs: ['update', 'escalate'] }],
     triggers: [
       {
         resource: resources.clusterroles,

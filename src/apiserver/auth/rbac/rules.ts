@@ -15,16 +15,10 @@
  * - nonResourceURLs: `*`, the path, or a prefix ending in `*`.
  */
 import { canonicalGroup } from '../../../api/established-spelling.js';
+import type { PolicyRule } from '../../../api/kinds/rbac/roles.js';
 import type { AccessAttributes } from '../authorization.js';
 
-/** A policy rule as stored (rbac.authorization.svc.io/v1 PolicyRule). */
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
+export type { PolicyRule };
 
 export const VERB_ALL = '*';
 export const GROUP_ALL = '*';
