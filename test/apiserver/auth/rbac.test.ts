@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import type { ClusterRole } from '../../../src/api/generated/kinds.js';
 import type { SvcObject } from '../../../src/api/types.js';
 import { connectInProcess } from '../../../src/cli/in-process-client.js';
+import { accessMatrix, whoCan } from '../../../src/cli/svc-auth.js';
 import { resources, type ResourceRef } from '../../../src/client/index.js';
 import { ApiError, type ApiClient } from '../../../src/client/types.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
@@ -313,6 +314,18 @@ test('SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview a
   assert.not.ok(status.resourceRules.some((x) => x.resources.includes('secrets')));
   assert.ok(status.nonResourceRules.some((x) => x.nonResourceURLs.includes('/healthz')));
   assert.is(status.incomplete, false);
+});
+
+test('svc auth who-can and access-matrix answer from the RBAC policy', async () => {
+  const who = await whoCan(cluster.client, { verb: 'delete', resource: 'secrets', namespace: 'team' });
+  const names = who.map((w) => `${w.subject.kind}:${w.subject.name}`).sort();
+  for (const n of ['User:alice', 'Group:editors', 'User:dana', 'Group:system:masters']) assert.ok(names.includes(n), `${n} in ${names.join(', ')}`);
+  for (const n of ['User:carol', 'ServiceAccount:robot', 'Group:system:authenticated']) assert.not.ok(names.includes(n), n);
+  assert.is(who.find((w) => w.subject.name === 'alice')!.reason, 'RBAC: allowed by RoleBinding "alice-admin/team" of ClusterRole "admin" to User "alice"');
+  const matrix = new Map((await accessMatrix(cluster.client, { user: 'carol', groups: ['system:authenticated'] }, 'team')).map((r) => [r.resource, r.verbs]));
+  assert.equal(matrix.get('configmaps'), { get: true, list: true, watch: true, create: false, update: false, patch: false, delete: false, deletecollection: false });
+  assert.is(matrix.get('secrets')!['get'], false);
+  assert.is(matrix.get('deployments.apps')!['list'], true);
 });
 
 test('over HTTPS, anonymous: health and version answer, resources and discovery are a 403', async () => {
