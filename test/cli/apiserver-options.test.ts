@@ -108,6 +108,7 @@ test('cross-flag rules name the flags involved', () => {
   assert.throws(() => parse(['--authorization-mode=ABAC']), /--authorization-policy-file/);
   // A mode not built yet is refused by name (a security option never fails open).
   assert.throws(() => parse(['--authorization-mode=AlwaysAllow,Node']), /--authorization-mode=Node is not built yet/);
+  assert.equal(parse(['--authorization-mode=RBAC,AlwaysDeny']).options.authorization.modes, ['RBAC', 'AlwaysDeny'], 'RBAC is built');
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);
   assert.throws(() => parse(['--goaway-chance=0.5']), /--goaway-chance/);
