@@ -184,6 +184,22 @@ function clusterRoles(): BootstrapClusterRole[] {
       name: 'system:volume-scheduler',
       rules: [rule(READ_UPDATE, [CORE], ['persistentvolumes']), rule(READ, [STORAGE], ['storageclasses']), rule(READ_UPDATE, [CORE], ['persistentvolumeclaims'])],
     },
+    // Unbound helpers of the established policy, for administrators to bind.
+    { name: 'system:node-bootstrapper', rules: [rule(['create', 'get', 'list', 'watch'], [CERTIFICATES], ['certificatesigningrequests'])] },
+    { name: 'system:node-problem-detector', rules: [rule(['get'], [CORE], ['nodes']), rule(['patch'], [CORE], ['nodes/status']), eventsRule()] },
+    {
+      name: 'system:persistent-volume-provisioner',
+      rules: [
+        rule(['get', 'list', 'watch', 'create', 'delete'], [CORE], ['persistentvolumes']),
+        rule(['get', 'list', 'watch', 'update'], [CORE], ['persistentvolumeclaims']),
+        rule(READ, [STORAGE], ['storageclasses']),
+        rule(['watch'], [CORE], ['events']),
+        eventsRule(),
+      ],
+    },
+    { name: 'system:svc-aggregator', rules: [rule(READ, [CORE], ['services', 'endpoints'])] },
+    { name: `system:${CERTIFICATES}:certificatesigningrequests:nodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/nodeclient'])] },
+    { name: `system:${CERTIFICATES}:certificatesigningrequests:selfnodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/selfnodeclient'])] },
     { name: 'system:service-account-issuer-discovery', rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])] },
     {
       name: 'system:svc-controller-manager',
