@@ -16,7 +16,7 @@
 import { RBAC_GROUP } from '../../../api/kinds/rbac/roles.js';
 import type { AccessAttributes, AccessDecision, AccessRules, Authorizer } from '../authorization.js';
 import { NO_OPINION } from '../authorization.js';
-import type { UserInfo } from '../user.js';
+import { serviceAccountUsername, type UserInfo } from '../user.js';
 import { type IndexedBinding, type RbacPolicyIndex, type Subject, subjectKeysOf } from './policy-index.js';
 import { type PolicyRule, ruleAllows } from './rules.js';
 
@@ -40,7 +40,7 @@ function matchingSubject(b: IndexedBinding, user: UserInfo): Subject {
   for (const s of b.subjects) {
     if (s.kind === 'User' && s.name === user.username) return s;
     if (s.kind === 'Group' && user.groups.includes(s.name)) return s;
-    if (s.kind === 'ServiceAccount' && user.username === `system:serviceaccount:${s.namespace || b.namespace}:${s.name}`) return s;
+    if (s.kind === 'ServiceAccount' && user.username === serviceAccountUsername(s.namespace || b.namespace, s.name)) return s;
   }
   return b.subjects[0] ?? { kind: 'User', name: user.username };
 }

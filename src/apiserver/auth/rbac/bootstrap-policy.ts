@@ -11,8 +11,7 @@
  */
 import type { SvcObject } from '../../../api/types.js';
 import { RBAC_GROUP } from '../../../api/kinds/rbac/roles.js';
-import { AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP } from '../user.js';
-import { SERVICE_ACCOUNTS_GROUP } from './policy-index.js';
+import { AUTHENTICATED_GROUP, MASTERS_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP } from '../user.js';
 import type { PolicyRule } from './rules.js';
 
 export const BOOTSTRAP_LABEL = 'svc.io/bootstrapping';

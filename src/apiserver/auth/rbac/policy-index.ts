@@ -19,16 +19,8 @@ import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinit
 import type { ResourceDefinition, SvcObject } from '../../../api/types.js';
 import { type CacheEvent, type CacheWatchHandle, WatchCache } from '../../../storage/watch-cache.js';
 import type { ResourceStore } from '../../resource-store.js';
-import type { UserInfo } from '../user.js';
+import { serviceAccountUsername, type UserInfo } from '../user.js';
 import { type CompiledRule, compileRule, type PolicyRule, rulesOf } from './rules.js';
-
-export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
-
-/** The user name of a service account (the established MakeUsername). */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`;
-}
 
 export interface RoleRef {
   apiGroup: string;
