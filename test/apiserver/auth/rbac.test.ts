@@ -276,6 +276,14 @@ test('escalation is refused: no one writes a role with, or binds a role of, perm
   // An aggregationRule needs cluster-admin's powers (dana has them through a binding, not system:masters).
   const agg = { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'agg-by-dana' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] } } as SvcObject;
   assert.is(await refusal(as('root').create(resources.clusterroles, '', agg)), undefined);
+  // Someone who may create ClusterRoles, but holds less than everything, may not set one.
+  await cluster.client.create(resources.clusterroles, '', { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'role-writer' }, rules: [{ verbs: ['create'], apiGroups: [RBAC], resources: ['clusterroles'] }] } as SvcObject);
+  await cluster.client.create(resources.clusterrolebindings, '', binding('ClusterRoleBinding', 'erin-role-writer', '', 'ClusterRole', 'role-writer', [user('erin')]));
+  const erin = as(authed('erin'));
+  const aggByErin = { ...structuredClone(agg), metadata: { name: 'agg-by-erin' } } as SvcObject;
+  await eventually(async () => (await refusal(erin.create(resources.clusterroles, '', aggByErin)))?.message.includes('must have cluster-admin privileges') === true, 20_000, 'erin refused for the aggregationRule');
+  assert.is((await refusal(erin.create(resources.clusterroles, '', aggByErin)))!.message, 'clusterroles.rbac.authorization.svc.io "agg-by-erin" is forbidden: must have cluster-admin privileges to use the aggregationRule');
+  assert.is(await refusal(erin.create(resources.clusterroles, '', { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'plain-by-erin' }, rules: [{ verbs: ['create'], apiGroups: [RBAC], resources: ['clusterroles'] }] } as SvcObject)), undefined, 'a role within what she holds');
 });
 
 test('SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview answer from RBAC', async () => {

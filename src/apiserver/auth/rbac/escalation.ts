@@ -81,11 +81,12 @@ export function escalationGuards(opts: EscalationGuardOptions): Map<ResourceDefi
       const namespace = obj.metadata.namespace ?? '';
       const name = obj.metadata.name ?? '';
       if (await allowedBy(user, 'escalate', def.plural, namespace, requestName)) return NOTHING;
+      await confirmNoEscalation(def, name, user, namespace, rulesOf(obj['rules']));
+      // An aggregationRule can gather anything, so setting one takes every permission there is.
       if (def === clusterRoleDefinition && obj['aggregationRule'] !== undefined && obj['aggregationRule'] !== null) {
         const held = (await resolver()).rules(user, '');
         if (!covers(held.rules, FULL_AUTHORITY).covered) throw forbiddenWrite(def, name, 'must have cluster-admin privileges to use the aggregationRule');
       }
-      await confirmNoEscalation(def, name, user, namespace, rulesOf(obj['rules']));
       return NOTHING;
     };
     return {
