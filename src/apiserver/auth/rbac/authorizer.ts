@@ -45,6 +45,18 @@ function matchingSubject(b: IndexedBinding, user: UserInfo): Subject {
   return b.subjects[0] ?? { kind: 'User', name: user.username };
 }
 
+/** An allow whose reason (read by access reviews, not by ordinary requests) is made only when asked for. */
+class RbacAllow implements AccessDecision {
+  readonly allowed = true;
+  constructor(
+    private readonly binding: IndexedBinding,
+    private readonly user: UserInfo,
+  ) {}
+  get reason(): string {
+    return `RBAC: allowed by ${describeBinding(this.binding, matchingSubject(this.binding, this.user))}`;
+  }
+}
+
 export class RbacAuthorizer implements Authorizer {
   readonly mode = 'RBAC';
   constructor(readonly policy: RbacPolicyIndex) {}
@@ -60,24 +72,29 @@ export class RbacAuthorizer implements Authorizer {
 
   authorize(user: UserInfo, attributes: AccessAttributes): AccessDecision {
     const namespace = attributes.kind === 'resource' ? attributes.namespace : '';
-    const keys = subjectKeysOf(user);
-    const errors: string[] = [];
-    const visit = (bindings: IndexedBinding[]): AccessDecision | undefined => {
-      for (const b of bindings) {
-        const role = this.policy.roleRules(b.roleRef, b.namespace);
-        if (!role) {
-          errors.push(roleNotFound(b.roleRef.kind, b.roleRef.name));
-          continue;
-        }
-        for (const r of role.compiled) {
-          if (ruleAllows(r, attributes)) return { allowed: true, reason: `RBAC: allowed by ${describeBinding(b, matchingSubject(b, user))}` };
+    let allowedBy: IndexedBinding | undefined;
+    let errors: string[] | undefined;
+    // The request path: no allocation unless a binding names a missing role or one allows.
+    const visit = (b: IndexedBinding): boolean => {
+      const role = this.policy.roleRules(b.roleRef, b.namespace);
+      if (!role) {
+        (errors ??= []).push(roleNotFound(b.roleRef.kind, b.roleRef.name));
+        return false;
+      }
+      for (const r of role.compiled) {
+        if (ruleAllows(r, attributes)) {
+          allowedBy = b;
+          return true;
         }
       }
-      return undefined;
+      return false;
     };
-    const allowed = visit(this.policy.clusterBindingsFor(keys)) ?? (namespace ? visit(this.policy.roleBindingsFor(namespace, keys)) : undefined);
-    if (allowed) return allowed;
-    return errors.length ? { allowed: false, reason: `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}` } : NO_OPINION;
+    if (this.policy.someClusterBinding(user, visit) || (namespace !== '' && this.policy.someRoleBinding(namespace, user, visit))) {
+      return new RbacAllow(allowedBy!, user);
+    }
+    if (!errors) return NO_OPINION;
+    const unique = [...new Set(errors)];
+    return { allowed: false, reason: `RBAC: ${unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`}` };
   }
 
   /** The rules RBAC grants `user` in `namespace` ('' : cluster-wide grants only), and roles it could not find. */

@@ -131,26 +131,27 @@ class BindingIndex {
     this.bySubject.clear();
   }
 
-  /** The bindings naming any of `keys`, each once, in a stable order (by name). */
+  /** The bindings naming any of `keys`, each once. */
   forKeys(keys: readonly string[]): IndexedBinding[] {
-    let out: IndexedBinding[] | undefined;
-    let seen: Set<IndexedBinding> | undefined;
-    for (const k of keys) {
-      const set = this.bySubject.get(k);
-      if (!set) continue;
-      for (const b of set) {
-        if (!out) {
-          out = [b];
-          seen = new Set([b]);
-        } else if (!seen!.has(b)) {
-          out.push(b);
-          seen!.add(b);
-        }
-      }
+    const out = new Set<IndexedBinding>();
+    for (const k of keys) for (const b of this.bySubject.get(k) ?? []) out.add(b);
+    return [...out];
+  }
+
+  /**
+   * Calls `fn` with each binding naming the user (name `username`, or one of `groups`) until it
+   * returns true; true if one did. The request path: no allocation. A binding naming both the
+   * user and a group of theirs may be seen twice, which cannot change a decision.
+   */
+  some(username: string, groups: readonly string[], fn: (b: IndexedBinding) => boolean): boolean {
+    if (this.byName.size === 0) return false;
+    const own = this.bySubject.get(`u:${username}`);
+    if (own) for (const b of own) if (fn(b)) return true;
+    for (const g of groups) {
+      const set = this.bySubject.get(`g:${g}`);
+      if (set) for (const b of set) if (fn(b)) return true;
     }
-    if (!out) return [];
-    if (out.length > 1) out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return out;
+    return false;
   }
 }
 
@@ -264,6 +265,16 @@ export class RbacPolicyIndex {
     }
     if (!idx) this.roleBindings.set(ns, (idx = new BindingIndex()));
     idx.put(bindingOf('RoleBinding', o));
+  }
+
+  /** Calls `fn` with each ClusterRoleBinding naming the user until it returns true (the request path). */
+  someClusterBinding(user: UserInfo, fn: (b: IndexedBinding) => boolean): boolean {
+    return this.clusterBindings.some(user.username, user.groups, fn);
+  }
+
+  /** Calls `fn` with each RoleBinding of `namespace` naming the user until it returns true. */
+  someRoleBinding(namespace: string, user: UserInfo, fn: (b: IndexedBinding) => boolean): boolean {
+    return this.roleBindings.get(namespace)?.some(user.username, user.groups, fn) ?? false;
   }
 
   /** ClusterRoleBindings naming the user or one of their groups. */
