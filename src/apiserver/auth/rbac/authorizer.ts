@@ -74,7 +74,7 @@ export class RbacAuthorizer implements Authorizer {
     const namespace = attributes.kind === 'resource' ? attributes.namespace : '';
     let allowedBy: IndexedBinding | undefined;
     let errors: string[] | undefined;
-    // The request path: no allocation unless a binding names a missing role or one allows.
+    // The request path: no arrays or strings are built unless a binding names a missing role.
     const visit = (b: IndexedBinding): boolean => {
       const role = this.policy.roleRules(b.roleRef, b.namespace);
       if (!role) {

@@ -85,7 +85,7 @@ function aggregating(key: string): { clusterRoleSelectors: { matchLabels: Record
   return { clusterRoleSelectors: [{ matchLabels: { [key]: 'true' } }, { matchLabels: { [key.replace('.svc.io/', '.k8s.io/')]: 'true' } }] };
 }
 
-/** The node's rules (the established NodeRules): used by the Node authorizer's peers and system:node. */
+/** The node agent's rules (the established NodeRules): the system:node role's, and what the Node authorizer narrows per node. */
 export function nodeRules(): PolicyRule[] {
   return [
     rule(['create'], [AUTHENTICATION], ['tokenreviews']),
