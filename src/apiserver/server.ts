@@ -247,6 +247,7 @@ export class ApiHttpServer implements RequestPipeline {
     const method = req.method ?? 'GET';
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
     if (pathname === '/version' || pathname === '/version/') return writeDocument(res, 200, this.parts.version);
+    if (await this.parts.services.issuerDiscovery?.serve(pathname, method, res)) return;
     if (pathname === '/metrics') {
       const extra = this.parts.config.extraMetrics;
       const body = (await this.parts.metrics.registry.metrics()) + (extra ? `\n${await extra.metrics()}` : '');

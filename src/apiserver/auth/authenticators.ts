@@ -8,7 +8,10 @@ import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { AuthenticationChain, BearerTokenAuthenticator, type RequestAuthenticator, type TokenAuthenticator } from './authentication.js';
+import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from './bootstrap-tokens.js';
 import type { AuthenticationConfig } from './config.js';
+import { objectLookup, serviceAccountAuthenticator } from './service-account-setup.js';
+import { secretDefinition } from '../../api/kinds/index.js';
 
 /** What a method may use: the server's own stores (service accounts, secrets) and its log. */
 export interface AuthenticationContext {
@@ -22,6 +25,19 @@ export interface AuthenticationContext {
 export async function buildAuthentication(ctx: AuthenticationContext): Promise<AuthenticationChain> {
   const methods: RequestAuthenticator[] = [];
   const tokens: TokenAuthenticator[] = [];
+  // Bearer tokens, in the established order: token file, service accounts, bootstrap, OIDC, webhook.
+  const serviceAccounts = serviceAccountAuthenticator(ctx.config, objectLookup(ctx.storeFor));
+  if (serviceAccounts) tokens.push(serviceAccounts);
+  if (ctx.config.bootstrapTokens) {
+    const secrets = ctx.storeFor(secretDefinition);
+    tokens.push(
+      new BootstrapTokenAuthenticator(
+        (name) => secrets.peek(BOOTSTRAP_TOKEN_NAMESPACE, name),
+        Date.now,
+        (secret, why) => ctx.logger.debug({ secret, why }, 'bootstrap token refused'),
+      ),
+    );
+  }
   if (tokens.length > 0) methods.push(new BearerTokenAuthenticator(tokens));
   return new AuthenticationChain({
     methods,

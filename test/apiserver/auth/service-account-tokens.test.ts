@@ -1,0 +1,198 @@
+/**
+ * Service-account and bootstrap tokens through a real apiserver process over HTTPS, with keys made
+ * here (node:crypto): `kubectl create token` (1.35 and 1.28, authenticated by a bootstrap token)
+ * gives tokens that authenticate, and that an outside verifier (jose) checks against the server's
+ * own discovery document and key set; a wrong audience, an expired token, a deleted account, a
+ * deleted bound pod and a token signed by another key are 401s; bootstrap tokens that are expired
+ * or carry the wrong secret are 401s. After a restart with --authorization-mode=AlwaysDeny (and no
+ * signing key: verifying needs only the public keys) the 403s name the users the tokens are. An
+ * in-process server with the discovery gate off and no signing key serves neither the discovery
+ * paths nor `serviceaccounts/token`.
+ */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalJWKSet, decodeJwt, jwtVerify, SignJWT } from 'jose';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Agent } from 'undici';
+import { type ApiServerProcess, startApiServer } from '../../helpers/apiserver.js';
+import { sendRequest } from '../../helpers/api-http.js';
+import { eventually } from '../../helpers/client.js';
+import { startInProcessApiServer } from '../../helpers/in-process-apiserver.js';
+import { kubectl, KUBECTL_V28, KUBECTL_V35 } from '../../helpers/kubectl.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-sa-keys-'));
+const ISSUER = 'https://issuer.svc.example';
+const OLD_ISSUER = 'https://old-issuer.svc.example';
+const BOOTSTRAP = 'abcdef.0123456789abcdef';
+
+// The signing key in PKCS#1 (the established `RSA PRIVATE KEY` files), a second verification key
+// of another type (ECDSA, as a certificate-free public key) and a key the server does not know.
+const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const ecdsa = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const file = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+};
+const signingFile = file('sa.key', signing.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
+const publicFile = file('sa.pub', signing.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+const ecFile = file('ec.pub', ecdsa.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+
+const KEY_ARGS = [`--service-account-issuer=${ISSUER}`, `--service-account-issuer=${OLD_ISSUER}`, `--service-account-key-file=${publicFile}`, `--service-account-key-file=${ecFile}`];
+
+let server: ApiServerProcess | undefined;
+test.after(async () => {
+  await server?.stop();
+  server?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+function kubeconfig(s: ApiServerProcess, token: string): string {
+  return file(
+    `kubeconfig-${s.port}`,
+    ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: svc', '  cluster:', `    server: ${s.url}`, `    certificate-authority: ${s.caFile}`, 'users:', '- name: u', `  user: {token: ${token}}`, 'contexts:', '- name: svc', '  context: {cluster: svc, user: u, namespace: ns}', 'current-context: svc', ''].join('\n'),
+  );
+}
+
+function bootstrapSecret(id: string, secret: string, expiration: string) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${id}`, namespace: 'svc-system' },
+    type: 'bootstrap.svc.io/token',
+    stringData: { 'token-id': id, 'token-secret': secret, 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:e2e', expiration },
+  };
+}
+
+/** A token with the claims of `like` (re-signed: other times, issuer or key). */
+async function forge(like: string, key: KeyObject, changes: Record<string, unknown>): Promise<string> {
+  const claims = { ...decodeJwt(like), ...changes };
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(key);
+}
+
+test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one is a 401', async () => {
+  server = await startApiServer({
+    args: [...KEY_ARGS, `--service-account-signing-key-file=${signingFile}`, '--service-account-max-token-expiration=2h', '--feature-gates=ServiceAccountIssuerDiscovery=true', '--enable-bootstrap-token-auth'],
+  });
+  const s = server;
+  const hour = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const created = await Promise.all([
+    s.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } }),
+    s.request('POST', '/api/v1/namespaces/svc-system/secrets', bootstrapSecret('abcdef', '0123456789abcdef', hour)),
+    s.request('POST', '/api/v1/namespaces/svc-system/secrets', bootstrapSecret('old123', '0123456789abcdef', '2020-01-01T00:00:00Z')),
+  ]);
+  for (const c of created) assert.is(c.status, 201, c.text);
+  for (const name of ['sa', 'who']) assert.is((await s.request('POST', '/api/v1/namespaces/ns/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } })).status, 201);
+  const pod = await s.request('POST', '/api/v1/namespaces/ns/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { serviceAccountName: 'sa', containers: [{ name: 'c', image: 'busybox' }] } });
+  assert.is(pod.status, 201, pod.text);
+
+  // kubectl authenticates with the bootstrap token and asks for service-account tokens.
+  const cfg = kubeconfig(s, BOOTSTRAP);
+  const plain = await kubectl(cfg, ['create', 'token', 'sa'], 30_000, { bin: KUBECTL_V35 });
+  assert.is(plain.code, 0, plain.stderr);
+  const token = plain.stdout.trim();
+  const who = (await kubectl(cfg, ['create', 'token', 'who', '--duration=1h'], 30_000, { bin: KUBECTL_V35 })).stdout.trim();
+  const bound = await kubectl(cfg, ['create', 'token', 'sa', '--bound-object-kind=Pod', '--bound-object-name=p', '--duration=3h'], 30_000, { bin: KUBECTL_V28 });
+  assert.is(bound.code, 0, bound.stderr);
+  const podToken = bound.stdout.trim();
+  const claims = decodeJwt(podToken);
+  assert.is(claims.iss, ISSUER);
+  assert.is(claims.sub, 'system:serviceaccount:ns:sa');
+  assert.equal(claims.aud, [ISSUER, OLD_ISSUER]);
+  assert.is(claims.exp! - claims.iat!, 7200, 'the 3h request is cut to --service-account-max-token-expiration');
+  const priv = claims['kubernetes.io'] as { namespace: string; serviceaccount: { name: string; uid: string }; pod: { name: string; uid: string } };
+  assert.is(priv.namespace, 'ns');
+  assert.is(priv.serviceaccount.name, 'sa');
+  assert.is(priv.pod.name, 'p');
+  assert.is(priv.pod.uid, pod.json.metadata.uid);
+
+  for (const t of [token, podToken, who]) assert.is((await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).status, 200);
+
+  // An outside verifier: the discovery document, then the key set it points at.
+  const oidc = await s.request('GET', '/.well-known/openid-configuration');
+  assert.is(oidc.status, 200);
+  assert.is(oidc.headers['content-type'], 'application/json');
+  assert.is(oidc.json.issuer, ISSUER);
+  assert.equal(oidc.json.id_token_signing_alg_values_supported, ['ES256', 'RS256']);
+  const jwksPath = new URL(oidc.json.jwks_uri as string).pathname;
+  assert.is(jwksPath, '/openid/v1/jwks');
+  const jwks = await s.request('GET', jwksPath);
+  assert.is(jwks.headers['content-type'], 'application/jwk-set+json');
+  assert.is(jwks.json.keys.length, 2);
+  const verified = await jwtVerify(podToken, createLocalJWKSet(jwks.json), { issuer: oidc.json.issuer, audience: ISSUER });
+  assert.is(verified.payload.sub, 'system:serviceaccount:ns:sa');
+
+  // The TokenRequest's own checks.
+  const tr = (spec: object, sa = 'sa') => s.request('POST', `/api/v1/namespaces/ns/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec });
+  const short = await tr({ expirationSeconds: 300 });
+  assert.is(short.status, 422);
+  assert.match(short.json.message, /spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes/);
+  const answered = await tr({ audiences: ['https://elsewhere'] });
+  assert.is(answered.status, 201);
+  assert.is(answered.json.apiVersion, 'authentication.k8s.io/v1', 'answered in the spelling asked');
+  assert.ok(answered.json.status.expirationTimestamp);
+  assert.is((await tr({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: 'not-its-uid' } })).status, 409);
+  assert.is((await tr({ boundObjectRef: { kind: 'Deployment', apiVersion: 'apps/v1', name: 'p' } })).status, 400);
+  assert.is((await tr({}, 'nobody')).status, 404);
+
+  // 401s: wrong audience, expired, another key, garbage; the old issuer is still accepted.
+  const now = Math.floor(Date.now() / 1000);
+  const unauthorized = async (t: string, what: string) => {
+    const r = await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t));
+    assert.is(r.status, 401, what);
+    assert.is(r.json.reason, 'Unauthorized', what);
+  };
+  await unauthorized(answered.json.status.token, 'audience https://elsewhere');
+  await unauthorized(await forge(token, signing.privateKey, { iat: now - 7200, nbf: now - 7200, exp: now - 120 }), 'expired two minutes ago');
+  await unauthorized(await forge(token, stranger.privateKey, {}), 'signed by a key the server does not know');
+  await unauthorized('not-a-token', 'garbage');
+  assert.is((await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(await forge(token, signing.privateKey, { iss: OLD_ISSUER })))).status, 200, 're-signed copy, old issuer');
+
+  // Bootstrap tokens: expired, wrong secret.
+  await unauthorized('old123.0123456789abcdef', 'expired bootstrap token');
+  await unauthorized('abcdef.0123456789abcdee', 'wrong bootstrap secret');
+
+  // The bound pod goes: its token stops working, the account's other token does not.
+  assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/pods/p?gracePeriodSeconds=0')).status, 200);
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(podToken))).status === 401, 10_000, 'the pod-bound token refused');
+  assert.is((await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(token))).status, 200);
+  // The account goes: every token of it stops working.
+  assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/serviceaccounts/sa')).status, 200);
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(token))).status === 401, 10_000, 'the deleted account refused');
+
+  // Restarted with AlwaysDeny and only the verification keys: the 403s name who the tokens are.
+  await s.stop();
+  server = await startApiServer({ args: [...KEY_ARGS, '--authorization-mode=AlwaysDeny', '--enable-bootstrap-token-auth'], dataDir: s.dataDir, certDir: s.certDir, port: s.port, readyStatus: 403 });
+  const denied = async (t: string) => (await server!.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).json.message as string;
+  assert.match(await denied(who), /User "system:serviceaccount:ns:who" cannot list pods/);
+  assert.match(await denied(BOOTSTRAP), /User "system:bootstrap:abcdef" cannot list pods/);
+  assert.is((await server.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(podToken))).status, 401);
+  rmSync(s.dataDir, { recursive: true, force: true });
+  rmSync(s.certDir, { recursive: true, force: true });
+});
+
+test('discovery gate off and no signing key: neither the discovery paths nor serviceaccounts/token are served', async () => {
+  const s = await startInProcessApiServer(KEY_ARGS);
+  const agent = new Agent({ connect: { rejectUnauthorized: false } });
+  try {
+    const get = (path: string) => sendRequest(agent, s.server.url, 'GET', path);
+    assert.is((await get('/.well-known/openid-configuration')).status, 404);
+    assert.is((await get('/openid/v1/jwks')).status, 404);
+    const core = await get('/api/v1');
+    assert.ok(core.json.resources.some((r: { name: string }) => r.name === 'serviceaccounts'));
+    assert.not.ok(core.json.resources.some((r: { name: string }) => r.name === 'serviceaccounts/token'));
+    await sendRequest(agent, s.server.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'x' } });
+    const r = await sendRequest(agent, s.server.url, 'POST', '/api/v1/namespaces/default/serviceaccounts/x/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    assert.is(r.status, 404);
+  } finally {
+    await agent.close();
+    await s.stop();
+  }
+});
+
+test.run();
