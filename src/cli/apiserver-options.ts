@@ -26,7 +26,7 @@ import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
 import { builtModes, modesNotBuilt } from '../apiserver/auth/authorization-modes.js';
 import { AUTHORIZATION_MODES, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type ServiceAccountTokenConfig } from '../apiserver/auth/config.js';
-import { isServiceAccountKeyText, KeyFileError, signingKeyFrom, verificationKeysFrom } from '../apiserver/auth/service-account-keys.js';
+import { isServiceAccountKeyText, KeyFileError, signingKeyFrom, verificationKeysFrom } from '../api/service-account-keys.js';
 import { projectVersion } from './version.js';
 
 export const DEFAULT_ADMISSION_PLUGINS = [

@@ -14,7 +14,7 @@
  *   https, the paths are not served (the established server logs why and carries on).
  */
 import type { Response } from '../http.js';
-import { type VerificationKey, jwkOf } from './service-account-keys.js';
+import { type VerificationKey, jwkOf } from '../../api/service-account-keys.js';
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/openid/v1/jwks';

@@ -16,7 +16,7 @@ import type { ResourceStore } from '../resource-store.js';
 import type { TokenRequestSettings } from '../handlers/token-request.js';
 import type { AuthenticationConfig, ServiceAccountTokenConfig } from './config.js';
 import { IssuerDiscovery, issuerDiscoveryProblem } from './issuer-discovery.js';
-import { signingKeyFrom, type VerificationKey, verificationKeysFrom } from './service-account-keys.js';
+import { signingKeyFrom, type VerificationKey, verificationKeysFrom } from '../../api/service-account-keys.js';
 import { type ObjectLookup, ServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer } from './service-account-tokens.js';
 
 /** --api-audiences, defaulting to the issuers (established: a token must be meant for this API). */

@@ -26,31 +26,16 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { SvcObject } from '../../api/types.js';
 import { type Authenticated, AuthenticationFailure, type TokenAuthenticator } from './authentication.js';
-import type { SigningKey, VerificationKey } from './service-account-keys.js';
+import type { SigningKey, VerificationKey } from '../../api/service-account-keys.js';
+import { LEGACY_CLAIMS, LEGACY_ISSUER, PRIVATE_CLAIM, SERVICE_ACCOUNTS_GROUP, serviceAccountUsername } from '../../api/service-account-token-format.js';
 import type { UserInfo } from './user.js';
 
-export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
-/** The private claim of bound tokens (the established spelling: tokens are read by outside verifiers). */
-export const PRIVATE_CLAIM = 'kubernetes.io';
-/** The issuer of legacy secret-based tokens, and their flat claims. */
-export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
-export const LEGACY_CLAIMS = {
-  namespace: 'kubernetes.io/serviceaccount/namespace',
-  secretName: 'kubernetes.io/serviceaccount/secret.name',
-  serviceAccountName: 'kubernetes.io/serviceaccount/service-account.name',
-  serviceAccountUid: 'kubernetes.io/serviceaccount/service-account.uid',
-} as const;
 export const EXTRA_POD_NAME = 'authentication.kubernetes.io/pod-name';
 export const EXTRA_POD_UID = 'authentication.kubernetes.io/pod-uid';
 export const EXTRA_CREDENTIAL_ID = 'authentication.kubernetes.io/credential-id';
 
 /** The established leeway on exp/nbf/iat. */
 const CLOCK_LEEWAY_SECONDS = 60;
-
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `${SERVICE_ACCOUNT_USER_PREFIX}${namespace}:${name}`;
-}
 
 /** The user of a service account (and the extra of the object its token is bound to). */
 export function serviceAccountUser(namespace: string, name: string, uid: string, extra?: Record<string, string[]>): UserInfo {

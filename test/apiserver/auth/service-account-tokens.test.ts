@@ -22,6 +22,7 @@ import { sendRequest } from '../../helpers/api-http.js';
 import { eventually } from '../../helpers/client.js';
 import { startInProcessApiServer } from '../../helpers/in-process-apiserver.js';
 import { kubectl, KUBECTL_V28, KUBECTL_V35 } from '../../helpers/kubectl.js';
+import { CONTROLLER_MANAGER_BIN, startExecutable, type SvcProcess } from '../../helpers/svc-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sa-keys-'));
 const ISSUER = 'https://issuer.svc.example';
@@ -44,7 +45,9 @@ const ecFile = file('ec.pub', ecdsa.publicKey.export({ type: 'spki', format: 'pe
 const KEY_ARGS = [`--service-account-issuer=${ISSUER}`, `--service-account-issuer=${OLD_ISSUER}`, `--service-account-key-file=${publicFile}`, `--service-account-key-file=${ecFile}`];
 
 let server: ApiServerProcess | undefined;
+let manager: SvcProcess | undefined;
 test.after(async () => {
+  await manager?.stop('SIGKILL');
   await server?.stop();
   server?.cleanup();
   rmSync(dir, { recursive: true, force: true });
@@ -91,8 +94,15 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   const pod = await s.request('POST', '/api/v1/namespaces/ns/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { serviceAccountName: 'sa', containers: [{ name: 'c', image: 'busybox' }] } });
   assert.is(pod.status, 201, pod.text);
 
-  // kubectl authenticates with the bootstrap token and asks for service-account tokens.
+  // kubectl and the controller manager authenticate with the bootstrap token. The controller
+  // manager's serviceaccount-token controller fills legacy token Secrets, signing with the same key.
   const cfg = kubeconfig(s, BOOTSTRAP);
+  manager = startExecutable(CONTROLLER_MANAGER_BIN, [`--svcconfig=${cfg}`, '--bind-address=127.0.0.1', '--secure-port=0', `--cert-dir=${join(dir, 'cm-certs')}`, '--leader-elect=false', '--controllers=serviceaccount-token', `--service-account-private-key-file=${signingFile}`, `--root-ca-file=${s.caFile}`]);
+  assert.is((await s.request('POST', '/api/v1/namespaces/ns/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'legacy' } })).status, 201);
+  const tokenSecret = (name: string, account: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, annotations: { 'svc.io/service-account.name': account } }, type: 'svc.io/service-account-token' });
+  for (const [name, account] of [['legacy-a', 'legacy'], ['legacy-b', 'legacy'], ['ghost-token', 'ghost']]) {
+    assert.is((await s.request('POST', '/api/v1/namespaces/ns/secrets', tokenSecret(name!, account!))).status, 201);
+  }
   const plain = await kubectl(cfg, ['create', 'token', 'sa'], 30_000, { bin: KUBECTL_V35 });
   assert.is(plain.code, 0, plain.stderr);
   const token = plain.stdout.trim();
@@ -111,7 +121,21 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   assert.is(priv.pod.name, 'p');
   assert.is(priv.pod.uid, pod.json.metadata.uid);
 
-  for (const t of [token, podToken, who]) assert.is((await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).status, 200);
+  // The legacy Secrets are filled; the one of an account that does not exist is deleted.
+  const filled = async (name: string) => {
+    let data: Record<string, string> | undefined;
+    await eventually(async () => (data = (await s.request('GET', `/api/v1/namespaces/ns/secrets/${name}`)).json.data)?.token !== undefined, 20_000, `${name} filled`);
+    return Object.fromEntries(Object.entries(data!).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+  };
+  const legacyA = await filled('legacy-a');
+  const legacyB = (await filled('legacy-b')).token!;
+  assert.is(legacyA['namespace'], 'ns');
+  assert.is(legacyA['ca.crt'], (await import('node:fs')).readFileSync(s.caFile, 'utf8'));
+  assert.is(decodeJwt(legacyA.token!).sub, 'system:serviceaccount:ns:legacy');
+  assert.is(decodeJwt(legacyA.token!).iss, 'kubernetes/serviceaccount');
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/secrets/ghost-token')).status === 404, 20_000, 'the token Secret of a missing account deleted');
+
+  for (const t of [token, podToken, who, legacyA.token!, legacyB]) assert.is((await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).status, 200);
 
   // An outside verifier: the discovery document, then the key set it points at.
   const oidc = await s.request('GET', '/.well-known/openid-configuration');
@@ -157,6 +181,10 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   await unauthorized('old123.0123456789abcdef', 'expired bootstrap token');
   await unauthorized('abcdef.0123456789abcdee', 'wrong bootstrap secret');
 
+  // A legacy token's Secret goes (--service-account-lookup): that token stops working.
+  assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/secrets/legacy-b')).status, 200);
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(legacyB))).status === 401, 10_000, 'the legacy token of a deleted Secret refused');
+
   // The bound pod goes: its token stops working, the account's other token does not.
   assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/pods/p?gracePeriodSeconds=0')).status, 200);
   await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(podToken))).status === 401, 10_000, 'the pod-bound token refused');
@@ -166,11 +194,13 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(token))).status === 401, 10_000, 'the deleted account refused');
 
   // Restarted with AlwaysDeny and only the verification keys: the 403s name who the tokens are.
+  await manager.stop('SIGTERM');
   await s.stop();
   server = await startApiServer({ args: [...KEY_ARGS, '--authorization-mode=AlwaysDeny', '--enable-bootstrap-token-auth'], dataDir: s.dataDir, certDir: s.certDir, port: s.port, readyStatus: 403 });
   const denied = async (t: string) => (await server!.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).json.message as string;
   assert.match(await denied(who), /User "system:serviceaccount:ns:who" cannot list pods/);
   assert.match(await denied(BOOTSTRAP), /User "system:bootstrap:abcdef" cannot list pods/);
+  assert.match(await denied(legacyA.token!), /User "system:serviceaccount:ns:legacy" cannot list pods/);
   assert.is((await server.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(podToken))).status, 401);
   rmSync(s.dataDir, { recursive: true, force: true });
   rmSync(s.certDir, { recursive: true, force: true });
