@@ -39,7 +39,7 @@ interface ServedSubresource {
   verbs: string[];
 }
 
-/** Subresources served only while a setting holds (`serviceaccounts/token`: a signing key), by `<plural>/<name>` of the core group. */
+/** Subresources served only while a setting holds: `serviceaccounts/token` needs a signing key (and the TokenRequest gate). */
 export interface ConditionalSubresources {
   serviceAccountToken: boolean;
 }

@@ -4,7 +4,9 @@
  * gives tokens that authenticate, and that an outside verifier (jose) checks against the server's
  * own discovery document and key set; a wrong audience, an expired token, a deleted account, a
  * deleted bound pod and a token signed by another key are 401s; bootstrap tokens that are expired
- * or carry the wrong secret are 401s. After a restart with --authorization-mode=AlwaysDeny (and no
+ * or carry the wrong secret are 401s. The controller manager's serviceaccount-token controller fills
+ * legacy token Secrets (and deletes the one of a missing account); a legacy token stops working
+ * when its Secret goes. After a restart with --authorization-mode=AlwaysDeny (and no
  * signing key: verifying needs only the public keys) the 403s name the users the tokens are. An
  * in-process server with the discovery gate off and no signing key serves neither the discovery
  * paths nor `serviceaccounts/token`.
