@@ -153,6 +153,10 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   const verified = await jwtVerify(podToken, createLocalJWKSet(jwks.json), { issuer: oidc.json.issuer, audience: ISSUER });
   assert.is(verified.payload.sub, 'system:serviceaccount:ns:sa');
 
+  // Discovery lists the subresource while tokens can be issued.
+  const core = await s.request('GET', '/api/v1');
+  assert.equal(core.json.resources.find((r: { name: string }) => r.name === 'serviceaccounts/token'), { name: 'serviceaccounts/token', singularName: '', namespaced: true, kind: 'TokenRequest', verbs: ['create'], group: 'authentication.svc.io', version: 'v1' });
+
   // The TokenRequest's own checks.
   const tr = (spec: object, sa = 'sa') => s.request('POST', `/api/v1/namespaces/ns/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec });
   const short = await tr({ expirationSeconds: 300 });
