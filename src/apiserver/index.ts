@@ -137,6 +137,8 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   };
   const tokenRequests = tokenRequestSettings(authentication, Date.now);
   const openid = issuerDiscovery(authentication, externalAddress, authContext.logger);
+  const sa = authentication.serviceAccounts;
+  if (sa) authContext.logger.info({ issuers: sa.issuers, lookup: sa.lookup, tokenRequest: tokenRequests !== undefined, issuerDiscovery: openid !== undefined }, 'service account tokens accepted');
   const services: ApiServices = {
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
