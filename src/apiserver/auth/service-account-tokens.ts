@@ -136,8 +136,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       ...(legacy ? {} : { requiredClaims: ['exp'] }),
     };
     for (const k of keys) {
+      let payload: JWTPayload;
       try {
-        return (await jwtVerify(token, k.key, { ...options, algorithms: [k.alg] })).payload;
+        payload = (await jwtVerify(token, k.key, { ...options, algorithms: [k.alg] })).payload;
       } catch (err) {
         // Another key may have signed it; any other failure is the token's own.
         if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JOSEAlgNotAllowed) continue;
@@ -145,6 +146,11 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
         if (err instanceof joseErrors.JOSEError) throw new AuthenticationFailure(this.name, `service account token is invalid: ${err.message}`);
         throw err;
       }
+      // jose checks exp and nbf; the established validator also refuses a token issued in the future.
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_LEEWAY_SECONDS) {
+        throw new AuthenticationFailure(this.name, 'service account token was issued in the future');
+      }
+      return payload;
     }
     throw new AuthenticationFailure(this.name, 'service account token signature is invalid (no verification key matches)');
   }

@@ -86,6 +86,17 @@ test('bound tokens: the account and the bound object must exist with their uids;
   const forever = await new SignJWT({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'sa', uid: 'sa-uid' } } })
     .setProtectedHeader({ alg: 'RS256' }).setIssuer('https://issuer.example').setSubject('system:serviceaccount:ns:sa').setAudience('https://issuer.example').sign(rsa.privateKey);
   await fails(a.authenticateToken(forever), /exp/);
+  // Issued in the future (beyond the minute of leeway).
+  const future = await new SignJWT({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'sa', uid: 'sa-uid' } } })
+    .setProtectedHeader({ alg: 'RS256' }).setIssuer('https://issuer.example').setSubject('system:serviceaccount:ns:sa').setAudience('https://issuer.example')
+    .setIssuedAt(Math.floor(Date.now() / 1000) + 600).setExpirationTime('20m').sign(rsa.privateKey);
+  await fails(a.authenticateToken(future), /issued in the future/);
+  // Algorithm confusion: an HMAC token keyed with the public key's PEM is not verified by it.
+  const pubPem = rsa.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+  const hmac = await new SignJWT({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'sa', uid: 'sa-uid' } } })
+    .setProtectedHeader({ alg: 'HS256' }).setIssuer('https://issuer.example').setSubject('system:serviceaccount:ns:sa').setAudience('https://issuer.example')
+    .setExpirationTime('10m').sign(new TextEncoder().encode(pubPem));
+  await fails(a.authenticateToken(hmac), /signature is invalid/);
   // Another issuer's JWT, or no JWT at all: not this method's.
   assert.is(await a.authenticateToken(await new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setIssuer('https://elsewhere').sign(rsa.privateKey)), null);
   assert.is(await a.authenticateToken('abcdef.0123456789abcdef'), null);
