@@ -12,6 +12,8 @@ import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from './bootst
 import type { AuthenticationConfig } from './config.js';
 import { objectLookup, serviceAccountAuthenticator } from './service-account-setup.js';
 import { secretDefinition } from '../../api/kinds/index.js';
+import { OidcAuthenticator } from './oidc.js';
+import { WebhookTokenAuthenticator } from './webhook-token.js';
 
 /** What a method may use: the server's own stores (service accounts, secrets) and its log. */
 export interface AuthenticationContext {
@@ -38,6 +40,9 @@ export async function buildAuthentication(ctx: AuthenticationContext): Promise<A
       ),
     );
   }
+  const { oidc, tokenWebhook } = ctx.config;
+  if (oidc) tokens.push(new OidcAuthenticator(oidc, ctx.logger.child({ method: 'oidc' })).start());
+  if (tokenWebhook) tokens.push(new WebhookTokenAuthenticator(tokenWebhook, ctx.config.apiAudiences));
   if (tokens.length > 0) methods.push(new BearerTokenAuthenticator(tokens));
   return new AuthenticationChain({
     methods,
