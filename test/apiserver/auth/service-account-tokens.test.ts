@@ -92,25 +92,29 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
     s.request('POST', '/api/v1/namespaces/svc-system/secrets', bootstrapSecret('old123', '0123456789abcdef', '2020-01-01T00:00:00Z')),
   ]);
   for (const c of created) assert.is(c.status, 201, c.text);
-  for (const name of ['sa', 'who']) assert.is((await s.request('POST', '/api/v1/namespaces/ns/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } })).status, 201);
-  const pod = await s.request('POST', '/api/v1/namespaces/ns/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { serviceAccountName: 'sa', containers: [{ name: 'c', image: 'busybox' }] } });
-  assert.is(pod.status, 201, pod.text);
+  const inNs = await Promise.all([
+    ...['sa', 'who', 'legacy'].map((name) => s.request('POST', '/api/v1/namespaces/ns/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } })),
+    s.request('POST', '/api/v1/namespaces/ns/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { serviceAccountName: 'sa', containers: [{ name: 'c', image: 'busybox' }] } }),
+  ]);
+  for (const c of inNs) assert.is(c.status, 201, c.text);
+  const pod = inNs[3]!;
 
   // kubectl and the controller manager authenticate with the bootstrap token. The controller
   // manager's serviceaccount-token controller fills legacy token Secrets, signing with the same key.
   const cfg = kubeconfig(s, BOOTSTRAP);
   manager = startExecutable(CONTROLLER_MANAGER_BIN, [`--svcconfig=${cfg}`, '--bind-address=127.0.0.1', '--secure-port=0', `--cert-dir=${join(dir, 'cm-certs')}`, '--leader-elect=false', '--controllers=serviceaccount-token', `--service-account-private-key-file=${signingFile}`, `--root-ca-file=${s.caFile}`]);
-  assert.is((await s.request('POST', '/api/v1/namespaces/ns/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'legacy' } })).status, 201);
   const tokenSecret = (name: string, account: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, annotations: { 'svc.io/service-account.name': account } }, type: 'svc.io/service-account-token' });
   for (const [name, account] of [['legacy-a', 'legacy'], ['legacy-b', 'legacy'], ['ghost-token', 'ghost']]) {
     assert.is((await s.request('POST', '/api/v1/namespaces/ns/secrets', tokenSecret(name!, account!))).status, 201);
   }
-  const plain = await kubectl(cfg, ['create', 'token', 'sa'], 30_000, { bin: KUBECTL_V35 });
-  assert.is(plain.code, 0, plain.stderr);
+  const [plain, whoRun, bound] = await Promise.all([
+    kubectl(cfg, ['create', 'token', 'sa'], 30_000, { bin: KUBECTL_V35 }),
+    kubectl(cfg, ['create', 'token', 'who', '--duration=1h'], 30_000, { bin: KUBECTL_V35 }),
+    kubectl(cfg, ['create', 'token', 'sa', '--bound-object-kind=Pod', '--bound-object-name=p', '--duration=3h'], 30_000, { bin: KUBECTL_V28 }),
+  ]);
+  for (const r of [plain, whoRun, bound]) assert.is(r.code, 0, r.stderr);
   const token = plain.stdout.trim();
-  const who = (await kubectl(cfg, ['create', 'token', 'who', '--duration=1h'], 30_000, { bin: KUBECTL_V35 })).stdout.trim();
-  const bound = await kubectl(cfg, ['create', 'token', 'sa', '--bound-object-kind=Pod', '--bound-object-name=p', '--duration=3h'], 30_000, { bin: KUBECTL_V28 });
-  assert.is(bound.code, 0, bound.stderr);
+  const who = whoRun.stdout.trim();
   const podToken = bound.stdout.trim();
   const claims = decodeJwt(podToken);
   assert.is(claims.iss, ISSUER);
