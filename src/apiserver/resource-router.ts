@@ -97,11 +97,8 @@ export async function routeResource(
     // serviceaccounts/token exists only while tokens can be issued (./discovery.ts lists it then).
     const tokens = def.group === '' && def.plural === 'serviceaccounts' && info.subresource === 'token' ? services.serviceAccountTokens : undefined;
     if (!isNamespaceFinalize && !tokens && !(def.subresources as string[]).includes(info.subresource)) throw pageNotFound();
-    if (tokens) {
-      checkQueryParameters(subresourceVerb(info), query);
-      return handleTokenRequest(scope, tokens);
-    }
     checkQueryParameters(subresourceVerb(info), query);
+    if (tokens) return handleTokenRequest(scope, tokens);
     switch (info.subresource) {
       case 'status':
         return info.verb === 'patch' ? handlePatch(scope) : handleStatus(scope);
