@@ -56,6 +56,8 @@ export function serviceAccountTokenController(o: ServiceAccountTokenOptions): Co
     watches: resources.secrets,
     selector: { fieldSelector: `type=${SERVICE_ACCOUNT_TOKEN_SECRET_TYPE}` },
     concurrency: o.concurrency,
+    // Beyond reading what it watches: it fills and deletes token Secrets.
+    permissions: [{ apiGroups: [''], resources: ['secrets'], verbs: ['update', 'delete'] }],
     triggers: [
       {
         resource: resources.serviceaccounts,
