@@ -32,9 +32,13 @@ export async function buildAuthentication(ctx: AuthenticationContext): Promise<A
   if (serviceAccounts) tokens.push(serviceAccounts);
   if (ctx.config.bootstrapTokens) {
     const secrets = ctx.storeFor(secretDefinition);
+    // From the watch cache alone when there is one (the established method reads its informer):
+    // a token-shaped guess must not cost a storage read.
+    const secret = async (name: string) =>
+      secrets.cache ? secrets.cache.get(secrets.keys.key(BOOTSTRAP_TOKEN_NAMESPACE, name))?.object : secrets.peek(BOOTSTRAP_TOKEN_NAMESPACE, name);
     tokens.push(
       new BootstrapTokenAuthenticator(
-        (name) => secrets.peek(BOOTSTRAP_TOKEN_NAMESPACE, name),
+        secret,
         Date.now,
         (secret, why) => ctx.logger.debug({ secret, why }, 'bootstrap token refused'),
       ),
