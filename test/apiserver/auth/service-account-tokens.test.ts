@@ -108,9 +108,9 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
     assert.is((await s.request('POST', '/api/v1/namespaces/ns/secrets', tokenSecret(name!, account!))).status, 201);
   }
   const [plain, whoRun, bound] = await Promise.all([
-    kubectl(cfg, ['create', 'token', 'sa'], 30_000, { bin: KUBECTL_V35 }),
-    kubectl(cfg, ['create', 'token', 'who', '--duration=1h'], 30_000, { bin: KUBECTL_V35 }),
-    kubectl(cfg, ['create', 'token', 'sa', '--bound-object-kind=Pod', '--bound-object-name=p', '--duration=3h'], 30_000, { bin: KUBECTL_V28 }),
+    kubectl(cfg, ['create', 'token', 'sa'], 60_000, { bin: KUBECTL_V35 }),
+    kubectl(cfg, ['create', 'token', 'who', '--duration=1h'], 60_000, { bin: KUBECTL_V35 }),
+    kubectl(cfg, ['create', 'token', 'sa', '--bound-object-kind=Pod', '--bound-object-name=p', '--duration=3h'], 60_000, { bin: KUBECTL_V28 }),
   ]);
   for (const r of [plain, whoRun, bound]) assert.is(r.code, 0, r.stderr);
   const token = plain.stdout.trim();
@@ -130,7 +130,7 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   // The legacy Secrets are filled; the one of an account that does not exist is deleted.
   const filled = async (name: string) => {
     let data: Record<string, string> | undefined;
-    await eventually(async () => (data = (await s.request('GET', `/api/v1/namespaces/ns/secrets/${name}`)).json.data)?.token !== undefined, 20_000, `${name} filled`);
+    await eventually(async () => (data = (await s.request('GET', `/api/v1/namespaces/ns/secrets/${name}`)).json.data)?.token !== undefined, 45_000, `${name} filled`);
     return Object.fromEntries(Object.entries(data!).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
   };
   const legacyA = await filled('legacy-a');
@@ -139,7 +139,7 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   assert.is(legacyA['ca.crt'], (await import('node:fs')).readFileSync(s.caFile, 'utf8'));
   assert.is(decodeJwt(legacyA.token!).sub, 'system:serviceaccount:ns:legacy');
   assert.is(decodeJwt(legacyA.token!).iss, 'kubernetes/serviceaccount');
-  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/secrets/ghost-token')).status === 404, 20_000, 'the token Secret of a missing account deleted');
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/secrets/ghost-token')).status === 404, 30_000, 'the token Secret of a missing account deleted');
 
   for (const t of [token, podToken, who, legacyA.token!, legacyB]) assert.is((await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).status, 200);
 
@@ -193,15 +193,15 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
 
   // A legacy token's Secret goes (--service-account-lookup): that token stops working.
   assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/secrets/legacy-b')).status, 200);
-  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(legacyB))).status === 401, 10_000, 'the legacy token of a deleted Secret refused');
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(legacyB))).status === 401, 20_000, 'the legacy token of a deleted Secret refused');
 
   // The bound pod goes: its token stops working, the account's other token does not.
   assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/pods/p?gracePeriodSeconds=0')).status, 200);
-  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(podToken))).status === 401, 10_000, 'the pod-bound token refused');
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(podToken))).status === 401, 20_000, 'the pod-bound token refused');
   assert.is((await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(token))).status, 200);
   // The account goes: every token of it stops working.
   assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/serviceaccounts/sa')).status, 200);
-  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(token))).status === 401, 10_000, 'the deleted account refused');
+  await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(token))).status === 401, 20_000, 'the deleted account refused');
 
   // Restarted with AlwaysDeny and only the verification keys: the 403s name who the tokens are.
   await manager.stop('SIGTERM');
