@@ -363,6 +363,18 @@ function resolveServiceAccountFlags(f: FlagValues, gates: Record<string, boolean
   }
   const signingKeyFile = f.optionalString('--service-account-signing-key-file');
   const keyFiles = f.list('--service-account-key-file');
+  // The established rules of the TokenRequest issuer (its gates, and the three flags that make it).
+  const attempted = Boolean(signingKeyFile) || issuers.length > 0 || f.list('--api-audiences').length > 0;
+  if (attempted && !gates['TokenRequest']) {
+    fail('the TokenRequest feature is not enabled but --service-account-signing-key-file, --service-account-issuer and/or --api-audiences flags were passed');
+  }
+  if (gates['BoundServiceAccountTokenVolume'] && !gates['TokenRequestProjection']) {
+    fail('the BoundServiceAccountTokenVolume feature depends on the TokenRequestProjection feature, but the TokenRequestProjection feature is not enabled');
+  }
+  if (gates['BoundServiceAccountTokenVolume'] && !attempted) fail('--service-account-signing-key-file and --service-account-issuer are required flags');
+  if (attempted && !(signingKeyFile && issuers.length > 0)) {
+    fail('--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together');
+  }
   if (signingKeyFile && keyFiles.length === 0 && !f.optionalString('--tls-private-key-file')) {
     fail('--service-account-key-file is required when --service-account-signing-key-file is set (the keys that verify the tokens it signs)');
   }

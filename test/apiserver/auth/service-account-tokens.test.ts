@@ -6,10 +6,10 @@
  * deleted bound pod and a token signed by another key are 401s; bootstrap tokens that are expired
  * or carry the wrong secret are 401s. The controller manager's serviceaccount-token controller fills
  * legacy token Secrets (and deletes the one of a missing account); a legacy token stops working
- * when its Secret goes. After a restart with --authorization-mode=AlwaysDeny (and no
- * signing key: verifying needs only the public keys) the 403s name the users the tokens are. An
- * in-process server with the discovery gate off and no signing key serves neither the discovery
- * paths nor `serviceaccounts/token`.
+ * when its Secret goes. After a restart with --authorization-mode=AlwaysDeny the 403s name the
+ * users the tokens are. In-process servers show the gates: with ServiceAccountIssuerDiscovery off
+ * the discovery paths are not served; with TokenRequest off (so no signing key) neither is
+ * `serviceaccounts/token`, while tokens are still verified.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -203,10 +203,10 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   assert.is((await s.request('DELETE', '/api/v1/namespaces/ns/serviceaccounts/sa')).status, 200);
   await eventually(async () => (await s.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(token))).status === 401, 20_000, 'the deleted account refused');
 
-  // Restarted with AlwaysDeny and only the verification keys: the 403s name who the tokens are.
+  // Restarted with AlwaysDeny: the 403s name who the tokens are.
   await manager.stop('SIGTERM');
   await s.stop();
-  server = await startApiServer({ args: [...KEY_ARGS, '--authorization-mode=AlwaysDeny', '--enable-bootstrap-token-auth'], dataDir: s.dataDir, certDir: s.certDir, port: s.port, readyStatus: 403 });
+  server = await startApiServer({ args: [...KEY_ARGS, `--service-account-signing-key-file=${signingFile}`, '--authorization-mode=AlwaysDeny', '--enable-bootstrap-token-auth'], dataDir: s.dataDir, certDir: s.certDir, port: s.port, readyStatus: 403 });
   const denied = async (t: string) => (await server!.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).json.message as string;
   assert.match(await denied(who), /User "system:serviceaccount:ns:who" cannot list pods/);
   assert.match(await denied(BOOTSTRAP), /User "system:bootstrap:abcdef" cannot list pods/);
@@ -216,22 +216,28 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   rmSync(s.certDir, { recursive: true, force: true });
 });
 
-test('discovery gate off and no signing key: neither the discovery paths nor serviceaccounts/token are served', async () => {
-  const s = await startInProcessApiServer(KEY_ARGS);
+test('the discovery gate off: no discovery paths; no signing key (TokenRequest off): no serviceaccounts/token', async () => {
   const agent = new Agent({ connect: { rejectUnauthorized: false } });
+  const gateOff = await startInProcessApiServer([...KEY_ARGS, `--service-account-signing-key-file=${signingFile}`]);
   try {
-    const get = (path: string) => sendRequest(agent, s.server.url, 'GET', path);
+    const get = (path: string) => sendRequest(agent, gateOff.server.url, 'GET', path);
     assert.is((await get('/.well-known/openid-configuration')).status, 404);
     assert.is((await get('/openid/v1/jwks')).status, 404);
-    const core = await get('/api/v1');
+    assert.ok((await get('/api/v1')).json.resources.some((r: { name: string }) => r.name === 'serviceaccounts/token'), 'tokens are issued');
+  } finally {
+    await gateOff.stop();
+  }
+  const noSigning = await startInProcessApiServer([`--service-account-key-file=${publicFile}`, '--feature-gates=TokenRequest=false']);
+  try {
+    const core = await sendRequest(agent, noSigning.server.url, 'GET', '/api/v1');
     assert.ok(core.json.resources.some((r: { name: string }) => r.name === 'serviceaccounts'));
     assert.not.ok(core.json.resources.some((r: { name: string }) => r.name === 'serviceaccounts/token'));
-    await sendRequest(agent, s.server.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'x' } });
-    const r = await sendRequest(agent, s.server.url, 'POST', '/api/v1/namespaces/default/serviceaccounts/x/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    await sendRequest(agent, noSigning.server.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'x' } });
+    const r = await sendRequest(agent, noSigning.server.url, 'POST', '/api/v1/namespaces/default/serviceaccounts/x/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
     assert.is(r.status, 404);
   } finally {
     await agent.close();
-    await s.stop();
+    await noSigning.stop();
   }
 });
 
