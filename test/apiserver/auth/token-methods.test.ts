@@ -14,6 +14,10 @@ import type { SvcObject } from '../../../src/api/types.js';
 import { AuthenticationFailure } from '../../../src/apiserver/auth/authentication.js';
 import { BootstrapTokenAuthenticator } from '../../../src/apiserver/auth/bootstrap-tokens.js';
 import { type ObjectLookup, ServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer } from '../../../src/apiserver/auth/service-account-tokens.js';
+import { issuerDiscovery, serviceAccountAuthenticator, tokenRequestSettings } from '../../../src/apiserver/auth/service-account-setup.js';
+import { apiResources } from '../../../src/apiserver/discovery.js';
+import { serviceAccountDefinition } from '../../../src/api/kinds/index.js';
+import { pino } from 'pino';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' });
@@ -145,6 +149,20 @@ test('bootstrap tokens: usage, expiration format, extra groups', async () => {
   assert.is(await b.authenticateToken('abcdef.0123456789abcdef'), null, 'another Secret type');
   secret({ ...base, 'auth-extra-groups': 'system:masters' });
   await fails(b.authenticateToken('abcdef.0123456789abcdef'), /auth-extra-groups "system:masters" must match/);
+});
+
+test('without a signing key (TokenRequest off) tokens are verified but not issued: no serviceaccounts/token, no discovery', () => {
+  const pub = rsa.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+  const verifyOnly = { anonymous: true, apiAudiences: [], serviceAccounts: { issuers: [], verificationKeys: [pub], lookup: true, issuerDiscovery: true } };
+  assert.ok(serviceAccountAuthenticator(verifyOnly, lookup));
+  assert.is(tokenRequestSettings(verifyOnly, Date.now), undefined);
+  assert.is(issuerDiscovery(verifyOnly, () => 'x', pino({ level: 'silent' })), undefined);
+  const listed = (served: boolean) => apiResources([serviceAccountDefinition], { serviceAccountToken: served }).map((r) => r.name);
+  assert.equal(listed(false), ['serviceaccounts']);
+  assert.equal(listed(true), ['serviceaccounts', 'serviceaccounts/token']);
+  const signs = { ...verifyOnly, serviceAccounts: { ...verifyOnly.serviceAccounts, issuers: ['https://issuer.example'], signingKey: rsaPem } };
+  assert.is(tokenRequestSettings(signs, Date.now)?.issuer.issuer, 'https://issuer.example');
+  assert.equal(tokenRequestSettings(signs, Date.now)?.apiAudiences, ['https://issuer.example'], 'audiences default to the issuers');
 });
 
 test.run();
