@@ -39,6 +39,8 @@ export interface Authorizer {
   readonly mode: string;
   authorize(user: UserInfo, attributes: AccessAttributes): AccessDecision | Promise<AccessDecision>;
   rulesFor(user: UserInfo, namespace: string): AccessRules | Promise<AccessRules>;
+  /** Stops what the mode follows (watches of the server's stores), at server shutdown. */
+  close?(): void;
 }
 
 export const NO_OPINION: AccessDecision = Object.freeze({ allowed: false, reason: '' });
@@ -86,6 +88,10 @@ export class AuthorizerChain implements Authorizer {
       if (d.reason) reasons.push(d.reason);
     }
     return { allowed: false, reason: reasons.join('; ') };
+  }
+
+  close(): void {
+    for (const a of this.authorizers) a.close?.();
   }
 
   async rulesFor(user: UserInfo, namespace: string): Promise<AccessRules> {
