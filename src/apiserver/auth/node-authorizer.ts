@@ -11,17 +11,18 @@
  *   updates and patches nodes (NodeRestriction keeps it to its own);
  * - gets, creates, updates, patches and deletes its own Lease in svc-node-lease (create: any name,
  *   NodeRestriction checks it), and its own CSINode;
- * - does what the static node rules (./node-rules.ts) allow for everything else (pods, events,
- *   services, ...); beyond them: no opinion, so a later mode (RBAC) may still allow.
+ * - gets the pods bound to it, and lists and watches pods only with the field selector
+ *   `spec.nodeName=<node>` (the established AuthorizeNodeWithSelectors rules);
+ * - does what the static node rules (./node-rules.ts) allow for everything else (pod writes,
+ *   events, services, ...); beyond them: no opinion, so a later mode (RBAC) may still allow.
  *
  * A refusal is never a deny: it is "no opinion" with the established reason, e.g. "no relationship
  * found between node 'n1' and this object", so RBAC can still grant what an administrator bound.
  *
  * The graph (./node-graph.ts) is kept from the pods' and persistent volumes' watch caches
- * (../store-follower.ts); the mode is ready once both were listed. Pods' list and watch are
- * allowed by the static rules: the established check that they carry `spec.nodeName=<node>` as a
- * field selector needs the field selector in the access attributes, which this server does not
- * pass to authorizers yet.
+ * (../store-follower.ts); the mode is ready once both were listed. A list or watch with a
+ * `metadata.name=<x>` field selector is authorized for that name (the pipeline puts it in the
+ * attributes), so a node may watch the one Secret or its own Node.
  */
 import type { Logger } from 'pino';
 import type { ResourceRegistry } from '../../api/index.js';
@@ -92,6 +93,8 @@ export class NodeAuthorizer implements Authorizer {
             return this.createToken(node, attrs);
           case 'nodes':
             return this.nodeObject(node, attrs);
+          case 'pods':
+            return this.pod(node, attrs);
         }
       } else if (group === 'coordination.svc.io' && resource === 'leases') {
         return this.lease(node, attrs);
@@ -161,6 +164,16 @@ export class NodeAuthorizer implements Authorizer {
       if (a.name === node) return ALLOW;
       if (!a.name) return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
       return noOpinion(`node '${node}' cannot read '${a.name}' Node object`);
+    }
+    return this.staticRules(a);
+  }
+
+  /** Get: a pod bound to it; list and watch: only with `spec.nodeName=<node>`; writes: the static rules. */
+  private pod(node: string, a: ResourceAttributes): AccessDecision {
+    if (a.verb === 'get') return this.get(node, 'pod', a);
+    if (a.verb === 'list' || a.verb === 'watch') {
+      const scoped = (a.fieldSelector ?? []).some((r) => r.field === 'spec.nodeName' && r.operator !== '!=' && r.value === node);
+      return scoped ? ALLOW : noOpinion('can only list/watch pods with spec.nodeName field selector');
     }
     return this.staticRules(a);
   }

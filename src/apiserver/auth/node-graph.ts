@@ -3,7 +3,7 @@
  * kept from the pods' and persistent volumes' stores as they change (./node-authorizer.ts follows
  * them), so a decision is a few map lookups, never a scan of the pods.
  *
- * The established relationships (a pod counts once `spec.nodeName` is set; what it references is
+ * The established relationships (a pod counts, and is its node's to read, once `spec.nodeName` is set; what it references is
  * fixed from then on, except the generated ResourceClaim names in its status):
  *
  *   pod -> node; secret, configmap, persistentvolumeclaim, serviceaccount, resourceclaim -> pod;
@@ -20,7 +20,7 @@
  */
 import type { SvcObject } from '../../api/types.js';
 
-export type GraphObjectType = 'secret' | 'configmap' | 'persistentvolumeclaim' | 'persistentvolume' | 'serviceaccount' | 'resourceclaim';
+export type GraphObjectType = 'pod' | 'secret' | 'configmap' | 'persistentvolumeclaim' | 'persistentvolume' | 'serviceaccount' | 'resourceclaim';
 
 type Loose = Record<string, unknown>;
 const obj = (v: unknown): Loose | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : undefined);
@@ -54,6 +54,7 @@ export class NodeGraph {
 
   /** Is `type namespace/name` reachable from `node` through the pods bound to it? */
   hasPath(node: string, type: GraphObjectType, namespace: string, name: string): boolean {
+    if (type === 'pod') return this.pods.get(`${namespace}\0${name}`)?.node === node;
     const edges = this.edges.get(node);
     if (!edges) return false;
     if (type === 'persistentvolume') {

@@ -79,12 +79,28 @@ test("a node reads the secrets and configmaps its pods reference, and nothing el
   await refused(n1.get(resources.configmaps, NS, 'cm2'));
   // A list names no object: no relationship can be shown.
   assert.match(await refused(n1.list(resources.secrets, { namespace: NS })), /No Object name found/);
+  // A list or watch naming the object by field selector is authorized for that name (as established).
+  assert.equal((await n1.list(resources.secrets, { namespace: NS, fieldSelector: 'metadata.name=s1' })).items.map((i) => i.metadata.name), ['s1']);
+  await refused(n1.list(resources.secrets, { namespace: NS, fieldSelector: 'metadata.name=s2' }));
   // Writes to secrets are never the node's.
   assert.match(await refused(n1.update(resources.secrets, NS, secret('s1'))), /can only read resources of this type/);
   // Someone who is not a node gets no opinion from the Node mode (and nothing else allows here).
   const other = connectInProcess(api.server, { user: { username: 'system:node:n1', groups: ['system:authenticated'] } });
   conns.push(other);
   await refused(other.client.get(resources.secrets, NS, 's1'));
+});
+
+test('a node gets the pods bound to it and lists or watches pods only with its spec.nodeName selector', async () => {
+  const n1 = asNode('n1');
+  assert.is((await n1.get<Pod>(resources.pods, NS, 'p1')).metadata.name, 'p1');
+  assert.match(await refused(n1.get(resources.pods, NS, 'p2')), /no relationship found between node 'n1'/);
+  const mine = await n1.list<Pod>(resources.pods, { fieldSelector: 'spec.nodeName=n1' });
+  assert.ok(mine.items.every((p) => p.spec?.nodeName === 'n1') && mine.items.some((p) => p.metadata.name === 'p1'));
+  assert.match(await refused(n1.list(resources.pods, {})), /can only list\/watch pods with spec\.nodeName field selector/);
+  assert.match(await refused(n1.list(resources.pods, { fieldSelector: 'spec.nodeName=n2' })), /spec\.nodeName field selector/);
+  // Its own Node by field selector too; all nodes, no.
+  assert.equal((await n1.list(resources.nodes, { fieldSelector: 'metadata.name=n1' })).items.map((i) => i.metadata.name), ['n1']);
+  assert.match(await refused(n1.list(resources.nodes, {})), /node 'n1' cannot read all nodes, only its own Node object/);
 });
 
 test('a node creates tokens only for the service accounts of its pods', async () => {
