@@ -107,16 +107,10 @@ export class NodeAuthorizer implements Authorizer {
     return this.staticRules(attrs);
   }
 
+  /** As established: a node's rules are not listed (they depend on each object), and the list says so. */
   rulesFor(user: UserInfo): AccessRules {
-    const { isNode, name } = nodeIdentity(user);
-    if (!isNode || !name) return { resourceRules: [], nonResourceRules: [], incomplete: false };
-    // The static rules; what the graph adds depends on each object, which a rules list cannot say.
-    return {
-      resourceRules: NODE_RULES.map((r) => ({ verbs: [...r.verbs], apiGroups: [...r.apiGroups], resources: [...r.resources] })),
-      nonResourceRules: [],
-      incomplete: true,
-      evaluationError: 'node authorizer does not support user rule resolution',
-    };
+    if (!nodeIdentity(user).isNode) return { resourceRules: [], nonResourceRules: [], incomplete: false };
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' };
   }
 
   private staticRules(attrs: AccessAttributes): AccessDecision {

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { pino } from 'pino';
 import type { Node, Pod } from '../../../src/api/generated/kinds.js';
 import { ANNOTATION_MIRROR_POD } from '../../../src/api/well-known-labels.js';
+import { NodeAuthorizer } from '../../../src/apiserver/auth/node-authorizer.js';
 import { podReferences } from '../../../src/apiserver/auth/node-graph.js';
 import { connectInProcess, type InProcessConnection } from '../../../src/cli/in-process-client.js';
 import { ApiError, createInformerFactory, resources, type ApiClient } from '../../../src/client/index.js';
@@ -199,6 +200,13 @@ test('pod references: every place a pod names a secret, configmap, claim or acco
     'configmap ns init-cm', 'configmap ns proj-cm', 'persistentvolumeclaim ns data', 'persistentvolumeclaim ns p-eph',
     'secret ns csi', 'secret ns env', 'secret ns init-env', 'secret ns proj', 'secret ns pull', 'serviceaccount ns sa',
   ]);
+});
+
+test("a node's rules are not listed, as established (they depend on each object)", () => {
+  const a = new NodeAuthorizer({ registry: undefined as never, storeFor: undefined as never, logger: pino({ level: 'silent' }) });
+  assert.equal(a.rulesFor({ username: 'system:node:n1', groups: ['system:nodes'] }), { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' });
+  assert.equal(a.rulesFor({ username: 'alice', groups: [] }), { resourceRules: [], nonResourceRules: [], incomplete: false });
+  assert.equal(a.authorize({ username: 'system:node:', groups: ['system:nodes'] }, { kind: 'nonResource', verb: 'get', path: '/healthz' }), { allowed: false, reason: 'unknown node for user "system:node:"' });
 });
 
 test('simulated nodes acting as themselves register, heartbeat, run a pod and remove it under Node and NodeRestriction', async () => {
