@@ -180,6 +180,23 @@ test('the graph follows pods being bound and deleted', async () => {
   assert.ok(await asNode('n2').get(resources.configmaps, NS, 'cm2'));
 });
 
+test('claims and volumes: a node gets the claim its pod uses and the volume bound to it, and changes only the claim status', async () => {
+  const n1 = asNode('n1');
+  await admin.create(resources.persistentvolumeclaims, NS, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  await admin.create(resources.persistentvolumes, '', {
+    apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-data' },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' }, claimRef: { namespace: NS, name: 'data' } },
+  });
+  await refused(n1.get(resources.persistentvolumeclaims, NS, 'data'));
+  await admin.create(resources.pods, NS, pod('p4', { namespace: NS, nodeName: 'n1' }, { spec: { containers: [{ name: 'c', image: 'registry.example/app:1' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }] } }));
+  await eventually(async () => n1.get(resources.persistentvolumeclaims, NS, 'data').then(() => true, () => false), 5_000, 'n1 may get its pod\'s claim');
+  assert.ok(await n1.get(resources.persistentvolumes, '', 'pv-data'), 'and the volume bound to it');
+  assert.match(await refused(asNode('n2').get(resources.persistentvolumes, '', 'pv-data')), /no relationship found between node 'n2'/);
+  assert.match(await refused(n1.list(resources.persistentvolumeclaims, { namespace: NS })), /can only get individual resources of this type/);
+  await n1.patch(resources.persistentvolumeclaims, NS, 'data', 'merge', { status: { conditions: [{ type: 'Resizing', status: 'True' }] } }, { subresource: 'status' });
+  assert.match(await refused(n1.patch(resources.persistentvolumeclaims, NS, 'data', 'merge', { metadata: { labels: { a: 'b' } } })), /can only get individual resources of this type/);
+});
+
 test('pod references: every place a pod names a secret, configmap, claim or account', () => {
   const refs = podReferences({
     metadata: { name: 'p', namespace: 'ns' },
@@ -200,6 +217,24 @@ test('pod references: every place a pod names a secret, configmap, claim or acco
     'configmap ns init-cm', 'configmap ns proj-cm', 'persistentvolumeclaim ns data', 'persistentvolumeclaim ns p-eph',
     'secret ns csi', 'secret ns env', 'secret ns init-env', 'secret ns proj', 'secret ns pull', 'serviceaccount ns sa',
   ]);
+});
+
+test('without a watch cache the graph follows the store itself', async () => {
+  const uncached = await startInProcessApiServer(['--authorization-mode=Node', '--watch-cache=false']);
+  const conn = connectInProcess(uncached.server);
+  const node = connectInProcess(uncached.server, { user: { username: 'system:node:w1', groups: ['system:nodes', 'system:authenticated'] } });
+  try {
+    await conn.client.create(resources.secrets, 'default', secret('ws'));
+    await conn.client.create(resources.configmaps, 'default', configMap('wcm'));
+    await conn.client.create(resources.pods, 'default', { ...podUsing('wp', 'w1', 'ws', 'wcm'), metadata: { name: 'wp', namespace: 'default' } });
+    await eventually(async () => node.client.get(resources.secrets, 'default', 'ws').then(() => true, () => false), 5_000, 'w1 may get ws');
+    await conn.client.delete(resources.pods, 'default', 'wp', { gracePeriodSeconds: 0 });
+    await eventually(async () => node.client.get(resources.secrets, 'default', 'ws').then(() => false, (e: unknown) => (e as ApiError).code === 403), 5_000, 'w1 refused ws once wp is gone');
+  } finally {
+    await node.close();
+    await conn.close();
+    await uncached.stop();
+  }
 });
 
 test("a node's rules are not listed, as established (they depend on each object)", () => {
