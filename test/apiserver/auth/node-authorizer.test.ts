@@ -166,6 +166,16 @@ test('a node gets, renews and creates only its own Lease in svc-node-lease', asy
   assert.match(await refused(n1.create(resources.leases, NS, { ...lease('n1'), metadata: { name: 'n1', namespace: NS } })), /can only access leases in the "svc-node-lease" system namespace/);
 });
 
+test('a node keeps only its own CSINode', async () => {
+  const n1 = asNode('n1');
+  const csiNode = (name: string) => ({ apiVersion: 'storage.svc.io/v1', kind: 'CSINode', metadata: { name }, spec: { drivers: [] } });
+  await n1.create(resources.csinodes, '', csiNode('n1'));
+  assert.match(await refused(n1.create(resources.csinodes, '', csiNode('n2'))), /can only access CSINode with the same name as the requesting node/);
+  await admin.create(resources.csinodes, '', csiNode('n2'));
+  assert.match(await refused(n1.get(resources.csinodes, '', 'n2')), /can only access CSINode with the same name as the requesting node/);
+  assert.ok(await n1.get(resources.csinodes, '', 'n1'));
+});
+
 test('the graph follows pods being bound and deleted', async () => {
   const n1 = asNode('n1');
   await admin.create(resources.pods, NS, podUsing('p3', undefined, 's3', 'cm2'));
