@@ -32,7 +32,7 @@ import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
 import { authenticationRequest, setRequestUser } from './auth/authentication.js';
 import type { AccessAttributes } from './auth/authorization.js';
-import { fieldRequirements } from '../api/fields.js';
+import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
@@ -160,7 +160,7 @@ export class ApiHttpServer implements RequestPipeline {
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       const mutating = isMutating(info.verb);
       // Authorized before its body is read (a refused client never makes the server buffer it).
-      const decision = await this.parts.services.authorizer.authorize(user, accessAttributes(info, query));
+      const decision = await this.parts.services.authorizer.authorize(user, withListSelector(accessAttributes(info), query));
       if (!decision.allowed) throw forbidden(info, user, decision.reason);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
         // A write's body is read before it counts against --max-mutating-requests-inflight, under a
@@ -313,31 +313,11 @@ function answerFailure(res: Response, status: StatusError, logger: Logger, path:
   }
 }
 
-/**
- * The attributes authorization reads from a request. A list or watch also carries its field
- * selector, and the name its `metadata.name=<x>` requires (as established: a node may then watch
- * the one Secret it may read); a malformed selector adds nothing (the handler answers it with 400).
- */
-function accessAttributes(info: RequestInfo, query: URLSearchParams): AccessAttributes {
+/** The attributes authorization reads from a request. */
+function accessAttributes(info: RequestInfo): AccessAttributes {
   if (!info.isResourceRequest) return { kind: 'nonResource', verb: info.verb, path: info.path };
   const { verb, group, version, resource, subresource, namespace, name } = info;
-  const attrs: AccessAttributes = { kind: 'resource', verb, group, version, resource, subresource, namespace, name };
-  const selector = (verb === 'list' || verb === 'watch') && query.get('fieldSelector');
-  if (selector) {
-    try {
-      attrs.fieldSelector = fieldRequirements(selector);
-    } catch {
-      return attrs;
-    }
-    const exact = attrs.fieldSelector.find((r) => r.field === 'metadata.name' && r.operator !== '!=');
-    if (!name && exact && isPathSegmentName(exact.value)) attrs.name = exact.value;
-  }
-  return attrs;
-}
-
-/** Could `name` be an object's name in a path (the established IsValidPathSegmentName)? */
-function isPathSegmentName(name: string): boolean {
-  return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
+  return { kind: 'resource', verb, group, version, resource, subresource, namespace, name };
 }
 
 function forbidden(info: RequestInfo, user: UserInfo, reason: string): StatusError {
