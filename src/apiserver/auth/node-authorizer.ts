@@ -193,6 +193,11 @@ type ResourceAttributes = Extract<AccessAttributes, { kind: 'resource' }>;
 /** The mode's factory (./authorization-modes.ts): ready once the graph holds the stored pods. */
 export async function createNodeAuthorizer(opts: NodeAuthorizerOptions): Promise<NodeAuthorizer> {
   const a = new NodeAuthorizer(opts);
-  await a.start();
+  try {
+    await a.start();
+  } catch (err) {
+    a.close();
+    throw err;
+  }
   return a;
 }
