@@ -7,8 +7,7 @@ import type { ResourceDefinition } from '../api/types.js';
 import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
 import { WatchCache } from '../storage/watch-cache.js';
-import { AdmissionChain } from './admission/chain.js';
-import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { buildAdmission } from './admission/plugins.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
@@ -139,13 +138,12 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const openid = issuerDiscovery(authentication, externalAddress, authContext.logger);
   const sa = authentication.serviceAccounts;
   if (sa) authContext.logger.info({ issuers: sa.issuers, lookup: sa.lookup, tokenRequest: tokenRequests !== undefined, issuerDiscovery: openid !== undefined }, 'service account tokens accepted');
+  const authorizer = await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION });
   const services: ApiServices = {
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
-    authorizer: await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION }),
-    admission: new AdmissionChain([
-      namespaceLifecycle((name) => nsStore.peek('', name)),
-    ]),
+    authorizer,
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),
@@ -264,6 +262,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     port = await http.listen();
   } catch (err) {
     crds?.stop();
+    authorizer.close();
     for (const c of caches) c.stop();
     await storage.close();
     throw err;
@@ -318,6 +317,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         await allocations?.close();
         for (const c of compactors) c.stop();
         for (const p of pollers) p.stop();
+        authorizer.close();
         for (const c of caches) c.stop();
         await storage.close();
         if (allocations) {
