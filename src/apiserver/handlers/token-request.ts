@@ -8,6 +8,7 @@
  * - `spec.boundObjectRef` (kind Pod or Secret of the core group, in the account's namespace) binds
  *   the token to that object: it must exist (404), have the given uid (409 when not: deleted and
  *   made again) and, for a Pod, run as this account (400); other kinds are a 400;
+ * - admission (mutating, then validating) sees the TokenRequest as a create of `token` first;
  * - the account must exist (404); the answer (201) is the request with `status.token` and
  *   `status.expirationTimestamp`, in the group spelling the request used. Dry run checks it all
  *   and issues no token.
@@ -20,6 +21,7 @@ import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
 import { PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/codec.js';
 import { invalidValue } from '../../api/validation/field-errors.js';
 import type { BoundTokenRequest, ServiceAccountTokenIssuer } from '../auth/service-account-tokens.js';
+import { requestUser } from '../auth/authentication.js';
 import { answerInEstablishedSpelling, readRequestValueAndSpelling, writeJson } from '../http.js';
 import { asObject, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
@@ -52,6 +54,12 @@ export async function handleTokenRequest(s: RequestScope, settings: TokenRequest
   if (body.metadata.namespace && body.metadata.namespace !== s.info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
+  // Admitted as the create it is, before the request's own checks, as established (NodeRestriction:
+  // a node asks only for tokens bound to a pod of its own).
+  const dryRun = isDryRun(s.query);
+  const attrs = { operation: 'CREATE' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'token', object: body, dryRun, user: requestUser(s.req) };
+  await s.services.admission.mutate(attrs);
+  await s.services.admission.validate(attrs);
   const spec = rec(body['spec']) ?? {};
   const errors: FieldError[] = [];
   const rawAuds = spec['audiences'];
@@ -84,7 +92,7 @@ export async function handleTokenRequest(s: RequestScope, settings: TokenRequest
   if (ref) request.boundObject = await boundObject(s, ref);
 
   const now = s.services.now();
-  const issued = isDryRun(s.query) ? undefined : await settings.issuer.issue(request);
+  const issued = dryRun ? undefined : await settings.issuer.issue(request);
   const answer: SvcObject = {
     kind: 'TokenRequest',
     apiVersion: TOKEN_REQUEST_API_VERSION,

@@ -9,7 +9,8 @@
  * when its Secret goes. After a restart with --authorization-mode=AlwaysDeny the 403s name the
  * users the tokens are. An in-process server with the ServiceAccountIssuerDiscovery gate off does
  * not serve the discovery paths (without a signing key, `serviceaccounts/token` is neither listed
- * nor served: ./token-methods.test.ts).
+ * nor served: ./token-methods.test.ts), and TokenRequests pass admission: under NodeRestriction a
+ * node gets a token bound to its own pod and is refused one bound to nothing.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ import { type ApiServerProcess, startApiServer } from '../../helpers/apiserver.j
 import { sendRequest } from '../../helpers/api-http.js';
 import { eventually } from '../../helpers/client.js';
 import { startInProcessApiServer } from '../../helpers/in-process-apiserver.js';
+import { connectInProcess } from '../../../src/cli/in-process-client.js';
+import { ApiError, resources } from '../../../src/client/index.js';
 import { kubectl, KUBECTL_V28, KUBECTL_V35 } from '../../helpers/kubectl.js';
 import { CONTROLLER_MANAGER_BIN, startExecutable, type SvcProcess } from '../../helpers/svc-process.js';
 
@@ -216,17 +219,31 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   rmSync(s.certDir, { recursive: true, force: true });
 });
 
-test('the discovery gate off: the discovery paths are not served', async () => {
+test('discovery gate off: no discovery paths; a node asks only for tokens bound to its own pods (NodeRestriction)', async () => {
   const agent = new Agent({ connect: { rejectUnauthorized: false } });
-  const gateOff = await startInProcessApiServer([...KEY_ARGS, `--service-account-signing-key-file=${signingFile}`]);
+  const api = await startInProcessApiServer([...KEY_ARGS, `--service-account-signing-key-file=${signingFile}`, '--authorization-mode=Node,AlwaysAllow', '--enable-admission-plugins=NodeRestriction']);
+  const admin = connectInProcess(api.server);
+  const node = connectInProcess(api.server, { user: { username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] } });
   try {
-    const get = (path: string) => sendRequest(agent, gateOff.server.url, 'GET', path);
+    const get = (path: string) => sendRequest(agent, api.server.url, 'GET', path);
     assert.is((await get('/.well-known/openid-configuration')).status, 404);
     assert.is((await get('/openid/v1/jwks')).status, 404);
-    assert.ok((await get('/api/v1')).json.resources.some((r: { name: string }) => r.name === 'serviceaccounts/token'), 'tokens are issued');
+    await admin.client.create(resources.nodes, '', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    await admin.client.create(resources.serviceaccounts, 'default', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'app' } });
+    const p = await admin.client.create(resources.pods, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'n1', serviceAccountName: 'app', containers: [{ name: 'c', image: 'busybox' }] } });
+    const ask = (boundObjectRef?: object) =>
+      node.client.subresource<{ status: { token: string } }>(resources.serviceaccounts, 'default', 'app', 'token', 'POST', { apiVersion: 'authentication.svc.io/v1', kind: 'TokenRequest', spec: { ...(boundObjectRef ? { boundObjectRef } : {}) } });
+    const issued = await ask({ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: p.metadata.uid });
+    assert.is(decodeJwt(issued.status.token).sub, 'system:serviceaccount:default:app');
+    await ask().then(
+      () => assert.unreachable('a token not bound to a pod'),
+      (e: ApiError) => assert.match(`${e.code} ${e.message}`, /^403 .*node requested token not bound to a pod/),
+    );
   } finally {
     await agent.close();
-    await gateOff.stop();
+    await admin.close();
+    await node.close();
+    await api.stop();
   }
 });
 
