@@ -8,8 +8,7 @@ import type { ResourceDefinition } from '../api/types.js';
 import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
 import { WatchCache } from '../storage/watch-cache.js';
-import { AdmissionChain } from './admission/chain.js';
-import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { buildAdmission } from './admission/plugins.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
@@ -18,6 +17,7 @@ import { DEFAULT_AUTHENTICATION, DEFAULT_AUTHORIZATION } from './auth/config.js'
 import { BootstrapPolicy } from './auth/rbac/bootstrap-reconciler.js';
 import { escalationGuards } from './auth/rbac/escalation.js';
 import { RbacPolicyIndex } from './auth/rbac/policy-index.js';
+import { issuerDiscovery, tokenRequestSettings } from './auth/service-account-setup.js';
 import { Discovery } from './discovery.js';
 import { OpenApiDocuments } from './openapi.js';
 import { HealthEndpoint, type HealthCheck } from './health.js';
@@ -140,14 +140,25 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   for (const [def, guard] of escalationGuards({ authorizer: () => services.authorizer, policy: rbacPolicyIndex })) {
     if (registry.allResources().includes(def)) hooks.set(def, guard);
   }
+  const authentication = config.authentication ?? DEFAULT_AUTHENTICATION;
+  // The default jwks_uri: this server's external address (known once it listens).
+  const externalAddress = () => {
+    const a = config.services.advertiseAddress;
+    return a.includes(':') ? `[${a}]:${port}` : `${a}:${port}`;
+  };
+  const tokenRequests = tokenRequestSettings(authentication, Date.now);
+  const openid = issuerDiscovery(authentication, externalAddress, authContext.logger);
+  const sa = authentication.serviceAccounts;
+  if (sa) authContext.logger.info({ issuers: sa.issuers, lookup: sa.lookup, tokenRequest: tokenRequests !== undefined, issuerDiscovery: openid !== undefined }, 'service account tokens accepted');
+  const authorizer = await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION });
   const services: ApiServices = {
     config,
-    authentication: await buildAuthentication({ ...authContext, config: config.authentication ?? DEFAULT_AUTHENTICATION }),
-    authorizer: await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION }),
-    admission: new AdmissionChain([
-      namespaceLifecycle((name) => nsStore.peek('', name)),
-    ]),
+    authentication: await buildAuthentication({ ...authContext, config: authentication }),
+    authorizer,
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor }),
     storeFor,
+    ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
+    ...(openid ? { issuerDiscovery: openid } : {}),
     customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
     writeHooks: (def) => hooks.get(def),
@@ -253,7 +264,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   let port = config.securePort;
   const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' || config.bindAddress === '' ? '127.0.0.1' : config.bindAddress;
   const hostPort = () => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
-  const discovery = new Discovery(registry, hostPort);
+  const discovery = new Discovery(registry, hostPort, { serviceAccountToken: tokenRequests !== undefined });
   const version = {
     major: config.version.major,
     minor: config.version.minor,
@@ -271,6 +282,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     port = await http.listen();
   } catch (err) {
     crds?.stop();
+    authorizer.close();
     for (const c of caches) c.stop();
     await storage.close();
     throw err;
@@ -327,6 +339,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         await allocations?.close();
         for (const c of compactors) c.stop();
         for (const p of pollers) p.stop();
+        authorizer.close();
         for (const c of caches) c.stop();
         await storage.close();
         if (allocations) {

@@ -32,6 +32,7 @@ import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
 import { authenticationRequest, setRequestUser } from './auth/authentication.js';
 import type { AccessAttributes } from './auth/authorization.js';
+import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
@@ -159,7 +160,7 @@ export class ApiHttpServer implements RequestPipeline {
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       const mutating = isMutating(info.verb);
       // Authorized before its body is read (a refused client never makes the server buffer it).
-      const attributes = accessAttributes(info);
+      const attributes = withListSelector(accessAttributes(info), query);
       const decision = await this.parts.services.authorizer.authorize(user, attributes);
       if (!decision.allowed) throw forbidden(attributes, user, decision.reason);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
@@ -248,6 +249,7 @@ export class ApiHttpServer implements RequestPipeline {
     const method = req.method ?? 'GET';
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
     if (pathname === '/version' || pathname === '/version/') return writeDocument(res, 200, this.parts.version);
+    if (await this.parts.services.issuerDiscovery?.serve(pathname, method, res)) return;
     if (pathname === '/metrics') {
       const extra = this.parts.config.extraMetrics;
       const body = (await this.parts.metrics.registry.metrics()) + (extra ? `\n${await extra.metrics()}` : '');
@@ -265,7 +267,8 @@ export class ApiHttpServer implements RequestPipeline {
     // Extra handlers (profiling, debug pages) serve the listener only.
     if (!(req instanceof InProcessRequest)) for (const h of this.parts.config.extraHandlers ?? []) if (await h(req, res)) return;
     if (pathname === '/' ) {
-      return writeDocument(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/metrics', '/version'] });
+      const openid = this.parts.services.issuerDiscovery ? ['/.well-known/openid-configuration', '/openid/v1/jwks'] : [];
+      return writeDocument(res, 200, { paths: [...openid, '/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/metrics', '/version'] });
     }
     writeText(res, 404, '404 page not found\n');
   }
