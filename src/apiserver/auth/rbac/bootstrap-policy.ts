@@ -27,6 +27,8 @@ export const CONTROLLER_NAMESPACE = 'svc-system';
 export const SCHEDULER_USER = 'system:svc-scheduler';
 export const CONTROLLER_MANAGER_USER = 'system:svc-controller-manager';
 export const PROXY_USER = 'system:svc-proxy';
+/** The simulated-node fleet's shared identity (src/cli/in-process-client.ts NODES_USER). */
+export const NODES_FLEET_USER = 'system:svc-nodes';
 export const NODES_GROUP = 'system:nodes';
 export const MONITORING_GROUP = 'system:monitoring';
 
@@ -44,6 +46,7 @@ const EXTENSIONS = 'extensions';
 const NETWORKING = 'networking.svc.io';
 const NODE = 'node.svc.io';
 const POLICY = 'policy';
+const SCHEDULING = 'scheduling.svc.io';
 const STORAGE = 'storage.svc.io';
 
 const READ = ['get', 'list', 'watch'];
@@ -196,6 +199,9 @@ function clusterRoles(): BootstrapClusterRole[] {
         eventsRule(),
       ],
     },
+    // Ours: the simulated-node fleet's shared informers (each node writes as system:node:<name>,
+    // which the Node authorizer decides; the fleet only watches the pods and nodes it serves).
+    { name: 'system:svc-nodes', rules: [rule(READ, [CORE], ['pods', 'nodes'])] },
     { name: 'system:svc-aggregator', rules: [rule(READ, [CORE], ['services', 'endpoints'])] },
     { name: `system:${CERTIFICATES}:certificatesigningrequests:nodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/nodeclient'])] },
     { name: `system:${CERTIFICATES}:certificatesigningrequests:selfnodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/selfnodeclient'])] },
@@ -239,6 +245,9 @@ function clusterRoles(): BootstrapClusterRole[] {
         rule(READ, [CORE], ['namespaces']),
         rule(READ, [STORAGE], ['csidrivers']),
         rule(READ, [STORAGE], ['csistoragecapacities']),
+        // Ours, not established: our scheduler resolves a pod's PriorityClass itself until the
+        // Priority admission plugin fills spec.priority (src/scheduler/scheduler.ts priorityOf).
+        rule(READ, [SCHEDULING], ['priorityclasses']),
       ],
     },
   ];
@@ -255,6 +264,7 @@ function clusterRoleBindings(): BootstrapBinding[] {
     { name: 'system:svc-controller-manager', role: 'system:svc-controller-manager', subjects: users(CONTROLLER_MANAGER_USER) },
     { name: 'system:svc-scheduler', role: 'system:svc-scheduler', subjects: users(SCHEDULER_USER) },
     { name: 'system:volume-scheduler', role: 'system:volume-scheduler', subjects: users(SCHEDULER_USER) },
+    { name: 'system:svc-nodes', role: 'system:svc-nodes', subjects: users(NODES_FLEET_USER) },
     // Established: kept with no subjects (the Node authorizer covers nodes since the group's binding was retired).
     { name: 'system:node', role: 'system:node', subjects: [] },
     { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: groups(SERVICE_ACCOUNTS_GROUP) },
