@@ -8,7 +8,8 @@ import type { ClusterRole } from '../../../src/api/generated/kinds.js';
 import type { SvcObject } from '../../../src/api/types.js';
 import { aggregatedRules } from '../../../controllers/clusterroleaggregation/index.js';
 import type { AccessAttributes } from '../../../src/apiserver/auth/authorization.js';
-import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles } from '../../../src/apiserver/auth/rbac/bootstrap-policy.js';
+import { BUILTIN_CONTROLLERS } from '../../../controllers/registry.js';
+import { CONTROLLER_SERVICE_ACCOUNTS, bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles } from '../../../src/apiserver/auth/rbac/bootstrap-policy.js';
 import { reconcileClusterRole, reconcileClusterRoleBinding } from '../../../src/apiserver/auth/rbac/bootstrap-reconciler.js';
 import { compactString, compileRule, covers, type PolicyRule, ruleAllows, rulesToString } from '../../../src/apiserver/auth/rbac/rules.js';
 
@@ -143,6 +144,18 @@ test('the default policy: cluster-admin to system:masters, controllers to their 
   assert.is(reader.metadata.namespace, 'svc-system');
   assert.equal((reader['subjects'] as { name: string }[]).map((s) => s.name), ['system:svc-controller-manager', 'system:svc-scheduler']);
   assert.ok(bootstrapRoles().some((r) => r.metadata.namespace === 'svc-public' && r.metadata.name === 'system:controller:bootstrap-signer'));
+});
+
+test('every built controller has its established service account and role in the default policy', () => {
+  const roles = new Set(bootstrapClusterRoles().map((r) => r.metadata.name));
+  const bindings = new Map(bootstrapClusterRoleBindings().map((b) => [b.metadata.name, b]));
+  for (const c of BUILTIN_CONTROLLERS.filter((b) => b.build)) {
+    const account = CONTROLLER_SERVICE_ACCOUNTS[c.name];
+    assert.ok(account !== undefined, `${c.name} is listed`);
+    if (account === null) continue; // runs with the manager's own credentials, as established
+    assert.ok(roles.has(`system:controller:${account}`), `${c.name}: role`);
+    assert.equal(bindings.get(`system:controller:${account}`)!['subjects'], [{ kind: 'ServiceAccount', name: account, namespace: 'svc-system' }]);
+  }
 });
 
 test('aggregation: the union of the matched roles, by name, each rule once, never the role itself', () => {

@@ -271,6 +271,33 @@ function clusterRoleBindings(): BootstrapBinding[] {
   ];
 }
 
+/**
+ * Each built controller (controllers/registry.ts name) and the established service account it runs
+ * as under --use-service-account-credentials (`svc-system/<account>`, bound to
+ * `system:controller:<account>`). A test checks every built controller is listed. null: the
+ * controller always runs with the manager's own credentials, as established (the tokens
+ * controller signs account tokens, so it cannot itself depend on one).
+ */
+export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>> = Object.freeze({
+  'clusterrole-aggregation': 'clusterrole-aggregation-controller',
+  cronjob: 'cronjob-controller',
+  daemonset: 'daemon-set-controller',
+  deployment: 'deployment-controller',
+  disruption: 'disruption-controller',
+  endpoint: 'endpoint-controller',
+  endpointslice: 'endpointslice-controller',
+  garbagecollector: 'generic-garbage-collector',
+  job: 'job-controller',
+  namespace: 'namespace-controller',
+  podgc: 'pod-garbage-collector',
+  replicaset: 'replicaset-controller',
+  replicationcontroller: 'replication-controller',
+  serviceaccount: 'service-account-controller',
+  'serviceaccount-token': null,
+  statefulset: 'statefulset-controller',
+  'ttl-after-finished': 'ttl-after-finished-controller',
+});
+
 /** The controllers' roles, by the established service-account name of each controller we run. */
 function controllerRoles(): BootstrapClusterRole[] {
   const roles: [string, PolicyRule[]][] = [
