@@ -39,14 +39,20 @@ function addMissingKeys(into: Record<string, string>, from: Record<string, strin
   return changed;
 }
 
-/** The changes a stored ClusterRole (or Role) needs to hold `want`; undefined when none. */
-export function reconcileClusterRole(existing: SvcObject, want: SvcObject): SvcObject | undefined {
+/** A copy of `existing` with the labels and annotations of `want` it lacks, and whether any were. */
+function withMissingMetadata(existing: SvcObject, want: SvcObject): { next: SvcObject; changed: boolean } {
   const next = structuredClone(existing) as SvcObject;
-  let changed = false;
   next.metadata.labels ??= {};
   next.metadata.annotations ??= {};
-  changed = addMissingKeys(next.metadata.labels, want.metadata.labels) || changed;
-  changed = addMissingKeys(next.metadata.annotations, want.metadata.annotations) || changed;
+  const labels = addMissingKeys(next.metadata.labels, want.metadata.labels);
+  const annotations = addMissingKeys(next.metadata.annotations, want.metadata.annotations);
+  return { next, changed: labels || annotations };
+}
+
+/** The changes a stored ClusterRole (or Role) needs to hold `want`; undefined when none. */
+export function reconcileClusterRole(existing: SvcObject, want: SvcObject): SvcObject | undefined {
+  const { next, changed: metaChanged } = withMissingMetadata(existing, want);
+  let changed = metaChanged;
   const wantAgg = want['aggregationRule'] as { clusterRoleSelectors: unknown[] } | undefined;
   if (wantAgg) {
     const agg = ((next['aggregationRule'] as { clusterRoleSelectors?: unknown[] } | undefined) ?? {}) as { clusterRoleSelectors?: unknown[] };
@@ -72,12 +78,8 @@ export function reconcileClusterRole(existing: SvcObject, want: SvcObject): SvcO
 /** The changes a stored ClusterRoleBinding (or RoleBinding) needs; 'recreate' when its roleRef differs. */
 export function reconcileClusterRoleBinding(existing: SvcObject, want: SvcObject): SvcObject | 'recreate' | undefined {
   if (JSON.stringify(existing['roleRef']) !== JSON.stringify(want['roleRef'])) return 'recreate';
-  const next = structuredClone(existing) as SvcObject;
-  let changed = false;
-  next.metadata.labels ??= {};
-  next.metadata.annotations ??= {};
-  changed = addMissingKeys(next.metadata.labels, want.metadata.labels) || changed;
-  changed = addMissingKeys(next.metadata.annotations, want.metadata.annotations) || changed;
+  const { next, changed: metaChanged } = withMissingMetadata(existing, want);
+  let changed = metaChanged;
   const subjects = Array.isArray(next['subjects']) ? (next['subjects'] as Record_[]) : [];
   const have = new Set(subjects.map(subjectId));
   const missing = ((want['subjects'] as Record_[] | undefined) ?? []).filter((s) => !have.has(subjectId(s)));
