@@ -13,6 +13,7 @@ import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
 import { buildAuthorizer } from './auth/authorization-modes.js';
+import { publishExtensionAuthentication } from './auth/extension-authentication-configmap.js';
 import { DEFAULT_AUTHENTICATION, DEFAULT_AUTHORIZATION } from './auth/config.js';
 import { Discovery } from './discovery.js';
 import { OpenApiDocuments } from './openapi.js';
@@ -150,6 +151,13 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const systemObjects = new SystemObjects(required, Date.now, logger);
   await systemObjects.ensure();
   systemObjects.start();
+
+  // What this server trusts, published for the servers that delegate authentication to it.
+  const cmDef = registry.lookup('', 'v1', 'configmaps');
+  const cmStore = cmDef && stores.get(cmDef);
+  const stopPublishing = cmDef && cmStore
+    ? await publishExtensionAuthentication(config.authentication ?? DEFAULT_AUTHENTICATION, { def: cmDef, store: cmStore }, Date.now, logger.child({ module: 'auth' }))
+    : undefined;
 
   // The ranges are rebuilt from the Services before the first request (a crash may have leaked).
   const eventDef = registry.lookup('', 'v1', 'events');
@@ -296,6 +304,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         await master?.stop();
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         systemObjects.stop();
+        stopPublishing?.();
         repair?.stop();
         crds?.stop();
         watches.endAll();

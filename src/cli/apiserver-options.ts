@@ -25,7 +25,7 @@ import { createDaemonProgram } from './program.js';
 import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
 import { builtModes, modesNotBuilt } from '../apiserver/auth/authorization-modes.js';
-import { AUTHORIZATION_MODES, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode } from '../apiserver/auth/config.js';
+import { AUTHORIZATION_MODES, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type RequestHeaderConfig } from '../apiserver/auth/config.js';
 import { projectVersion } from './version.js';
 
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -209,8 +209,8 @@ function authenticationFlags(): FlagSpec[] {
   return [
     { flags: '--anonymous-auth', type: 'bool', default: true, help: 'Requests not rejected by another method are anonymous: user system:anonymous, group system:unauthenticated.' },
     { flags: '--api-audiences', type: 'stringSlice', defaultText: 'issuer URL if --service-account-issuer is set', ...NOT_YET, help: 'Token audiences; a token must be bound to at least one.' },
-    { flags: '--client-ca-file', type: 'string', ...NOT_YET, help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
-    { flags: '--token-auth-file', type: 'string', ...NOT_YET, help: 'Static token file securing the secure port.' },
+    { flags: '--client-ca-file', type: 'string', help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
+    { flags: '--token-auth-file', type: 'string', help: 'Static token file securing the secure port.' },
     { flags: '--enable-bootstrap-token-auth', type: 'bool', ...NOT_YET, help: 'Allow secrets of type bootstrap.svc.io/token in namespace svc-system for TLS bootstrapping.' },
     { flags: '--authentication-token-webhook-config-file', type: 'string', ...NOT_YET, help: 'Webhook config for bearer tokens.' },
     { flags: '--authentication-token-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], ...NOT_YET, help: 'TokenReview API version.' },
@@ -238,11 +238,11 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--service-account-max-token-expiration', type: 'duration', ...NOT_YET, help: 'Upper bound of requested token validity; longer requests get this value.' },
     { flags: '--proxy-client-cert-file', type: 'string', ...NOT_YET, help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
     { flags: '--proxy-client-key-file', type: 'string', ...NOT_YET, help: 'Private key of --proxy-client-cert-file.' },
-    { flags: '--requestheader-client-ca-file', type: 'string', ...NOT_YET, help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
-    { flags: '--requestheader-allowed-names', type: 'stringSlice', ...NOT_YET, help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
-    { flags: '--requestheader-username-headers', type: 'stringSlice', ...NOT_YET, help: 'Headers inspected for user name.' },
-    { flags: '--requestheader-group-headers', type: 'stringSlice', ...NOT_YET, help: 'Headers inspected for groups.' },
-    { flags: '--requestheader-extra-headers-prefix', type: 'stringSlice', ...NOT_YET, help: 'Header prefixes inspected for extra attributes.' },
+    { flags: '--requestheader-client-ca-file', type: 'string', help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
+    { flags: '--requestheader-allowed-names', type: 'stringSlice', help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
+    { flags: '--requestheader-username-headers', type: 'stringSlice', default: ['x-remote-user'], help: 'Headers inspected for user name.' },
+    { flags: '--requestheader-group-headers', type: 'stringSlice', default: ['x-remote-group'], help: 'Headers inspected for groups.' },
+    { flags: '--requestheader-extra-headers-prefix', type: 'stringSlice', default: ['x-remote-extra-'], help: 'Header prefixes inspected for extra attributes.' },
   ];
 }
 
@@ -357,6 +357,8 @@ export interface ApiServerOptions {
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
   authentication: AuthenticationConfig;
+  /** The files of the authentication methods, read by buildApiServerConfig into `authentication`. */
+  authenticationFiles: AuthenticationFiles;
   authorization: AuthorizationConfig;
   /** The --svclet-* flags (files named, not yet read). */
   svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
@@ -364,6 +366,36 @@ export interface ApiServerOptions {
   warnings: string[];
   /** Every flag value by long name, for flags not lifted into typed fields yet. */
   flags: FlagValues;
+}
+
+/** The flags of the authentication methods that name files (read at start). */
+export interface AuthenticationFiles {
+  clientCaFile?: string;
+  tokenAuthFile?: string;
+  requestHeader?: Omit<RequestHeaderConfig, 'clientCA'> & { clientCaFile: string };
+}
+
+/** The authentication flags that name files, cross-checked. */
+function resolveAuthenticationFiles(f: FlagValues, fail: (msg: string) => never): AuthenticationFiles {
+  const out: AuthenticationFiles = {};
+  const clientCaFile = f.optionalString('--client-ca-file');
+  if (clientCaFile) out.clientCaFile = clientCaFile;
+  const tokenAuthFile = f.optionalString('--token-auth-file');
+  if (tokenAuthFile) out.tokenAuthFile = tokenAuthFile;
+  const requestHeaderCa = f.optionalString('--requestheader-client-ca-file');
+  const allowedNames = f.list('--requestheader-allowed-names').map((n) => n.trim()).filter(Boolean);
+  if (!requestHeaderCa && allowedNames.length > 0) fail('--requestheader-allowed-names needs --requestheader-client-ca-file: without it no proxy is trusted, so the list would have no effect');
+  if (requestHeaderCa) {
+    out.requestHeader = {
+      clientCaFile: requestHeaderCa,
+      allowedNames,
+      usernameHeaders: f.list('--requestheader-username-headers'),
+      groupHeaders: f.list('--requestheader-group-headers'),
+      extraHeaderPrefixes: f.list('--requestheader-extra-headers-prefix'),
+    };
+    if (out.requestHeader.usernameHeaders.length === 0) fail('--requestheader-username-headers must name at least one header when --requestheader-client-ca-file is set, e.g. X-Remote-User');
+  }
+  return out;
 }
 
 /** Resolves and cross-checks the API server flags; throws OptionsError naming the flag. */
@@ -555,6 +587,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
     authentication: { anonymous: f.bool('--anonymous-auth'), apiAudiences: f.list('--api-audiences') },
+    authenticationFiles: resolveAuthenticationFiles(f, fail),
     authorization: { modes: modes as AuthorizationMode[] },
     warnings,
     flags: f,
@@ -643,6 +676,19 @@ export async function adminConfigDir(o: ApiServerOptions): Promise<string> {
   return o.common.tls.certFile ? o.dataDir : servingCertDir(o);
 }
 
+/** The resolved authentication settings with the methods' files read (a file that cannot be read stops the start, naming the flag). */
+export function readAuthenticationFiles(o: ApiServerOptions): AuthenticationConfig {
+  const files = o.authenticationFiles;
+  const out: AuthenticationConfig = { ...o.authentication, apiAudiences: [...o.authentication.apiAudiences] };
+  if (files.clientCaFile) out.x509 = { clientCA: readFlagFile('--client-ca-file', files.clientCaFile) };
+  if (files.tokenAuthFile) out.tokenFile = { text: readFlagFile('--token-auth-file', files.tokenAuthFile), source: files.tokenAuthFile };
+  if (files.requestHeader) {
+    const { clientCaFile, ...rest } = files.requestHeader;
+    out.requestHeader = { ...rest, clientCA: readFlagFile('--requestheader-client-ca-file', clientCaFile) };
+  }
+  return out;
+}
+
 /**
  * Fills the `ApiServerConfig` contract: loads or generates the serving certificate (when the
  * default --cert-dir /var/run/svc is not writable, e.g. not running as root, the self-signed pair
@@ -713,7 +759,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
       endpointIntervalMs: 10_000,
     },
     continueTokenTtlMs: 5 * 60_000,
-    authentication: { ...o.authentication, apiAudiences: [...o.authentication.apiAudiences] },
+    authentication: readAuthenticationFiles(o),
     authorization: { modes: [...o.authorization.modes] },
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {

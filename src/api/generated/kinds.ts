@@ -916,6 +916,35 @@ export interface SelfSubjectRulesReviewStatus {
   evaluationError?: string;
 }
 
+/** Part of TokenReview (authentication.svc.io/v1). */
+export interface TokenReviewSpec {
+  token?: string;
+  audiences?: string[];
+}
+
+/** Part of TokenReview (authentication.svc.io/v1). */
+export interface TokenReviewStatus {
+  authenticated?: boolean;
+  user?: {
+    username?: string;
+    uid?: string;
+    groups?: string[];
+    extra?: Record<string, string[]>;
+  };
+  audiences?: string[];
+  error?: string;
+}
+
+/** Part of SelfSubjectReview (authentication.svc.io/v1). */
+export interface SelfSubjectReviewStatus {
+  userInfo?: {
+    username?: string;
+    uid?: string;
+    groups?: string[];
+    extra?: Record<string, string[]>;
+  };
+}
+
 /** Part of CertificateSigningRequest (certificates.svc.io/v1). */
 export interface CertificateSigningRequestSpec {
   request?: string;
@@ -1469,6 +1498,17 @@ export interface SelfSubjectRulesReview extends SvcObject {
   status?: SelfSubjectRulesReviewStatus;
 }
 
+/** TokenReview (authentication.svc.io/v1, cluster-scoped). */
+export interface TokenReview extends SvcObject {
+  spec?: TokenReviewSpec;
+  status?: TokenReviewStatus;
+}
+
+/** SelfSubjectReview (authentication.svc.io/v1, cluster-scoped). */
+export interface SelfSubjectReview extends SvcObject {
+  status?: SelfSubjectReviewStatus;
+}
+
 /** CertificateSigningRequest (certificates.svc.io/v1, cluster-scoped). */
 export interface CertificateSigningRequest extends SvcObject {
   spec?: CertificateSigningRequestSpec;
@@ -1639,6 +1679,8 @@ export interface BuiltinKinds {
   clusterrolebindings: ClusterRoleBinding;
   selfsubjectaccessreviews: SelfSubjectAccessReview;
   selfsubjectrulesreviews: SelfSubjectRulesReview;
+  tokenreviews: TokenReview;
+  selfsubjectreviews: SelfSubjectReview;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
   "pods.metrics.svc.io": PodMetrics;

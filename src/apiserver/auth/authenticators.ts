@@ -7,8 +7,11 @@ import type { Logger } from 'pino';
 import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
-import { AuthenticationChain, BearerTokenAuthenticator, type RequestAuthenticator, type TokenAuthenticator } from './authentication.js';
+import { AuthenticationChain, audienceAgnostic, BearerTokenAuthenticator, type RequestAuthenticator, type TokenAuthenticator } from './authentication.js';
 import type { AuthenticationConfig } from './config.js';
+import { RequestHeaderAuthenticator } from './request-header.js';
+import { TokenFileAuthenticator } from './token-file.js';
+import { ClientCertificateAuthenticator } from './x509.js';
 
 /** What a method may use: the server's own stores (service accounts, secrets) and its log. */
 export interface AuthenticationContext {
@@ -20,11 +23,17 @@ export interface AuthenticationContext {
 
 /** The chain for `ctx.config`: request-header proxy, client certificates, then bearer tokens; anonymous last. */
 export async function buildAuthentication(ctx: AuthenticationContext): Promise<AuthenticationChain> {
+  const { config } = ctx;
   const methods: RequestAuthenticator[] = [];
+  if (config.requestHeader) methods.push(new RequestHeaderAuthenticator(config.requestHeader));
+  if (config.x509) methods.push(new ClientCertificateAuthenticator(config.x509.clientCA));
   const tokens: TokenAuthenticator[] = [];
-  if (tokens.length > 0) methods.push(new BearerTokenAuthenticator(tokens));
+  if (config.tokenFile) tokens.push(audienceAgnostic(config.apiAudiences, new TokenFileAuthenticator(config.tokenFile.text, config.tokenFile.source)));
+  const bearer = tokens.length > 0 ? new BearerTokenAuthenticator(tokens, config.apiAudiences) : undefined;
+  if (bearer) methods.push(bearer);
   return new AuthenticationChain({
     methods,
+    ...(bearer ? { tokens: bearer } : {}),
     anonymous: ctx.config.anonymous,
     onFailure: (failures) => ctx.logger.debug({ failures }, 'request not authenticated'),
   });

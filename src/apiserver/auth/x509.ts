@@ -1,0 +1,174 @@
+/**
+ * Client certificates (--client-ca-file): a request whose TLS client certificate chains to one of
+ * the configured authorities is the user named by the certificate's subject, as established:
+ * CommonName = user name, each Organization = a group.
+ *
+ * The listener asks every client for a certificate but accepts the handshake whatever it sends
+ * (`requestCert`, `rejectUnauthorized: false`, `listenerClientCA` below): a client without one must
+ * still reach the other methods, and an untrusted certificate must be a 401 Status, not a TLS
+ * alert. So the chain is verified here, with node:crypto, against this method's own bundle:
+ *
+ * - every signature from the leaf through the intermediates the client sent up to a certificate of
+ *   the bundle (an intermediate must be a CA);
+ * - every certificate on that path (the authority too) within its validity dates;
+ * - extended key usage: a certificate that lists any must list clientAuth (or anyExtendedKeyUsage).
+ *
+ * A certificate with no CommonName is not this method's (the next method is asked). A verified
+ * chain is remembered per connection (the chain never changes within one); its dates are checked
+ * again on every request, so a long-lived connection does not outlive its certificate.
+ *
+ * The request-header method (./request-header.ts) verifies its proxy's certificate with the same
+ * `ChainVerifier`, against its own bundle.
+ */
+import { X509Certificate } from 'node:crypto';
+// @peculiar/x509 (through tsyringe) needs a Reflect metadata polyfill loaded before it.
+import 'reflect-metadata';
+import * as px509 from '@peculiar/x509';
+import { AuthenticationFailure, type Authenticated, type AuthenticationRequest, type RequestAuthenticator } from './authentication.js';
+import type { AuthenticationConfig } from './config.js';
+
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';
+/** Longest path of intermediates followed (the established verifier stops far earlier in practice). */
+const MAX_DEPTH = 10;
+
+/** The certificates of a PEM bundle; throws naming `what` when it holds none or one does not parse. */
+export function parseCertificateBundle(pem: string, what: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`${what}: no PEM certificate found (expected -----BEGIN CERTIFICATE----- blocks)`);
+  return blocks.map((b, i) => {
+    try {
+      return new X509Certificate(b);
+    } catch (err) {
+      throw new Error(`${what}: certificate ${i + 1} of the bundle does not parse: ${(err as Error).message}`);
+    }
+  });
+}
+
+/** The subject fields the established server reads: CommonName and Organizations. */
+export function subjectOf(cert: X509Certificate): { commonName: string; organizations: string[] } {
+  const name = new px509.X509Certificate(cert.raw).subjectName;
+  return { commonName: name.getField('CN')[0] ?? '', organizations: name.getField('O') };
+}
+
+/** The established verifier's wording for what it refuses (the text reaches logs only). */
+class VerificationError extends Error {}
+
+function checkDates(cert: X509Certificate, now: number): void {
+  const from = Date.parse(cert.validFrom);
+  const to = Date.parse(cert.validTo);
+  if (now < from) throw new VerificationError(`x509: certificate has expired or is not yet valid: current time ${new Date(now).toISOString()} is before ${new Date(from).toISOString()}`);
+  if (now > to) throw new VerificationError(`x509: certificate has expired or is not yet valid: current time ${new Date(now).toISOString()} is after ${new Date(to).toISOString()}`);
+}
+
+function checkClientUsage(cert: X509Certificate): void {
+  // node names the extended key usage list `keyUsage`; undefined when the extension is absent.
+  const eku = cert.keyUsage as string[] | undefined;
+  if (eku && eku.length > 0 && !eku.includes(CLIENT_AUTH) && !eku.includes(ANY_EXTENDED_KEY_USAGE)) {
+    throw new VerificationError('x509: certificate specifies an incompatible key usage');
+  }
+}
+
+function signedBy(cert: X509Certificate, issuer: X509Certificate): boolean {
+  try {
+    return cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/** Verifies client certificate chains against one bundle of authorities. */
+export class ChainVerifier {
+  private readonly roots: readonly X509Certificate[];
+  /** Per connection: the leaf object is cached with its socket (authentication.ts), so this lives as long as the connection. */
+  private readonly verified = new WeakMap<X509Certificate, X509Certificate[]>();
+
+  /** `bundle`: PEM; `what` names it in errors (the flag). */
+  constructor(bundle: string, what: string) {
+    this.roots = parseCertificateBundle(bundle, what);
+  }
+
+  /**
+   * Verifies `chain` (leaf first, as the client sent it) at `now`; returns the path used (leaf ...
+   * authority). Throws with the established verifier's reason when it does not verify.
+   */
+  verify(chain: readonly X509Certificate[], now = Date.now()): X509Certificate[] {
+    const leaf = chain[0];
+    if (!leaf) throw new VerificationError('no client certificate');
+    const known = this.verified.get(leaf);
+    if (known) {
+      for (const c of known) checkDates(c, now);
+      return known;
+    }
+    const path = this.buildPath(leaf, chain.slice(1), now);
+    this.verified.set(leaf, path);
+    return path;
+  }
+
+  private buildPath(leaf: X509Certificate, intermediates: readonly X509Certificate[], now: number): X509Certificate[] {
+    checkDates(leaf, now);
+    checkClientUsage(leaf);
+    const path = [leaf];
+    let current = leaf;
+    for (let depth = 0; depth <= MAX_DEPTH; depth++) {
+      const root = this.roots.find((r) => signedBy(current, r));
+      if (root) {
+        checkDates(root, now);
+        if (root !== current && !path.some((c) => c.raw.equals(root.raw))) path.push(root);
+        return path;
+      }
+      const next = intermediates.find((i) => i.ca && !path.includes(i) && signedBy(current, i));
+      if (!next) break;
+      checkDates(next, now);
+      checkClientUsage(next);
+      path.push(next);
+      current = next;
+    }
+    throw new VerificationError('x509: certificate signed by unknown authority');
+  }
+}
+
+/** "CN=alice,O=devs" style name of a certificate for log lines. */
+export function certificateIdentifier(cert: X509Certificate): string {
+  return `"${cert.subject.replace(/\n/g, ',')}" [serial ${cert.serialNumber}] issued by "${cert.issuer.replace(/\n/g, ',')}"`;
+}
+
+/** --client-ca-file: the user a verified client certificate names. */
+export class ClientCertificateAuthenticator implements RequestAuthenticator {
+  readonly name = 'x509';
+  private readonly verifier: ChainVerifier;
+  private readonly users = new WeakMap<X509Certificate, Authenticated | null>();
+
+  constructor(clientCA: string) {
+    this.verifier = new ChainVerifier(clientCA, '--client-ca-file');
+  }
+
+  authenticate(req: AuthenticationRequest): Authenticated | null {
+    const chain = req.peerCertificates();
+    const leaf = chain[0];
+    if (!leaf) return null;
+    try {
+      this.verifier.verify(chain);
+    } catch (err) {
+      throw new AuthenticationFailure(this.name, `verifying certificate ${certificateIdentifier(leaf)} failed: ${(err as Error).message}`);
+    }
+    let found = this.users.get(leaf);
+    if (found === undefined) {
+      const { commonName, organizations } = subjectOf(leaf);
+      found = commonName ? { user: { username: commonName, groups: organizations } } : null;
+      this.users.set(leaf, found);
+    }
+    return found && { user: { ...found.user, groups: [...found.user.groups] } };
+  }
+}
+
+/**
+ * The authorities the listener names when it asks for a client certificate (--client-ca-file and
+ * --requestheader-client-ca-file together), or undefined when neither is set (no certificate is
+ * asked for). Go clients such as kubectl send their certificate only when its issuer is in this
+ * list, so both bundles must be in it.
+ */
+export function listenerClientCA(config: AuthenticationConfig | undefined): string | undefined {
+  const bundles = [config?.x509?.clientCA, config?.requestHeader?.clientCA].filter((b): b is string => Boolean(b && b.trim()));
+  return bundles.length > 0 ? bundles.map((b) => b.trim()).join('\n') + '\n' : undefined;
+}
