@@ -101,7 +101,10 @@ export class ApiHttpServer implements RequestPipeline {
     // (./auth/x509.ts), so a bad certificate is a 401 Status and a client without one reaches the
     // other methods.
     const clientCA = listenerClientCA(config.authentication);
-    if (clientCA) Object.assign(opts, { requestCert: true, rejectUnauthorized: false, ca: clientCA });
+    if (clientCA) {
+      Object.assign(opts, { requestCert: true, rejectUnauthorized: false, ca: clientCA });
+      if (config.tls.sniCallbackWithClientCA) opts.SNICallback = config.tls.sniCallbackWithClientCA(clientCA);
+    }
     this.server = createSecureServer(opts, (req, res) => void this.serve(req, res as unknown as Response));
     this.server.on('secureConnection', (sock: Socket) => {
       this.sockets.add(sock);

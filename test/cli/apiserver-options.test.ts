@@ -110,6 +110,11 @@ test('cross-flag rules name the flags involved', () => {
   assert.throws(() => parse(['--authorization-mode=AlwaysAllow,Node']), /--authorization-mode=Node is not built yet/);
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);
+  // A proxy's allowed names without its CA would trust no one: refused rather than ignored.
+  assert.throws(() => parse(['--requestheader-allowed-names=front-proxy']), /--requestheader-allowed-names needs --requestheader-client-ca-file/);
+  assert.equal(parse(['--requestheader-client-ca-file=/ca.crt']).options.authenticationFiles.requestHeader, {
+    clientCaFile: '/ca.crt', allowedNames: [], usernameHeaders: ['x-remote-user'], groupHeaders: ['x-remote-group'], extraHeaderPrefixes: ['x-remote-extra-'],
+  });
   assert.throws(() => parse(['--goaway-chance=0.5']), /--goaway-chance/);
   assert.throws(() => parse(['--audit-log-format=xml']), /--audit-log-format.*json, legacy/);
   assert.throws(() => parse(['--audit-dynamic-configuration']), /DynamicAuditing/);

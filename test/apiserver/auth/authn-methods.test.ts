@@ -16,7 +16,7 @@ import type { Agent } from 'undici';
 import { sendRequest } from '../../helpers/api-http.js';
 import { type ApiServerProcess, startApiServer } from '../../helpers/apiserver.js';
 import { writeSvcconfig } from '../../helpers/client.js';
-import { KUBECTL_V35, kubectl } from '../../helpers/kubectl.js';
+import { KUBECTL_V28, KUBECTL_V35, kubectl } from '../../helpers/kubectl.js';
 import { type CertificateAuthority, clientAgent, createCA, type IssuedCertificate } from '../../helpers/pki.js';
 import { parseTokenFile } from '../../../src/apiserver/auth/token-file.js';
 
@@ -181,6 +181,10 @@ test('kubectl 1.35 with a client certificate: auth whoami, and --as for a system
   assert.is(who.code, 0, who.stderr);
   assert.match(who.stdout, /Username\s+alice/);
   assert.match(who.stdout, /Groups\s+\[devs ops system:authenticated\]/);
+  // kubectl 1.28 (the first with whoami on v1) too.
+  const who28 = await kubectl(aliceConfig, ['auth', 'whoami'], 30_000, { bin: KUBECTL_V28 });
+  assert.is(who28.code, 0, who28.stderr);
+  assert.match(who28.stdout, /Username\s+alice/);
 
   const adminConfig = writeSvcconfig(b, { name: 'admin.yaml', user: certs['admin']! });
   const asOther = await kubectl(adminConfig, ['--as=other', '--as-group=system:masters', 'get', 'ns', '-o', 'name'], 30_000, { bin: KUBECTL_V35 });
