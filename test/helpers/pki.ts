@@ -8,6 +8,7 @@
  *   const alice = await ca.issue({ cn: 'alice', orgs: ['devs'] }); // alice.certFile / alice.keyFile
  *   const agent = clientAgent(server, alice);                  // undici Agent for server.request-like calls
  *   writeSvcconfig(server, { name: 'alice.yaml', user: alice }) // kubectl / src/client (test/helpers/client.ts)
+ *   const sub = await ca.intermediate('team-ca');              // its certificates carry the chain to `ca`
  *
  * Keys are ECDSA P-256 (PKCS#8 PEM), signatures ECDSA-SHA256, as the serving pair of src/cli/tls.ts.
  * `ca.cleanup()` removes the folder.
@@ -47,8 +48,13 @@ export interface ClientCertificateRequest {
 export interface CertificateAuthority extends IssuedCertificate {
   /** The folder the PEM files are in. */
   dir: string;
-  /** Issues a client certificate signed by this CA; files `<cn>.crt` / `<cn>.key` (or `fileName`). */
+  /**
+   * Issues a client certificate signed by this CA; files `<cn>.crt` / `<cn>.key` (or `fileName`).
+   * From an intermediate CA, `certPem` is the leaf followed by the intermediates (the chain a client sends).
+   */
   issue(req: ClientCertificateRequest, fileName?: string): Promise<IssuedCertificate>;
+  /** A CA signed by this one (`pathLength`: the basic constraints' limit; default none), in the same folder. */
+  intermediate(name: string, opts?: { pathLength?: number }): Promise<CertificateAuthority>;
   cleanup(): void;
 }
 
@@ -66,30 +72,46 @@ async function pkcs8Pem(key: webcrypto.CryptoKey): Promise<string> {
 }
 
 /** A new self-signed CA named `name` (files `<name>.crt` / `<name>.key` in a new temporary folder, or `dir`). */
-export async function createCA(name: string, dir = mkdtempSync(join(tmpdir(), 'svc-pki-'))): Promise<CertificateAuthority> {
+export function createCA(name: string, dir = mkdtempSync(join(tmpdir(), 'svc-pki-'))): Promise<CertificateAuthority> {
+  return makeCA(name, dir);
+}
+
+interface Signer {
+  keys: webcrypto.CryptoKeyPair;
+  cert: x509.X509Certificate;
+  /** The PEM of the signer and its own issuers up to (not including) the root, for chains. */
+  chainPem: string;
+}
+
+let serial = Date.now();
+
+async function makeCA(name: string, dir: string, parent?: Signer, pathLength?: number): Promise<CertificateAuthority> {
   x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
   const now = Date.now();
   const keys = (await webcrypto.subtle.generateKey(ECDSA, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name: subject(name),
-    keys,
-    serialNumber: now.toString(16),
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + 365 * DAY_MS),
-    signingAlgorithm: SIGNING,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
+  const extensions = [
+    new x509.BasicConstraintsExtension(true, pathLength, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+  ];
+  const validity = { serialNumber: (++serial).toString(16), notBefore: new Date(now - 60_000), notAfter: new Date(now + 365 * DAY_MS), signingAlgorithm: SIGNING };
+  const cert = parent
+    ? await x509.X509CertificateGenerator.create({
+        ...validity,
+        subject: subject(name),
+        issuer: parent.cert.subjectName,
+        publicKey: keys.publicKey,
+        signingKey: parent.keys.privateKey,
+        extensions: [...extensions, await x509.AuthorityKeyIdentifierExtension.create(parent.keys.publicKey)],
+      })
+    : await x509.X509CertificateGenerator.createSelfSigned({ ...validity, name: subject(name), keys, extensions });
   const certPem = `${cert.toString('pem')}\n`;
   const keyPem = await pkcs8Pem(keys.privateKey);
   const certFile = join(dir, `${fileSafe(name)}.crt`);
   const keyFile = join(dir, `${fileSafe(name)}.key`);
   writeFileSync(certFile, certPem);
   writeFileSync(keyFile, keyPem, { mode: 0o600 });
-  let serial = now;
+  const self: Signer = { keys, cert, chainPem: parent ? certPem + parent.chainPem : '' };
   return {
     dir,
     certPem,
@@ -117,7 +139,7 @@ export async function createCA(name: string, dir = mkdtempSync(join(tmpdir(), 's
       });
       const base = fileSafe(fileName ?? req.cn);
       const out: IssuedCertificate = {
-        certPem: `${leaf.toString('pem')}\n`,
+        certPem: `${leaf.toString('pem')}\n${self.chainPem}`,
         keyPem: await pkcs8Pem(leafKeys.privateKey),
         certFile: join(dir, `${base}.crt`),
         keyFile: join(dir, `${base}.key`),
@@ -125,6 +147,9 @@ export async function createCA(name: string, dir = mkdtempSync(join(tmpdir(), 's
       writeFileSync(out.certFile, out.certPem);
       writeFileSync(out.keyFile, out.keyPem, { mode: 0o600 });
       return out;
+    },
+    intermediate(childName, opts = {}) {
+      return makeCA(childName, dir, self, opts.pathLength);
     },
     cleanup() {
       rmSync(dir, { recursive: true, force: true });

@@ -34,6 +34,8 @@ export class RequestHeaderAuthenticator implements RequestAuthenticator {
   private readonly usernameHeaders: string[];
   private readonly groupHeaders: string[];
   private readonly extraPrefixes: string[];
+  /** Per connection (the leaf is cached with its socket): the certificate's CommonName. */
+  private readonly commonNames = new WeakMap<object, string>();
 
   constructor(private readonly config: RequestHeaderConfig) {
     this.verifier = new ChainVerifier(config.clientCA, '--requestheader-client-ca-file');
@@ -53,7 +55,8 @@ export class RequestHeaderAuthenticator implements RequestAuthenticator {
       throw new AuthenticationFailure(this.name, `verifying certificate ${certificateIdentifier(leaf)} failed: ${(err as Error).message}`);
     }
     if (this.config.allowedNames.length > 0) {
-      const cn = subjectOf(leaf).commonName;
+      let cn = this.commonNames.get(leaf);
+      if (cn === undefined) this.commonNames.set(leaf, (cn = subjectOf(leaf).commonName));
       if (!this.config.allowedNames.includes(cn)) throw new AuthenticationFailure(this.name, `x509: subject with cn=${cn} is not in the allowed list`);
     }
     let username = '';

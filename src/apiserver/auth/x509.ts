@@ -52,13 +52,21 @@ export function subjectOf(cert: X509Certificate): { commonName: string; organiza
 }
 
 /** The established verifier's wording for what it refuses (the text reaches logs only). */
-class VerificationError extends Error {}
+class VerificationError extends Error {
+  /** A date refusal may change with time (not yet valid); the others are final for the chain. */
+  constructor(
+    message: string,
+    readonly final = true,
+  ) {
+    super(message);
+  }
+}
 
 function checkDates(cert: X509Certificate, now: number): void {
   const from = Date.parse(cert.validFrom);
   const to = Date.parse(cert.validTo);
-  if (now < from) throw new VerificationError(`x509: certificate has expired or is not yet valid: current time ${new Date(now).toISOString()} is before ${new Date(from).toISOString()}`);
-  if (now > to) throw new VerificationError(`x509: certificate has expired or is not yet valid: current time ${new Date(now).toISOString()} is after ${new Date(to).toISOString()}`);
+  if (now < from) throw new VerificationError(`x509: certificate has expired or is not yet valid: current time ${new Date(now).toISOString()} is before ${new Date(from).toISOString()}`, false);
+  if (now > to) throw new VerificationError(`x509: certificate has expired or is not yet valid: current time ${new Date(now).toISOString()} is after ${new Date(to).toISOString()}`, false);
 }
 
 function checkClientUsage(cert: X509Certificate): void {
@@ -69,6 +77,12 @@ function checkClientUsage(cert: X509Certificate): void {
   }
 }
 
+/** The basic constraints' path length of a CA certificate (how many intermediates may follow it), or undefined when unlimited. */
+function maxPathLength(cert: X509Certificate): number | undefined {
+  const bc = new px509.X509Certificate(cert.raw).getExtension(px509.BasicConstraintsExtension);
+  return bc?.pathLength;
+}
+
 function signedBy(cert: X509Certificate, issuer: X509Certificate): boolean {
   try {
     return cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
@@ -77,11 +91,17 @@ function signedBy(cert: X509Certificate, issuer: X509Certificate): boolean {
   }
 }
 
+type Verified = { path: X509Certificate[] } | { error: VerificationError };
+
 /** Verifies client certificate chains against one bundle of authorities. */
 export class ChainVerifier {
   private readonly roots: readonly X509Certificate[];
-  /** Per connection: the leaf object is cached with its socket (authentication.ts), so this lives as long as the connection. */
-  private readonly verified = new WeakMap<X509Certificate, X509Certificate[]>();
+  /**
+   * Per connection: the leaf object is cached with its socket (authentication.ts), so this lives
+   * as long as the connection. Refusals are remembered too: a server with a request-header CA
+   * checks every plain client certificate against it, on every request.
+   */
+  private readonly verified = new WeakMap<X509Certificate, Verified>();
 
   /** `bundle`: PEM; `what` names it in errors (the flag). */
   constructor(bundle: string, what: string) {
@@ -96,13 +116,19 @@ export class ChainVerifier {
     const leaf = chain[0];
     if (!leaf) throw new VerificationError('no client certificate');
     const known = this.verified.get(leaf);
+    if (known && 'error' in known) throw known.error;
     if (known) {
-      for (const c of known) checkDates(c, now);
-      return known;
+      for (const c of known.path) checkDates(c, now);
+      return known.path;
     }
-    const path = this.buildPath(leaf, chain.slice(1), now);
-    this.verified.set(leaf, path);
-    return path;
+    try {
+      const path = this.buildPath(leaf, chain.slice(1), now);
+      this.verified.set(leaf, { path });
+      return path;
+    } catch (err) {
+      if (err instanceof VerificationError && err.final) this.verified.set(leaf, { error: err });
+      throw err;
+    }
   }
 
   private buildPath(leaf: X509Certificate, intermediates: readonly X509Certificate[], now: number): X509Certificate[] {
@@ -115,6 +141,7 @@ export class ChainVerifier {
       if (root) {
         checkDates(root, now);
         if (root !== current && !path.some((c) => c.raw.equals(root.raw))) path.push(root);
+        checkPathLengths(path);
         return path;
       }
       const next = intermediates.find((i) => i.ca && !path.includes(i) && signedBy(current, i));
@@ -125,6 +152,15 @@ export class ChainVerifier {
       current = next;
     }
     throw new VerificationError('x509: certificate signed by unknown authority');
+  }
+}
+
+/** Each CA on `path` (leaf first) allows the intermediates below it (established: too many is "too many intermediates"). */
+function checkPathLengths(path: readonly X509Certificate[]): void {
+  // path[i] for i >= 1 is a CA; between it and the leaf are i - 1 intermediates.
+  for (let i = 2; i < path.length; i++) {
+    const max = maxPathLength(path[i]!);
+    if (max !== undefined && i - 1 > max) throw new VerificationError('x509: too many intermediates for path length constraint');
   }
 }
 
