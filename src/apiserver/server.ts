@@ -165,8 +165,16 @@ export class ApiHttpServer implements RequestPipeline {
         return;
       }
       info = parseRequestInfo(req.method ?? 'GET', pathname, query);
-      const credentials = req instanceof InProcessRequest ? req : authenticationRequest(req);
-      const authenticated = req instanceof InProcessRequest ? req.user : await this.parts.services.authentication.authenticate(credentials as AuthenticationRequest);
+      let credentials: Pick<AuthenticationRequest, 'headers' | 'rawHeaders'>;
+      let authenticated: UserInfo;
+      if (req instanceof InProcessRequest) {
+        credentials = req;
+        authenticated = req.user;
+      } else {
+        const view = authenticationRequest(req);
+        credentials = view;
+        authenticated = await this.parts.services.authentication.authenticate(view);
+      }
       // Impersonation: the user the request acts as, once allowed to (./auth/impersonation.ts).
       const user = await impersonatedUser(credentials, authenticated, this.parts.services.authorizer);
       setRequestUser(req, user);
