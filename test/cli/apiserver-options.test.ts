@@ -106,8 +106,13 @@ test('cross-flag rules name the flags involved', () => {
   assert.throws(() => parse(['--enable-admission-plugins=AlwaysPullImages', '--disable-admission-plugins=AlwaysPullImages']), /AlwaysPullImages/);
   assert.throws(() => parse(['--authorization-mode=RBAC,Magic']), /Magic.*--authorization-mode/);
   assert.throws(() => parse(['--authorization-mode=ABAC']), /--authorization-policy-file/);
-  // A mode not built yet is refused by name (a security option never fails open).
-  assert.throws(() => parse(['--authorization-mode=AlwaysAllow,Node']), /--authorization-mode=Node is not built yet/);
+  // Node is built; a plugin named in --enable-admission-plugins that is not built is refused by name
+  // (a security option never fails open), while the default list's unbuilt plugins simply do not run.
+  assert.equal(parse(['--authorization-mode=Node,AlwaysAllow']).options.authorization.modes, ['Node', 'AlwaysAllow']);
+  assert.ok(parse(['--enable-admission-plugins=NodeRestriction']).options.admissionPlugins.includes('NodeRestriction'));
+  assert.not.ok(parse([]).options.admissionPlugins.includes('NodeRestriction'), 'NodeRestriction is not in the default list');
+  assert.not.ok(parse(['--disable-admission-plugins=NamespaceLifecycle']).options.admissionPlugins.includes('NamespaceLifecycle'));
+  assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages']), /--enable-admission-plugins=AlwaysPullImages: not built yet/);
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);
   // A proxy's allowed names without its CA would trust no one: refused rather than ignored.
@@ -160,6 +165,26 @@ test('Service flags: --service-cluster-ip-range defaults to 10.0.0.0/24; dual-st
   assert.equal(config.services.nodePortRange, { base: 31000, size: 1000 });
   assert.is(config.services.advertiseAddress, '10.1.2.3');
   assert.is(config.services.endpointReconcilerType, 'none');
+});
+
+test('OIDC, webhook and ABAC flags: established user-name prefix defaulting, orphan flags and unknown algorithms refused', () => {
+  const oidc = (args: string[]) => parse(['--oidc-issuer-url=https://issuer.example', '--oidc-client-id=c', ...args]).options.authentication.oidc!;
+  assert.is(oidc([]).usernamePrefix, 'https://issuer.example#', 'claims other than email: the issuer URL and #');
+  assert.is(oidc(['--oidc-username-claim=email']).usernamePrefix, '', 'email: no prefix');
+  assert.is(oidc(['--oidc-username-prefix=-']).usernamePrefix, '', '- disables');
+  assert.is(oidc(['--oidc-username-prefix=corp:']).usernamePrefix, 'corp:');
+  assert.equal(oidc(['--oidc-required-claim=team=core', '--oidc-signing-algs=RS256,ES256']).requiredClaims, { team: 'core' });
+  assert.equal(oidc(['--oidc-signing-algs=RS256,ES256']).signingAlgs, ['RS256', 'ES256']);
+  assert.throws(() => oidc(['--oidc-signing-algs=HS256']), /--oidc-signing-algs.*unsupported signing alg/);
+  assert.throws(() => parse(['--oidc-issuer-url=http://issuer.example', '--oidc-client-id=c']), /must be an https:\/\/ URL/);
+  assert.throws(() => parse(['--oidc-client-id=c', '--oidc-groups-claim=groups']), /--oidc-client-id, --oidc-groups-claim have no effect without --oidc-issuer-url/);
+  assert.throws(() => parse(['--authorization-webhook-config-file=/x']), /only used with --authorization-mode=Webhook/);
+  assert.throws(() => parse(['--authorization-policy-file=/x']), /only used with --authorization-mode=ABAC/);
+  const { options } = parse(['--authorization-mode=Webhook', '--authorization-webhook-config-file=/w', '--authorization-webhook-version=v1', '--authentication-token-webhook-config-file=/t', '--authentication-token-webhook-cache-ttl=5s']);
+  assert.equal(options.externalAuth, {
+    tokenWebhook: { configFile: '/t', version: 'v1beta1', cacheTtlMs: 5000 },
+    authorizationWebhook: { configFile: '/w', version: 'v1', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 },
+  });
 });
 
 test('a flag that is not built yet is refused at start, naming it, unless given its default', () => {
