@@ -17,7 +17,8 @@
  */
 import { AuthenticationFailure, type Authenticated, type AuthenticationRequest, headerValues, type RequestAuthenticator } from './authentication.js';
 import type { RequestHeaderConfig } from './config.js';
-import { certificateIdentifier, ChainVerifier, subjectOf } from './x509.js';
+import type { X509Certificate } from 'node:crypto';
+import { ChainVerifier, subjectOf, verifyForMethod } from './x509.js';
 
 /** A %-escaped extra key decoded as the established server does (kept as it is when malformed). */
 export function unescapeExtraKey(encoded: string): string {
@@ -36,6 +37,7 @@ export class RequestHeaderAuthenticator implements RequestAuthenticator {
   private readonly extraPrefixes: string[];
   /** Per connection (the leaf is cached with its socket): the certificate's CommonName. */
   private readonly commonNames = new WeakMap<object, string>();
+  private readonly failures = new WeakMap<X509Certificate, AuthenticationFailure>();
 
   constructor(private readonly config: RequestHeaderConfig) {
     this.verifier = new ChainVerifier(config.clientCA, '--requestheader-client-ca-file');
@@ -49,11 +51,7 @@ export class RequestHeaderAuthenticator implements RequestAuthenticator {
     const chain = req.peerCertificates();
     const leaf = chain[0];
     if (!leaf) return null;
-    try {
-      this.verifier.verify(chain);
-    } catch (err) {
-      throw new AuthenticationFailure(this.name, `verifying certificate ${certificateIdentifier(leaf)} failed: ${(err as Error).message}`);
-    }
+    verifyForMethod(this.verifier, chain, this.name, this.failures);
     if (this.config.allowedNames.length > 0) {
       let cn = this.commonNames.get(leaf);
       if (cn === undefined) this.commonNames.set(leaf, (cn = subjectOf(leaf).commonName));

@@ -164,6 +164,24 @@ function checkPathLengths(path: readonly X509Certificate[]): void {
   }
 }
 
+/**
+ * Verifies a request's chain for method `method`, as an AuthenticationFailure when it does not
+ * verify. A final refusal (not a date) is the same failure object for the rest of the connection:
+ * a plain client certificate meets the request-header method on every request.
+ */
+export function verifyForMethod(verifier: ChainVerifier, chain: readonly X509Certificate[], method: string, failures: WeakMap<X509Certificate, AuthenticationFailure>): void {
+  const leaf = chain[0]!;
+  const known = failures.get(leaf);
+  if (known) throw known;
+  try {
+    verifier.verify(chain);
+  } catch (err) {
+    const failure = new AuthenticationFailure(method, `verifying certificate ${certificateIdentifier(leaf)} failed: ${(err as Error).message}`);
+    if (err instanceof VerificationError && err.final) failures.set(leaf, failure);
+    throw failure;
+  }
+}
+
 /** "CN=alice,O=devs" style name of a certificate for log lines. */
 export function certificateIdentifier(cert: X509Certificate): string {
   return `"${cert.subject.replace(/\n/g, ',')}" [serial ${cert.serialNumber}] issued by "${cert.issuer.replace(/\n/g, ',')}"`;
@@ -174,6 +192,7 @@ export class ClientCertificateAuthenticator implements RequestAuthenticator {
   readonly name = 'x509';
   private readonly verifier: ChainVerifier;
   private readonly users = new WeakMap<X509Certificate, Authenticated | null>();
+  private readonly failures = new WeakMap<X509Certificate, AuthenticationFailure>();
 
   constructor(clientCA: string) {
     this.verifier = new ChainVerifier(clientCA, '--client-ca-file');
@@ -183,11 +202,7 @@ export class ClientCertificateAuthenticator implements RequestAuthenticator {
     const chain = req.peerCertificates();
     const leaf = chain[0];
     if (!leaf) return null;
-    try {
-      this.verifier.verify(chain);
-    } catch (err) {
-      throw new AuthenticationFailure(this.name, `verifying certificate ${certificateIdentifier(leaf)} failed: ${(err as Error).message}`);
-    }
+    verifyForMethod(this.verifier, chain, this.name, this.failures);
     let found = this.users.get(leaf);
     if (found === undefined) {
       const { commonName, organizations } = subjectOf(leaf);
