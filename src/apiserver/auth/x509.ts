@@ -91,7 +91,8 @@ function signedBy(cert: X509Certificate, issuer: X509Certificate): boolean {
   }
 }
 
-type Verified = { path: X509Certificate[] } | { error: VerificationError };
+/** A verified path with the time window all of it is valid in (ms), or a final refusal. */
+type Verified = { path: X509Certificate[]; from: number; to: number } | { error: VerificationError };
 
 /** Verifies client certificate chains against one bundle of authorities. */
 export class ChainVerifier {
@@ -118,12 +119,15 @@ export class ChainVerifier {
     const known = this.verified.get(leaf);
     if (known && 'error' in known) throw known.error;
     if (known) {
-      for (const c of known.path) checkDates(c, now);
+      // Outside the window: the certificate whose dates refuse it gives the reason.
+      if (now < known.from || now > known.to) for (const c of known.path) checkDates(c, now);
       return known.path;
     }
     try {
       const path = this.buildPath(leaf, chain.slice(1), now);
-      this.verified.set(leaf, { path });
+      const from = Math.max(...path.map((c) => Date.parse(c.validFrom)));
+      const to = Math.min(...path.map((c) => Date.parse(c.validTo)));
+      this.verified.set(leaf, { path, from, to });
       return path;
     } catch (err) {
       if (err instanceof VerificationError && err.final) this.verified.set(leaf, { error: err });
