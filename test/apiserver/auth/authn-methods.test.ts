@@ -16,6 +16,8 @@ import type { Agent } from 'undici';
 import { sendRequest } from '../../helpers/api-http.js';
 import { type ApiServerProcess, startApiServer } from '../../helpers/apiserver.js';
 import { writeSvcconfig } from '../../helpers/client.js';
+import { connect } from '../../../src/client/connect.js';
+import { resources } from '../../../src/client/typed.js';
 import { KUBECTL_V28, KUBECTL_V35, kubectl } from '../../helpers/kubectl.js';
 import { type CertificateAuthority, clientAgent, createCA, type IssuedCertificate } from '../../helpers/pki.js';
 import { parseTokenFile } from '../../../src/apiserver/auth/token-file.js';
@@ -96,6 +98,13 @@ test('a client certificate from the CA is its CommonName in its Organizations; o
   }
   // No credentials at all: anonymous is off here.
   assert.is((await whoami(a, undefined)).status, 401);
+  // The project's own client, from a client configuration with the certificate.
+  const conn = connect({ svcconfig: writeSvcconfig(a, { name: 'alice-client.yaml', user: certs['alice']! }), qps: 0 });
+  try {
+    assert.is((await conn.client.get(resources.namespaces, '', 'default')).metadata.name, 'default');
+  } finally {
+    await conn.close();
+  }
 });
 
 test('static tokens: the file line is the user; an unknown token is a 401, never anonymous', async () => {
