@@ -22,6 +22,10 @@ export interface AuthenticationConfig {
   tokenFile?: TokenFileConfig;
   /** --requestheader-*: an authenticating proxy's asserted user (./request-header.ts). */
   requestHeader?: RequestHeaderConfig;
+  /** Service-account tokens (./service-account-tokens.ts). Absent: off (no verification key). */
+  serviceAccounts?: ServiceAccountTokenConfig;
+  /** --enable-bootstrap-token-auth (./bootstrap-tokens.ts). */
+  bootstrapTokens?: boolean;
   /** The --oidc-* flags (./oidc.ts); absent: OIDC id tokens are not accepted. */
   oidc?: OidcConfig;
   /** The --authentication-token-webhook-* flags (./webhook-token.ts); absent: no token webhook. */
@@ -51,6 +55,27 @@ export interface RequestHeaderConfig {
   groupHeaders: string[];
   /** --requestheader-extra-headers-prefix: `<prefix><key>: value` is extra[key]. */
   extraHeaderPrefixes: string[];
+}
+
+/** The --service-account-* flags, files read. */
+export interface ServiceAccountTokenConfig {
+  /**
+   * --service-account-issuer (repeatable): the issuers whose tokens are accepted; the first is the
+   * one new tokens carry. Empty: only legacy (secret-based) tokens are recognised.
+   */
+  issuers: string[];
+  /** PEM text of each --service-account-key-file (else of --tls-private-key-file): every key in them verifies. */
+  verificationKeys: string[];
+  /** PEM text of --service-account-signing-key-file: the `serviceaccounts/token` subresource is served (the TokenRequest gate). */
+  signingKey?: string;
+  /** --service-account-max-token-expiration in seconds (absent: no bound). */
+  maxTokenExpirationSeconds?: number;
+  /** --service-account-lookup: a legacy token's Secret and ServiceAccount must still exist. */
+  lookup: boolean;
+  /** --service-account-jwks-uri: the jwks_uri of the discovery document (absent: this server's /openid/v1/jwks). */
+  jwksUri?: string;
+  /** The ServiceAccountIssuerDiscovery gate: /.well-known/openid-configuration and /openid/v1/jwks are served. */
+  issuerDiscovery: boolean;
 }
 
 /** The signing algorithms --oidc-signing-algs accepts (the established list). */
