@@ -10,6 +10,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
@@ -25,6 +26,7 @@ import { parseTokenFile } from '../../../src/apiserver/auth/token-file.js';
 const SSR = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
 const TOKEN_REVIEWS = '/apis/authentication.svc.io/v1/tokenreviews';
+const ISSUER = 'https://issuer.authn.example';
 
 let ca: CertificateAuthority;
 let otherCa: CertificateAuthority;
@@ -55,6 +57,12 @@ test.before(async () => {
   certs['stranger'] = await otherCa.issue({ cn: 'alice', orgs: ['system:masters'] });
   certs['proxy'] = await proxyCa.issue({ cn: 'front-proxy' });
   certs['rogueProxy'] = await proxyCa.issue({ cn: 'rogue-proxy' });
+  // Service-account tokens too, so TokenReview is asked about a token meant for another audience.
+  const saKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const saKeyFile = join(ca.dir, 'sa.key');
+  const saPubFile = join(ca.dir, 'sa.pub');
+  writeFileSync(saKeyFile, saKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+  writeFileSync(saPubFile, saKey.publicKey.export({ type: 'spki', format: 'pem' }) as string);
   const tokens = join(ca.dir, 'tokens.csv');
   writeFileSync(tokens, ['t-bob,bob,uid-bob,"g1,g2"', 't-carol, carol, uid-carol', ''].join('\n'));
   [a, b] = await Promise.all([
@@ -68,6 +76,9 @@ test.before(async () => {
         '--requestheader-group-headers=X-Remote-Group',
         '--requestheader-extra-headers-prefix=X-Remote-Extra-',
         '--anonymous-auth=false',
+        `--service-account-issuer=${ISSUER}`,
+        `--service-account-key-file=${saPubFile}`,
+        `--service-account-signing-key-file=${saKeyFile}`,
       ],
       readyStatus: 401,
     }),
@@ -131,6 +142,19 @@ test('TokenReview answers from the token methods; audiences the server does not 
   assert.match(wrong.json.status.error, /invalid bearer token/);
   const elsewhere = await review('t-bob', ['https://other.example']);
   assert.is(elsewhere.json.status.authenticated, undefined);
+  // A service-account token meant for another audience: valid for it when the review asks for it
+  // (spec.audiences), not for the server's own audiences (the issuer).
+  assert.is((await sendRequest(asAlice, a.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } })).status, 201);
+  const issued = await sendRequest(asAlice, a.url, 'POST', '/api/v1/namespaces/default/serviceaccounts/robot/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['https://vault.example'] } });
+  assert.is(issued.status, 201, issued.text);
+  const vaultToken = issued.json.status.token as string;
+  const forVault = await review(vaultToken, ['https://vault.example']);
+  assert.is(forVault.json.status.authenticated, true, JSON.stringify(forVault.json.status));
+  assert.is(forVault.json.status.user.username, 'system:serviceaccount:default:robot');
+  assert.equal(forVault.json.status.audiences, ['https://vault.example']);
+  const forServer = await review(vaultToken);
+  assert.is(forServer.json.status.authenticated, undefined);
+  assert.match(forServer.json.status.error, /audiences/);
   const empty = await review('');
   assert.is(empty.status, 400);
   assert.match(empty.json.message, /token is required/);
