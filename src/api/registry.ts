@@ -18,7 +18,7 @@ import {
   priorityClassDefinition, replicaSetDefinition, replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition,
   runtimeClassDefinition, runtimeClassV1beta1Definition, secretDefinition, serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
   storageClassDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
-  subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition,
+  subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
 } from './kinds/index.js';
 
 /**
@@ -35,6 +35,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   leaseDefinition, endpointSliceDefinition, podDisruptionBudgetDefinition, horizontalPodAutoscalerDefinition, priorityClassDefinition,
   roleDefinition, roleBindingDefinition, clusterRoleDefinition, clusterRoleBindingDefinition,
   selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition, subjectAccessReviewDefinition, localSubjectAccessReviewDefinition,
+  tokenReviewDefinition, selfSubjectReviewDefinition,
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,
   podMetricsDefinition, nodeMetricsDefinition,

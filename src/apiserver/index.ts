@@ -13,6 +13,7 @@ import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
 import { buildAuthorizer } from './auth/authorization-modes.js';
+import { publishExtensionAuthentication } from './auth/extension-authentication-configmap.js';
 import { DEFAULT_AUTHENTICATION, DEFAULT_AUTHORIZATION } from './auth/config.js';
 import { BootstrapPolicy } from './auth/rbac/bootstrap-reconciler.js';
 import { escalationGuards } from './auth/rbac/escalation.js';
@@ -178,6 +179,13 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const bootstrapPolicy = rbacEnabled ? new BootstrapPolicy(storeFor, Date.now, logger.child({ module: 'rbac-bootstrap' })) : undefined;
   await bootstrapPolicy?.start();
 
+  // What this server trusts, published for the servers that delegate authentication to it.
+  const cmDef = registry.lookup('', 'v1', 'configmaps');
+  const cmStore = cmDef && stores.get(cmDef);
+  const stopPublishing = cmDef && cmStore
+    ? await publishExtensionAuthentication(config.authentication ?? DEFAULT_AUTHENTICATION, { def: cmDef, store: cmStore }, Date.now, logger.child({ module: 'auth' }))
+    : undefined;
+
   // The ranges are rebuilt from the Services before the first request (a crash may have leaked).
   const eventDef = registry.lookup('', 'v1', 'events');
   const eventStore = eventDef && stores.get(eventDef);
@@ -330,6 +338,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         systemObjects.stop();
         bootstrapPolicy?.stop();
         if (rbacPolicy) (await rbacPolicy.catch(() => undefined))?.stop();
+        stopPublishing?.();
         repair?.stop();
         crds?.stop();
         watches.endAll();

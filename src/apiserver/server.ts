@@ -1,7 +1,7 @@
 /**
  * The HTTPS listener (HTTP/1.1 and HTTP/2 on one port) and the request pipeline, in one place:
  *
- *   TLS -> authentication -> audit -> flow control (in-flight limits) -> authorization
+ *   TLS -> authentication -> impersonation -> audit -> flow control (in-flight limits) -> authorization
  *       -> route (decode, admission, validation, storage, encode) -> metrics
  *
  * In-process calls (./in-process-transport.ts) enter at `serve()`, after TLS, and take every other
@@ -30,7 +30,9 @@ import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
 import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
-import { authenticationRequest, setRequestUser } from './auth/authentication.js';
+import { type AuthenticationRequest, authenticationRequest, setRequestUser } from './auth/authentication.js';
+import { listenerClientCA } from './auth/x509.js';
+import { impersonatedUser } from './auth/impersonation.js';
 import type { AccessAttributes } from './auth/authorization.js';
 import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
@@ -94,6 +96,16 @@ export class ApiHttpServer implements RequestPipeline {
       settings: config.http2MaxStreamsPerConnection > 0 ? { maxConcurrentStreams: config.http2MaxStreamsPerConnection } : {},
     };
     if (!opts.SNICallback) delete opts.SNICallback;
+    // With a client CA (or a request-header CA) configured, every client is asked for a certificate
+    // naming those authorities (Go clients send theirs only when its issuer is named), and the
+    // handshake succeeds whatever it sends: the authentication methods verify the chain themselves
+    // (./auth/x509.ts), so a bad certificate is a 401 Status and a client without one reaches the
+    // other methods.
+    const clientCA = listenerClientCA(config.authentication);
+    if (clientCA) {
+      Object.assign(opts, { requestCert: true, rejectUnauthorized: false, ca: clientCA });
+      if (config.tls.sniCallbackWithClientCA) opts.SNICallback = config.tls.sniCallbackWithClientCA(clientCA);
+    }
     this.server = createSecureServer(opts, (req, res) => void this.serve(req, res as unknown as Response));
     this.server.on('secureConnection', (sock: Socket) => {
       this.sockets.add(sock);
@@ -154,7 +166,18 @@ export class ApiHttpServer implements RequestPipeline {
         return;
       }
       info = parseRequestInfo(req.method ?? 'GET', pathname, query);
-      const user = req instanceof InProcessRequest ? req.user : await this.parts.services.authentication.authenticate(authenticationRequest(req));
+      let credentials: Pick<AuthenticationRequest, 'headers' | 'rawHeaders'>;
+      let authenticated: UserInfo;
+      if (req instanceof InProcessRequest) {
+        credentials = req;
+        authenticated = req.user;
+      } else {
+        const view = authenticationRequest(req);
+        credentials = view;
+        authenticated = await this.parts.services.authentication.authenticate(view);
+      }
+      // Impersonation: the user the request acts as, once allowed to (./auth/impersonation.ts).
+      const user = await impersonatedUser(credentials, authenticated, this.parts.services.authorizer);
       setRequestUser(req, user);
       // Established: watches and the streaming subresources (log, exec, attach, portforward) have no deadline.
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));

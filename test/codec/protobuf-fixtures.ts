@@ -456,6 +456,19 @@ export const LATER_KIND_FIXTURES: Record<string, SvcObject> = {
     note: 'assigned',
     type: 'Normal',
   },
+  TokenReview: {
+    apiVersion: 'authentication.svc.io/v1',
+    kind: 'TokenReview',
+    metadata: meta('review'),
+    spec: { token: 't-bob', audiences: ['https://svc.example'] },
+    status: { authenticated: true, user: { username: 'bob', uid: 'u1', groups: ['g1', 'system:authenticated'], extra: { scopes: ['a', 'b'] } }, audiences: ['https://svc.example'], error: 'none' },
+  },
+  SelfSubjectReview: {
+    apiVersion: 'authentication.svc.io/v1',
+    kind: 'SelfSubjectReview',
+    metadata: meta('me'),
+    status: { userInfo: { username: 'alice', groups: ['devs', 'system:authenticated'], extra: { 'acme.com/project': ['p1'] } } },
+  },
 };
 
 /** One realistic object per kind that offers Protobuf (by kind, or `Kind (version)` for another version). */

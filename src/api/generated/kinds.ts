@@ -937,6 +937,35 @@ export interface SubjectAccessReviewSpec {
   uid?: string;
 }
 
+/** Part of TokenReview (authentication.svc.io/v1). */
+export interface TokenReviewSpec {
+  token?: string;
+  audiences?: string[];
+}
+
+/** Part of TokenReview (authentication.svc.io/v1). */
+export interface TokenReviewStatus {
+  authenticated?: boolean;
+  user?: {
+    username?: string;
+    uid?: string;
+    groups?: string[];
+    extra?: Record<string, string[]>;
+  };
+  audiences?: string[];
+  error?: string;
+}
+
+/** Part of SelfSubjectReview (authentication.svc.io/v1). */
+export interface SelfSubjectReviewStatus {
+  userInfo?: {
+    username?: string;
+    uid?: string;
+    groups?: string[];
+    extra?: Record<string, string[]>;
+  };
+}
+
 /** Part of CertificateSigningRequest (certificates.svc.io/v1). */
 export interface CertificateSigningRequestSpec {
   request?: string;
@@ -1502,6 +1531,17 @@ export interface LocalSubjectAccessReview extends SvcObject {
   status?: SelfSubjectAccessReviewStatus;
 }
 
+/** TokenReview (authentication.svc.io/v1, cluster-scoped). */
+export interface TokenReview extends SvcObject {
+  spec?: TokenReviewSpec;
+  status?: TokenReviewStatus;
+}
+
+/** SelfSubjectReview (authentication.svc.io/v1, cluster-scoped). */
+export interface SelfSubjectReview extends SvcObject {
+  status?: SelfSubjectReviewStatus;
+}
+
 /** CertificateSigningRequest (certificates.svc.io/v1, cluster-scoped). */
 export interface CertificateSigningRequest extends SvcObject {
   spec?: CertificateSigningRequestSpec;
@@ -1674,6 +1714,8 @@ export interface BuiltinKinds {
   selfsubjectrulesreviews: SelfSubjectRulesReview;
   subjectaccessreviews: SubjectAccessReview;
   localsubjectaccessreviews: LocalSubjectAccessReview;
+  tokenreviews: TokenReview;
+  selfsubjectreviews: SelfSubjectReview;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
   "pods.metrics.svc.io": PodMetrics;
