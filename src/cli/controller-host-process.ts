@@ -15,7 +15,8 @@ import type { Connection } from '../client/connect.js';
 import type { InformerFactory } from '../client/informer-types.js';
 import type { MachineInspector } from '../runtime/inspection/index.js';
 import { OptionsError, type CommonOptions } from './common-options.js';
-import { componentServingCertificates, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import type { DelegatedAuthOptions } from './delegated-auth-flags.js';
 import type { ApiClientOptions } from './controller-host-options.js';
 import { createProfilingHandler } from './profiling.js';
 
@@ -61,8 +62,11 @@ export async function startControllerHostProcess(o: {
   logger: Logger;
   /** The renew deadline: bounds each request of the leader-election client. */
   renewDeadlineMs: number;
+  /** The secure port's delegated authentication and authorization (the controller manager); absent: none (svc run). */
+  delegatedAuth?: DelegatedAuthOptions;
 }): Promise<ControllerHostProcess> {
   const tls = await componentServingCertificates(o.common, o.component);
+  const auth = o.delegatedAuth ? await componentAuth(o.common, o.delegatedAuth, o.logger, o.userAgent) : undefined;
   const connection = await connectFromFlags(o.client, o.userAgent);
   const electionConnection = await connectFromFlags(o.client, o.userAgent, o.renewDeadlineMs);
   const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
@@ -81,6 +85,7 @@ export async function startControllerHostProcess(o: {
     http2MaxStreamsPerConnection: o.common.http2MaxStreamsPerConnection,
     healthChecks,
     registry,
+    ...(auth ? { auth } : {}),
     extraHandlers: [async (req, res) => debugMachines(req, res), ...(o.common.profiling ? [createProfilingHandler()] : [])],
   }).catch(async (e: unknown) => {
     await closeConnections();

@@ -13,7 +13,7 @@ import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
   type ApiClientOptions, type LeaderElectionOptions,
 } from './controller-host-options.js';
-import { delegatedAuthFlags } from './delegated-auth-flags.js';
+import { delegatedAuthFlags, resolveDelegatedAuthOptions, type DelegatedAuthOptions } from './delegated-auth-flags.js';
 import { parseFeatureGates } from './feature-gates.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
 import { createDaemonProgram } from './program.js';
@@ -159,6 +159,8 @@ export interface ControllerManagerOptions extends ControllerSettings {
   client: ApiClientOptions;
   leaderElection: LeaderElectionOptions;
   minResyncPeriodMs: number;
+  /** The secure port's delegated authentication and authorization. */
+  delegatedAuth: DelegatedAuthOptions;
 }
 
 /** The controller selection and settings from the flags; throws OptionsError naming the flag. */
@@ -231,5 +233,6 @@ export function resolveControllerManagerOptions(opts: Record<string, unknown>): 
     client: resolveApiClientOptions(opts),
     leaderElection: resolveLeaderElectionOptions(opts),
     minResyncPeriodMs: resolveMinResyncPeriod(opts),
+    delegatedAuth: resolveDelegatedAuthOptions(opts),
   };
 }

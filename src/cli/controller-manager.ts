@@ -28,7 +28,7 @@ await runDaemon({
     const logger = createLogger('controller-manager', common.logging);
     ctx.setLogger(logger);
 
-    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000 });
+    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000, delegatedAuth: options.delegatedAuth });
     const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;
     const { client } = connection;
 
