@@ -15,7 +15,7 @@
  * @peculiar/x509 over WebCrypto; verification is node:crypto's X509Certificate (OpenSSL). No
  * hand-written crypto.
  */
-import { X509Certificate, webcrypto } from 'node:crypto';
+import { createPrivateKey, X509Certificate, webcrypto } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -96,7 +96,7 @@ export async function ensureClusterCA(dir: string, commonName = 'svc-ca'): Promi
     const keyPem = await readFile(keyPath, 'utf8');
     let matches = false;
     try {
-      matches = new X509Certificate(certPem).checkPrivateKey((await import('node:crypto')).createPrivateKey(keyPem));
+      matches = new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
     } catch (e) {
       throw new PkiError(`${certPath} and ${keyPath}: not a readable certificate and key (${(e as Error).message}); move them away to make a new CA`);
     }
@@ -185,6 +185,37 @@ export async function issueServingCertificate(ca: CertificateAuthority, hosts: s
     ],
   });
   return { cert: `${cert.toString('pem')}\n${ca.certPem}`, key: await privatePem(keys.privateKey) };
+}
+
+/** Reissued when less than this is left (so a long-running cluster never finds its admin locked out). */
+const RENEW_BEFORE_MS = 30 * DAY_MS;
+
+/**
+ * The client certificate `<dir>/<base>.crt|.key` for `who`: read back when it is still `ca`'s, names
+ * the same user and groups and has more than 30 days left; else issued anew and written (key 0600).
+ * Kept across restarts so copies of a client configuration made from it keep working.
+ */
+export async function ensureClientCertificate(ca: CertificateAuthority, dir: string, base: string, who: ClientIdentity): Promise<KeyPair & { certPath: string; keyPath: string }> {
+  const certPath = join(dir, `${base}.crt`);
+  const keyPath = join(dir, `${base}.key`);
+  if (existsSync(certPath) && existsSync(keyPath)) {
+    try {
+      const cert = await readFile(certPath, 'utf8');
+      const key = await readFile(keyPath, 'utf8');
+      const leaf = new X509Certificate(cert);
+      const v = verifyClientChain([leaf], parseCertificateBundle(ca.certPem, 'the cluster CA'), Date.now() + RENEW_BEFORE_MS);
+      const same = v.ok && v.username === who.user && JSON.stringify(v.groups) === JSON.stringify(who.groups ?? []);
+      if (same && leaf.checkPrivateKey(createPrivateKey(key))) return { cert, key, certPath, keyPath };
+    } catch {
+      // Unreadable or foreign: issue a new one below.
+    }
+  }
+  const pair = await issueClientCertificate(ca, who);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(keyPath, pair.key, { mode: 0o600 });
+  await chmod(keyPath, 0o600);
+  await writeFile(certPath, pair.cert, { mode: 0o644 });
+  return { ...pair, certPath, keyPath };
 }
 
 // ---------------------------------------------------------------------------------------------
