@@ -13,6 +13,8 @@ export const backupController = defineController({
   watches: resources.configmaps,
   selector: { labelSelector: 'replicate=true' },
   concurrency: 8,
+  // Server-side apply of the copies: a patch that creates them the first time.
+  permissions: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch'] }],
   async reconcile(_key, { object, namespace, name, client, recorder }) {
     if (!object) return done(); // source gone: its backup stays
     try {

@@ -26,6 +26,8 @@ export const mirrorController = defineController({
     { resource: resources.namespaces, keysFor: (_ns, configmaps) => allSources(configmaps) },
   ],
   concurrency: 2,
+  // The copies are ConfigMaps it writes without owning them (no ownerReference across namespaces).
+  permissions: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'update', 'delete'] }],
   async reconcile(key, { object, namespace, name, cache, cacheOf, client, recorder, logger }) {
     const id = sourceId(namespace!, name);
 

@@ -14,6 +14,8 @@ import { Command, CommanderError } from 'commander';
 import { chartsCommand } from './svc-charts.js';
 import { newCommand } from './svc-new.js';
 import { nodesCommand } from './svc-nodes.js';
+import { authCommand } from './svc-auth.js';
+import { rbacCommand } from './svc-rbac.js';
 import { runCommand } from './svc-run.js';
 import { upCommand } from './svc-up.js';
 import { versionLine } from './version.js';
@@ -26,7 +28,7 @@ const program = new Command('svc')
   .exitOverride()
   // Flags after a subcommand belong to it (`svc nodes fault NODE F --svcconfig X`).
   .enablePositionalOptions();
-for (const sub of [upCommand(), runCommand(), chartsCommand(), nodesCommand(), newCommand()]) program.addCommand(sub.exitOverride());
+for (const sub of [upCommand(), runCommand(), chartsCommand(), nodesCommand(), newCommand(), rbacCommand(), authCommand()]) program.addCommand(sub.exitOverride());
 
 try {
   await program.parseAsync(process.argv);

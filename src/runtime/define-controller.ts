@@ -21,6 +21,7 @@ import { ControllerActivity, type SourceRole } from './controller-activity.js';
 import type { ChartModel } from './inspection/chart-model.js';
 import { controllerChartModel } from './inspection/controller-chart.js';
 import { EventRecorder } from './event-recorder.js';
+import type { PolicyRule } from './controller-permissions.js';
 import type { ReconcileOutcome } from './outcome.js';
 import { apiVersionOf } from './resource-refs.js';
 import { WorkQueue } from './work-queue.js';
@@ -59,6 +60,13 @@ export interface ControllerSpec<T extends SvcObject = SvcObject> {
   triggers?: ControllerTrigger<T>[];
   /** Workers, i.e. reconciles at once; default 1 (the `--concurrent-*-syncs` value). */
   concurrency?: number;
+  /**
+   * RBAC rules for what `reconcile` does beyond reading what it watches and writing what it owns
+   * (those are implied; see ./controller-permissions.ts): e.g. `{ resources: ['configmaps'],
+   * verbs: ['create', 'update', 'delete'] }` for a controller that writes ConfigMaps it does not own.
+   * `svc rbac <module>` prints the ClusterRole; the test cluster runs the controller with exactly it.
+   */
+  permissions?: readonly PolicyRule[];
   reconcile(key: string, ctx: ReconcileContext<T>): Promise<ReconcileOutcome> | ReconcileOutcome;
 }
 

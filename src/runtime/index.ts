@@ -6,6 +6,7 @@ export { getCondition, isConditionTrue, removeCondition, sameConditions, setCond
 export {
   ControllerActivity, type ControllerActivityFacts, type ControllerActivityOptions, type ReconcileRecord, type SourceFacts, type SourceRole,
 } from './controller-activity.js';
+export { controllerClusterRole, controllerPolicyRules, type PermissionSource, type PolicyRule } from './controller-permissions.js';
 export { createOrUpdate, type CreateOrUpdateResult } from './create-or-update.js';
 export { addFinalizer, finalize, hasFinalizer, removeFinalizer, type FinalizeStep } from './finalizers.js';
 export { claim, controllerRefOf, controllerRefTo, type Claimed } from './owner-references.js';
