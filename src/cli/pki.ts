@@ -119,6 +119,14 @@ export async function ensureClusterCA(dir: string, commonName = 'svc-ca'): Promi
   return { ...ca, certPath, keyPath };
 }
 
+/** The cluster CA already in `dir` (never made here); a PkiError saying how to get one when it is missing. */
+export async function loadClusterCA(dir: string): Promise<CertificateAuthority> {
+  if (!existsSync(join(dir, CA_CERT_FILE)) || !existsSync(join(dir, CA_KEY_FILE))) {
+    throw new PkiError(`no cluster CA in ${dir} (${CA_CERT_FILE}, ${CA_KEY_FILE}): start svc up with this data folder first, or name the folder holding them`);
+  }
+  return ensureClusterCA(dir);
+}
+
 async function signingParts(ca: CertificateAuthority): Promise<{ issuer: string; signingKey: webcrypto.CryptoKey; aki: x509.Extension }> {
   useWebCrypto();
   const caCert = new x509.X509Certificate(ca.certPem);
