@@ -2,7 +2,8 @@
 // process against the real apiserver): /healthz is served to anyone, /metrics needs a user allowed
 // to see it. Without --authorization-svcconfig only system:masters (client certificate from
 // --client-ca-file) gets /metrics; anonymous and other users get the established 403 Status, a
-// certificate from another CA a 401. The cluster CA and certificates come from src/cli/pki.ts.
+// certificate from another CA a 401; an authenticating proxy (--requestheader-*) names the user in
+// headers, believed only from its allowed certificate. The cluster CA and certificates come from src/cli/pki.ts.
 import * as assert from 'uvu/assert';
 import { test } from 'uvu';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,11 +29,11 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function get(url: string, cert?: KeyPair): Promise<{ status: number; text: string }> {
+async function get(url: string, cert?: KeyPair, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   const { fetch, Agent } = await import('undici');
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false, ...(cert ? { cert: cert.cert, key: cert.key } : {}) } });
   try {
-    const r = await fetch(url, { dispatcher });
+    const r = await fetch(url, { dispatcher, headers });
     return { status: r.status, text: await r.text() };
   } finally {
     await dispatcher.close();
@@ -54,10 +55,16 @@ test('scheduler secure port with --client-ca-file and no --authorization-svcconf
   const stranger = await issueClientCertificate(await createCertificateAuthority('other-ca'), { user: 'mallory', groups: ['system:masters'] });
   const caFile = join(dir, 'client-ca.crt');
   writeFileSync(caFile, ca.certPem);
+  // An authenticating proxy: its own CA, and only the proxy named front-proxy is believed.
+  const proxyCA = await createCertificateAuthority('front-proxy-ca');
+  const proxy = await issueClientCertificate(proxyCA, { user: 'front-proxy' });
+  const otherProxy = await issueClientCertificate(proxyCA, { user: 'other-proxy' });
+  const proxyCAFile = join(dir, 'proxy-ca.crt');
+  writeFileSync(proxyCAFile, proxyCA.certPem);
   const port = await freePort();
   const p = startExecutable(SCHEDULER_BIN, [
     `--svcconfig=${writeSvcconfig(server)}`, '--port=0', `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false',
-    `--client-ca-file=${caFile}`,
+    `--client-ca-file=${caFile}`, `--requestheader-client-ca-file=${proxyCAFile}`, '--requestheader-allowed-names=front-proxy',
   ]);
   procs.push(p);
   await p.waitFor((l) => l.msg === 'serving securely', 20_000, 'serving');
@@ -85,6 +92,15 @@ test('scheduler secure port with --client-ca-file and no --authorization-svcconf
   assert.is(forged.status, 401);
   assert.is((JSON.parse(forged.text) as { reason: string }).reason, 'Unauthorized');
   assert.is((await get(`${base}/healthz`, stranger)).status, 401);
+
+  // Request headers from the proxy: the user and groups it names.
+  const viaProxy = (cert: KeyPair, headers: Record<string, string>) => get(`${base}/metrics`, cert, headers);
+  assert.is((await viaProxy(proxy, { 'x-remote-user': 'bob', 'x-remote-group': 'system:masters' })).status, 200);
+  const bob = await viaProxy(proxy, { 'x-remote-user': 'bob', 'x-remote-group': 'devs' });
+  assert.is(bob.status, 403);
+  assert.match(bob.text, 'User \\"bob\\" cannot get path');
+  // A certificate of the proxy CA whose name is not allowed is refused, headers or not.
+  assert.is((await viaProxy(otherProxy, { 'x-remote-user': 'bob', 'x-remote-group': 'system:masters' })).status, 401);
 
   p.proc.kill('SIGTERM');
   assert.is(await p.exited, 0);
