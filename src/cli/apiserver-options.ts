@@ -25,7 +25,8 @@ import { createDaemonProgram } from './program.js';
 import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
 import { builtModes, modesNotBuilt } from '../apiserver/auth/authorization-modes.js';
-import { AUTHORIZATION_MODES, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode } from '../apiserver/auth/config.js';
+import { AUTHORIZATION_MODES, OIDC_SIGNING_ALGS, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type OidcConfig, type WebhookVersion } from '../apiserver/auth/config.js';
+import { type ClientConfig, ClientConfigError, parseSvcconfigFile } from '../client/svcconfig.js';
 import { projectVersion } from './version.js';
 
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -212,24 +213,24 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--client-ca-file', type: 'string', ...NOT_YET, help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
     { flags: '--token-auth-file', type: 'string', ...NOT_YET, help: 'Static token file securing the secure port.' },
     { flags: '--enable-bootstrap-token-auth', type: 'bool', ...NOT_YET, help: 'Allow secrets of type bootstrap.svc.io/token in namespace svc-system for TLS bootstrapping.' },
-    { flags: '--authentication-token-webhook-config-file', type: 'string', ...NOT_YET, help: 'Webhook config for bearer tokens.' },
-    { flags: '--authentication-token-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], ...NOT_YET, help: 'TokenReview API version.' },
-    { flags: '--authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, ...NOT_YET, help: 'Cache time of webhook token responses.' },
+    { flags: '--authentication-token-webhook-config-file', type: 'string', help: 'Webhook config for bearer tokens.' },
+    { flags: '--authentication-token-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], help: 'TokenReview API version.' },
+    { flags: '--authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, help: 'Cache time of webhook token responses.' },
     { flags: '--authorization-mode', type: 'stringSlice', default: ['AlwaysAllow'], help: `Ordered plug-ins: ${AUTHORIZATION_MODES.join(', ')}. The first that allows or denies decides; members of system:masters are always allowed.` },
-    { flags: '--authorization-policy-file', type: 'string', ...NOT_YET, help: 'ABAC policy, one JSON document per line.' },
-    { flags: '--authorization-webhook-config-file', type: 'string', ...NOT_YET, help: 'Webhook config for mode Webhook.' },
-    { flags: '--authorization-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], ...NOT_YET, help: 'SubjectAccessReview API version.' },
-    { flags: '--authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, ...NOT_YET, help: 'Cache of allow answers.' },
-    { flags: '--authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, ...NOT_YET, help: 'Cache of deny answers.' },
-    { flags: '--oidc-issuer-url', type: 'string', ...NOT_YET, help: 'HTTPS issuer URL for verifying identity tokens (JWT).' },
-    { flags: '--oidc-client-id', type: 'string', ...NOT_YET, help: 'Required if the issuer is set.' },
-    { flags: '--oidc-ca-file', type: 'string', ...NOT_YET, help: "CA for the issuer's certificate; else host roots." },
-    { flags: '--oidc-username-claim', type: 'string', default: 'sub', ...NOT_YET, help: 'Claim used as user name.' },
-    { flags: '--oidc-username-prefix', type: 'string', ...NOT_YET, help: 'Prefix for user names; - skips prefixing. Without a value, claims other than email are prefixed by the issuer URL.' },
-    { flags: '--oidc-groups-claim', type: 'string', ...NOT_YET, help: 'Claim with groups (string or array of strings). Experimental.' },
-    { flags: '--oidc-groups-prefix', type: 'string', ...NOT_YET, help: 'Prefix for groups.' },
-    { flags: '--oidc-required-claim', type: 'mapStringString', ...NOT_YET, help: 'key=value claim that must be in the token. Repeatable.' },
-    { flags: '--oidc-signing-algs', type: 'stringSlice', default: ['RS256'], ...NOT_YET, help: "Allowed signing algorithms; other 'alg' values are rejected." },
+    { flags: '--authorization-policy-file', type: 'string', help: 'ABAC policy, one JSON document per line.' },
+    { flags: '--authorization-webhook-config-file', type: 'string', help: 'Webhook config for mode Webhook.' },
+    { flags: '--authorization-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], help: 'SubjectAccessReview API version.' },
+    { flags: '--authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, help: 'Cache of allow answers.' },
+    { flags: '--authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, help: 'Cache of deny answers.' },
+    { flags: '--oidc-issuer-url', type: 'string', help: 'HTTPS issuer URL for verifying identity tokens (JWT).' },
+    { flags: '--oidc-client-id', type: 'string', help: 'Required if the issuer is set.' },
+    { flags: '--oidc-ca-file', type: 'string', help: "CA for the issuer's certificate; else host roots." },
+    { flags: '--oidc-username-claim', type: 'string', default: 'sub', help: 'Claim used as user name.' },
+    { flags: '--oidc-username-prefix', type: 'string', help: 'Prefix for user names; - skips prefixing. Without a value, claims other than email are prefixed by the issuer URL.' },
+    { flags: '--oidc-groups-claim', type: 'string', help: 'Claim with groups (string or array of strings). Experimental.' },
+    { flags: '--oidc-groups-prefix', type: 'string', help: 'Prefix for groups.' },
+    { flags: '--oidc-required-claim', type: 'mapStringString', help: 'key=value claim that must be in the token. Repeatable.' },
+    { flags: '--oidc-signing-algs', type: 'stringSlice', default: ['RS256'], help: "Allowed signing algorithms; other 'alg' values are rejected." },
     { flags: '--service-account-issuer', type: 'string', ...NOT_YET, help: 'Issuer asserted in iss. Should be an https URL that serves discovery at <issuer>/.well-known/openid-configuration.' },
     { flags: '--service-account-jwks-uri', type: 'string', ...NOT_YET, help: 'Overrides the key-set URI in the discovery document. Needs ServiceAccountIssuerDiscovery.' },
     { flags: '--service-account-key-file', type: 'stringArray', defaultText: '--tls-private-key-file if unset', ...NOT_YET, help: 'PEM RSA/ECDSA keys that verify tokens. Repeatable. Required when the signing key is given.' },
@@ -358,6 +359,8 @@ export interface ApiServerOptions {
   admissionPlugins: string[];
   authentication: AuthenticationConfig;
   authorization: AuthorizationConfig;
+  /** The files of the methods that consult something outside the server (read by buildApiServerConfig). */
+  externalAuth: ExternalAuthFiles;
   /** The --svclet-* flags (files named, not yet read). */
   svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
   /** Warnings to log at start (e.g. an option without effect because its gate is off). */
@@ -468,6 +471,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   if (modes.includes('ABAC') && !f.optionalString('--authorization-policy-file')) fail('--authorization-mode=ABAC needs --authorization-policy-file');
   if (!modes.includes('ABAC') && f.optionalString('--authorization-policy-file')) fail('--authorization-policy-file is only used with --authorization-mode=ABAC');
   if (modes.includes('Webhook') && !f.optionalString('--authorization-webhook-config-file')) fail('--authorization-mode=Webhook needs --authorization-webhook-config-file');
+  if (!modes.includes('Webhook') && f.optionalString('--authorization-webhook-config-file')) fail('--authorization-webhook-config-file is only used with --authorization-mode=Webhook');
   const notBuilt = modesNotBuilt(modes as AuthorizationMode[]);
   if (notBuilt.length > 0) fail(`--authorization-mode=${notBuilt.join(',')} is not built yet, so it would have no effect; built so far: ${builtModes().join(', ')}`);
 
@@ -482,7 +486,16 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     }
     if (!https) fail(`invalid value ${JSON.stringify(issuer)} for --oidc-issuer-url: must be an https:// URL`);
     if (!f.optionalString('--oidc-client-id')) fail('--oidc-client-id is required when --oidc-issuer-url is set');
+  } else {
+    const orphans = ['--oidc-client-id', '--oidc-ca-file', '--oidc-username-prefix', '--oidc-groups-claim', '--oidc-groups-prefix'].filter((x) => f.optionalString(x));
+    if (Object.keys(f.map('--oidc-required-claim')).length) orphans.push('--oidc-required-claim');
+    if (orphans.length) fail(`${orphans.join(', ')} ${orphans.length > 1 ? 'have' : 'has'} no effect without --oidc-issuer-url; set the issuer or remove ${orphans.length > 1 ? 'them' : 'it'}`);
   }
+  const signingAlgs = f.list('--oidc-signing-algs');
+  for (const alg of signingAlgs) {
+    if (!(OIDC_SIGNING_ALGS as readonly string[]).includes(alg)) fail(`invalid value ${JSON.stringify(alg)} for --oidc-signing-algs: oidc: unsupported signing alg (supported: ${OIDC_SIGNING_ALGS.join(', ')})`);
+  }
+  if (issuer !== undefined && signingAlgs.length === 0) fail('--oidc-signing-algs must name at least one algorithm, e.g. --oidc-signing-algs=RS256');
   if (f.optionalString('--service-account-signing-key-file') && !f.optionalString('--service-account-issuer')) {
     fail('--service-account-signing-key-file needs --service-account-issuer');
   }
@@ -554,7 +567,8 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
-    authentication: { anonymous: f.bool('--anonymous-auth'), apiAudiences: f.list('--api-audiences') },
+    authentication: { anonymous: f.bool('--anonymous-auth'), apiAudiences: f.list('--api-audiences'), ...(issuer ? { oidc: oidcOptions(f, issuer, signingAlgs) } : {}) },
+    externalAuth: externalAuthFiles(f),
     authorization: { modes: modes as AuthorizationMode[] },
     warnings,
     flags: f,
@@ -568,6 +582,86 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   const external = f.optionalString('--external-hostname');
   if (external) out.externalHostname = external;
   return out;
+}
+
+/** The files the OIDC, webhook and ABAC methods read, with the settings that go with them. */
+export interface ExternalAuthFiles {
+  oidcCaFile?: string;
+  tokenWebhook?: { configFile: string; version: WebhookVersion; cacheTtlMs: number };
+  abacPolicyFile?: string;
+  authorizationWebhook?: { configFile: string; version: WebhookVersion; authorizedTtlMs: number; unauthorizedTtlMs: number };
+}
+
+/**
+ * The --oidc-* flags as OidcConfig (without the CA, read later), the user name prefix defaulted as
+ * established: unset, claims other than `email` get the issuer URL and '#' (so a `sub` of one
+ * issuer can never pass for a user of another); `-` means no prefix.
+ */
+function oidcOptions(f: FlagValues, issuerUrl: string, signingAlgs: string[]): OidcConfig {
+  const usernameClaim = f.string('--oidc-username-claim') || 'sub';
+  const given = f.optionalString('--oidc-username-prefix');
+  const usernamePrefix = given === undefined ? (usernameClaim === 'email' ? '' : `${issuerUrl}#`) : given === '-' ? '' : given;
+  const groupsClaim = f.optionalString('--oidc-groups-claim');
+  return {
+    issuerUrl,
+    clientId: f.string('--oidc-client-id'),
+    usernameClaim,
+    usernamePrefix,
+    ...(groupsClaim ? { groupsClaim } : {}),
+    groupsPrefix: f.string('--oidc-groups-prefix'),
+    requiredClaims: f.map('--oidc-required-claim'),
+    signingAlgs,
+  };
+}
+
+function externalAuthFiles(f: FlagValues): ExternalAuthFiles {
+  const out: ExternalAuthFiles = {};
+  const oidcCa = f.optionalString('--oidc-ca-file');
+  if (oidcCa) out.oidcCaFile = oidcCa;
+  const tokenWebhook = f.optionalString('--authentication-token-webhook-config-file');
+  if (tokenWebhook) {
+    out.tokenWebhook = { configFile: tokenWebhook, version: f.string('--authentication-token-webhook-version') as WebhookVersion, cacheTtlMs: f.number('--authentication-token-webhook-cache-ttl') };
+  }
+  const policy = f.optionalString('--authorization-policy-file');
+  if (policy) out.abacPolicyFile = policy;
+  const authzWebhook = f.optionalString('--authorization-webhook-config-file');
+  if (authzWebhook) {
+    out.authorizationWebhook = {
+      configFile: authzWebhook,
+      version: f.string('--authorization-webhook-version') as WebhookVersion,
+      authorizedTtlMs: f.number('--authorization-webhook-cache-authorized-ttl'),
+      unauthorizedTtlMs: f.number('--authorization-webhook-cache-unauthorized-ttl'),
+    };
+  }
+  return out;
+}
+
+/** A webhook's kubeconfig-format file as the client it names; errors name the flag. */
+function webhookClient(flag: string, file: string): ClientConfig {
+  try {
+    return parseSvcconfigFile(file);
+  } catch (err) {
+    if (err instanceof ClientConfigError) throw new OptionsError(`${flag}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The resolved AuthenticationConfig and AuthorizationConfig: the files of the external methods read. */
+function externalAuthConfig(o: ApiServerOptions): { authentication: AuthenticationConfig; authorization: AuthorizationConfig } {
+  const x = o.externalAuth;
+  const authentication: AuthenticationConfig = { ...o.authentication, apiAudiences: [...o.authentication.apiAudiences] };
+  if (authentication.oidc && x.oidcCaFile) authentication.oidc = { ...authentication.oidc, caPem: readFlagFile('--oidc-ca-file', x.oidcCaFile) };
+  if (x.tokenWebhook) {
+    const { configFile, ...rest } = x.tokenWebhook;
+    authentication.tokenWebhook = { client: webhookClient('--authentication-token-webhook-config-file', configFile), ...rest };
+  }
+  const authorization: AuthorizationConfig = { ...o.authorization, modes: [...o.authorization.modes] };
+  if (x.abacPolicyFile) authorization.abac = { file: x.abacPolicyFile, policy: readFlagFile('--authorization-policy-file', x.abacPolicyFile) };
+  if (x.authorizationWebhook) {
+    const { configFile, ...rest } = x.authorizationWebhook;
+    authorization.webhook = { client: webhookClient('--authorization-webhook-config-file', configFile), ...rest };
+  }
+  return { authentication, authorization };
 }
 
 /** The established default when --service-cluster-ip-range is empty. */
@@ -713,8 +807,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
       endpointIntervalMs: 10_000,
     },
     continueTokenTtlMs: 5 * 60_000,
-    authentication: { ...o.authentication, apiAudiences: [...o.authentication.apiAudiences] },
-    authorization: { modes: [...o.authorization.modes] },
+    ...externalAuthConfig(o),
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {
       https: o.svclet.https,

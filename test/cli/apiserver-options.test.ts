@@ -157,6 +157,26 @@ test('Service flags: --service-cluster-ip-range defaults to 10.0.0.0/24; dual-st
   assert.is(config.services.endpointReconcilerType, 'none');
 });
 
+test('OIDC, webhook and ABAC flags: established user-name prefix defaulting, orphan flags and unknown algorithms refused', () => {
+  const oidc = (args: string[]) => parse(['--oidc-issuer-url=https://issuer.example', '--oidc-client-id=c', ...args]).options.authentication.oidc!;
+  assert.is(oidc([]).usernamePrefix, 'https://issuer.example#', 'claims other than email: the issuer URL and #');
+  assert.is(oidc(['--oidc-username-claim=email']).usernamePrefix, '', 'email: no prefix');
+  assert.is(oidc(['--oidc-username-prefix=-']).usernamePrefix, '', '- disables');
+  assert.is(oidc(['--oidc-username-prefix=corp:']).usernamePrefix, 'corp:');
+  assert.equal(oidc(['--oidc-required-claim=team=core', '--oidc-signing-algs=RS256,ES256']).requiredClaims, { team: 'core' });
+  assert.equal(oidc(['--oidc-signing-algs=RS256,ES256']).signingAlgs, ['RS256', 'ES256']);
+  assert.throws(() => oidc(['--oidc-signing-algs=HS256']), /--oidc-signing-algs.*unsupported signing alg/);
+  assert.throws(() => parse(['--oidc-issuer-url=http://issuer.example', '--oidc-client-id=c']), /must be an https:\/\/ URL/);
+  assert.throws(() => parse(['--oidc-client-id=c', '--oidc-groups-claim=groups']), /--oidc-client-id, --oidc-groups-claim have no effect without --oidc-issuer-url/);
+  assert.throws(() => parse(['--authorization-webhook-config-file=/x']), /only used with --authorization-mode=Webhook/);
+  assert.throws(() => parse(['--authorization-policy-file=/x']), /only used with --authorization-mode=ABAC/);
+  const { options } = parse(['--authorization-mode=Webhook', '--authorization-webhook-config-file=/w', '--authorization-webhook-version=v1', '--authentication-token-webhook-config-file=/t', '--authentication-token-webhook-cache-ttl=5s']);
+  assert.equal(options.externalAuth, {
+    tokenWebhook: { configFile: '/t', version: 'v1beta1', cacheTtlMs: 5000 },
+    authorizationWebhook: { configFile: '/w', version: 'v1', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 },
+  });
+});
+
 test('a flag that is not built yet is refused at start, naming it, unless given its default', () => {
   const { cmd } = parse(['--audit-log-path=/tmp/audit.log', '--audit-webhook-config-file=/etc/hook.yaml', '--max-requests-inflight=10']);
   assert.equal(unhonouredFlags(cmd).sort(), ['--audit-log-path', '--audit-webhook-config-file']);

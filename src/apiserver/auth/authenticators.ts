@@ -9,6 +9,8 @@ import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { AuthenticationChain, BearerTokenAuthenticator, type RequestAuthenticator, type TokenAuthenticator } from './authentication.js';
 import type { AuthenticationConfig } from './config.js';
+import { OidcAuthenticator } from './oidc.js';
+import { WebhookTokenAuthenticator } from './webhook-token.js';
 
 /** What a method may use: the server's own stores (service accounts, secrets) and its log. */
 export interface AuthenticationContext {
@@ -22,6 +24,9 @@ export interface AuthenticationContext {
 export async function buildAuthentication(ctx: AuthenticationContext): Promise<AuthenticationChain> {
   const methods: RequestAuthenticator[] = [];
   const tokens: TokenAuthenticator[] = [];
+  const { oidc, tokenWebhook } = ctx.config;
+  if (oidc) tokens.push(new OidcAuthenticator(oidc, ctx.logger.child({ method: 'oidc' })).start());
+  if (tokenWebhook) tokens.push(new WebhookTokenAuthenticator(tokenWebhook, ctx.config.apiAudiences));
   if (tokens.length > 0) methods.push(new BearerTokenAuthenticator(tokens));
   return new AuthenticationChain({
     methods,

@@ -8,6 +8,8 @@ import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { ALWAYS_ALLOW, ALWAYS_DENY, type Authorizer, AuthorizerChain } from './authorization.js';
+import { AbacAuthorizer, parseAbacPolicies } from './abac.js';
+import { WebhookAuthorizer } from './webhook-authorizer.js';
 import { AUTHORIZATION_MODES, type AuthorizationConfig, type AuthorizationMode } from './config.js';
 
 /** What a mode may use to decide: the server's own stores (read through their watch caches). */
@@ -23,6 +25,14 @@ type AuthorizerFactory = (ctx: AuthorizationContext) => Authorizer | Promise<Aut
 const FACTORIES: { readonly [M in AuthorizationMode]?: AuthorizerFactory } = {
   AlwaysAllow: () => ALWAYS_ALLOW,
   AlwaysDeny: () => ALWAYS_DENY,
+  ABAC: ({ config }) => {
+    if (!config.abac) throw new Error('--authorization-mode=ABAC needs --authorization-policy-file');
+    return new AbacAuthorizer(parseAbacPolicies(config.abac.policy, config.abac.file));
+  },
+  Webhook: ({ config, logger }) => {
+    if (!config.webhook) throw new Error('--authorization-mode=Webhook needs --authorization-webhook-config-file');
+    return new WebhookAuthorizer(config.webhook, logger.child({ mode: 'Webhook' }));
+  },
 };
 
 /** The modes this server builds, in the spec's order. */

@@ -5,6 +5,8 @@
  * is absent means the method is off.
  */
 
+import type { ClientConfig } from '../../client/svcconfig.js';
+
 /** The --authorization-mode values, in the spec's order. */
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -14,11 +16,66 @@ export interface AuthenticationConfig {
   anonymous: boolean;
   /** --api-audiences: a token must be meant for one of these (empty: the issuer, else any). */
   apiAudiences: string[];
+  /** The --oidc-* flags (./oidc.ts); absent: OIDC id tokens are not accepted. */
+  oidc?: OidcConfig;
+  /** The --authentication-token-webhook-* flags (./webhook-token.ts); absent: no token webhook. */
+  tokenWebhook?: TokenWebhookConfig;
+}
+
+/** The signing algorithms --oidc-signing-algs accepts (the established list). */
+export const OIDC_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const;
+
+export interface OidcConfig {
+  /** --oidc-issuer-url: https; must equal the discovery document's `issuer` and the tokens' `iss`. */
+  issuerUrl: string;
+  /** --oidc-client-id: the audience (`aud`) every token must name. */
+  clientId: string;
+  /** --oidc-ca-file's PEM: trusted for the issuer's certificate instead of the host's roots. */
+  caPem?: string;
+  /** --oidc-username-claim (default `sub`). */
+  usernameClaim: string;
+  /** The resolved prefix of user names (the established defaulting already applied: '' for none). */
+  usernamePrefix: string;
+  /** --oidc-groups-claim (unset: no groups from the token). */
+  groupsClaim?: string;
+  /** --oidc-groups-prefix. */
+  groupsPrefix: string;
+  /** --oidc-required-claim: claim -> the exact string value it must have. */
+  requiredClaims: Record<string, string>;
+  /** --oidc-signing-algs (default RS256). */
+  signingAlgs: string[];
+}
+
+/** The TokenReview / SubjectAccessReview wire versions a webhook speaks. */
+export type WebhookVersion = 'v1' | 'v1beta1';
+
+export interface TokenWebhookConfig {
+  /** The remote service, from --authentication-token-webhook-config-file (kubeconfig format). */
+  client: ClientConfig;
+  /** --authentication-token-webhook-version. */
+  version: WebhookVersion;
+  /** --authentication-token-webhook-cache-ttl, for answers both positive and negative. */
+  cacheTtlMs: number;
 }
 
 export interface AuthorizationConfig {
   /** --authorization-mode, in order. */
   modes: AuthorizationMode[];
+  /** --authorization-policy-file (mode ABAC, ./abac.ts): its name (for messages) and text. */
+  abac?: { file: string; policy: string };
+  /** --authorization-webhook-* (mode Webhook, ./webhook-authorizer.ts). */
+  webhook?: AuthorizationWebhookConfig;
+}
+
+export interface AuthorizationWebhookConfig {
+  /** The remote service, from --authorization-webhook-config-file (kubeconfig format). */
+  client: ClientConfig;
+  /** --authorization-webhook-version. */
+  version: WebhookVersion;
+  /** --authorization-webhook-cache-authorized-ttl. */
+  authorizedTtlMs: number;
+  /** --authorization-webhook-cache-unauthorized-ttl. */
+  unauthorizedTtlMs: number;
 }
 
 /** What a server that sets nothing gets: the established defaults (anonymous on, AlwaysAllow). */
