@@ -74,15 +74,12 @@ export async function componentServingCertificates(common: CommonOptions, compon
   });
 }
 
-/**
- * The delegated checks of a daemon's secure port (none when --secure-port=0): the review clients
- * are opened from their client-config files with the established delegating client's limits.
- */
+/** The delegated checks of a daemon's secure port (none when --secure-port=0). */
 export async function componentAuth(common: CommonOptions, o: DelegatedAuthOptions, logger: Logger, userAgent: string): Promise<DelegatedAuth | undefined> {
   if (common.securePort === 0) return undefined;
   const { buildDelegatedAuth } = await import('./delegated-auth.js');
   const { connect } = await import('../client/index.js');
-  return buildDelegatedAuth(o, { logger, connect: (svcconfig) => connect({ svcconfig, qps: 200, burst: 400, userAgent: `${userAgent}/delegated-auth` }) });
+  return buildDelegatedAuth(o, { logger, connect: (svcconfig) => connect({ svcconfig, userAgent: `${userAgent}/delegated-auth` }) });
 }
 
 /** The address to show for a listener bound to `bindAddress` (an unspecified one is shown as 127.0.0.1). */
@@ -109,7 +106,6 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<C
     : handle;
   const secure = o.securePort === 0 ? undefined : await listenSecure(o, secureHandle).catch(async (e: unknown) => {
     await plain?.close();
-    await o.auth?.close();
     throw e;
   });
   return {
@@ -117,7 +113,6 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<C
     plainPort: plain?.port ?? 0,
     close: async () => {
       await Promise.all([secure?.close(), plain?.close()]);
-      await o.auth?.close();
     },
   };
 }

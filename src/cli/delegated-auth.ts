@@ -10,9 +10,9 @@
  *   header, groups and extra from theirs;
  * - client certificates verified against --client-ca-file (CommonName = user, Organizations =
  *   groups), with node:crypto's X509Certificate (./pki.ts);
- * - bearer tokens sent to the API server as a TokenReview (authentication.svc.io/v1) through the
- *   client of --authentication-svcconfig; answers cached --authentication-token-webhook-cache-ttl
- *   (errors are not cached);
+ * - bearer tokens sent to the API server as a TokenReview through the client configuration of
+ *   --authentication-svcconfig, answers cached --authentication-token-webhook-cache-ttl (failures
+ *   are not cached);
  * - missing CA settings looked up in the ConfigMap svc-system/extension-apiserver-authentication
  *   unless --authentication-skip-lookup; a failed lookup is fatal unless
  *   --authentication-tolerate-lookup-failure (a missing ConfigMap is not a failure);
@@ -20,11 +20,14 @@
  *
  * Authorization: --authorization-always-allow-paths (exact, or a prefix ending in `*`) and the
  * group system:masters are allowed without asking; every other request is a SubjectAccessReview
- * (authorization.svc.io/v1, non-resource path and the HTTP method's verb) through the client of
- * --authorization-svcconfig, allow and deny answers cached for their two TTLs; without that file
- * it is forbidden (403). A review that fails is a 500, never an allow.
+ * (non-resource path and the HTTP method's verb) through the client configuration of
+ * --authorization-svcconfig, allow and deny answers cached for their two TTLs; without that file it
+ * is forbidden (403). A review that fails is refused (403 naming the failure), never an allow.
+ *
+ * The reviews use the webhook authenticator and authorizer of src/apiserver/auth/ aimed at the API
+ * server's review APIs: the established delegating components do the same (the webhook wire over
+ * their client), so the wire, the retries and the caches have one home.
  */
-import { createHash } from 'node:crypto';
 import type { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import { StatusError } from '../api/status.js';
@@ -37,9 +40,11 @@ import {
   type Authenticated,
   type AuthenticationRequest,
   type RequestAuthenticator,
-  type TokenAuthenticator,
 } from '../apiserver/auth/authentication.js';
 import { MASTERS_GROUP, type UserInfo } from '../apiserver/auth/user.js';
+import { WebhookAuthorizer } from '../apiserver/auth/webhook-authorizer.js';
+import { WebhookTokenAuthenticator } from '../apiserver/auth/webhook-token.js';
+import { loadClientConfig, type ClientConfig } from '../client/svcconfig.js';
 import { writeStatus, type Request, type Response } from '../apiserver/http.js';
 import { isForbidden, isNotFound } from '../client/api-errors.js';
 import type { ApiClient, ResourceRef } from '../client/types.js';
@@ -52,47 +57,19 @@ import { parseCertificateBundle, PkiError, verifyClientChain } from './pki.js';
 export interface DelegatedAuth {
   /** Whether the TLS listener asks clients for a certificate (a client CA is configured). */
   readonly requestClientCertificates: boolean;
-  /** Answers a refused request (401, 403, 500) and returns true; false: the request may go on. */
+  /** Answers a refused request (401, 403) and returns true; false: the request may go on. */
   guard(req: Request, res: Response): Promise<boolean>;
-  /** Closes the clients to the API server. */
-  close(): Promise<void>;
 }
 
-const TOKEN_REVIEWS: ResourceRef = { group: 'authentication.svc.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false };
-const SUBJECT_ACCESS_REVIEWS: ResourceRef = { group: 'authorization.svc.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false };
+/**
+ * Where the reviews go on the API server: the established delegating components call the
+ * TokenReview and SubjectAccessReview APIs with the wire of the webhooks (webhook.NewFromInterface),
+ * so the same authenticator and authorizer serve both (src/apiserver/auth/webhook-*.ts).
+ */
+const TOKEN_REVIEW_PATH = '/apis/authentication.k8s.io/v1/tokenreviews';
+const SUBJECT_ACCESS_REVIEW_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 const CONFIG_MAPS: ResourceRef = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
 export const AUTHENTICATION_CONFIGMAP = { namespace: 'svc-system', name: 'extension-apiserver-authentication' } as const;
-
-interface TokenReview extends SvcObject {
-  spec: { token: string; audiences?: string[] };
-  status?: { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }; audiences?: string[]; error?: string };
-}
-
-interface SubjectAccessReview extends SvcObject {
-  spec: { user: string; uid?: string; groups: string[]; extra?: Record<string, string[]>; nonResourceAttributes: { path: string; verb: string } };
-  status?: { allowed?: boolean; denied?: boolean; reason?: string; evaluationError?: string };
-}
-
-/** A small map whose entries expire; at most `max` entries (the oldest go first). */
-class TtlCache<V> {
-  private readonly entries = new Map<string, { value: V; until: number }>();
-  constructor(private readonly max = 4096) {}
-  get(key: string, now = Date.now()): V | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (e.until <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.value;
-  }
-  set(key: string, value: V, ttlMs: number, now = Date.now()): void {
-    if (ttlMs <= 0) return;
-    this.entries.delete(key);
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, until: now + ttlMs });
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // authentication methods
@@ -146,44 +123,6 @@ export class RequestHeaderAuthenticator implements RequestAuthenticator {
   }
 }
 
-/** Bearer tokens reviewed by the API server (TokenReview), answers cached `ttlMs`. */
-export class TokenReviewAuthenticator implements TokenAuthenticator {
-  readonly name = 'webhook';
-  private readonly cache = new TtlCache<Authenticated | null>();
-  constructor(
-    private readonly client: ApiClient,
-    private readonly ttlMs: number,
-  ) {}
-
-  async authenticateToken(token: string): Promise<Authenticated | null> {
-    const key = createHash('sha256').update(token).digest('base64');
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached;
-    let review: TokenReview;
-    try {
-      review = await this.client.create<TokenReview>(TOKEN_REVIEWS as ResourceRef<TokenReview>, '', {
-        apiVersion: 'authentication.svc.io/v1',
-        kind: 'TokenReview',
-        metadata: {},
-        spec: { token },
-      });
-    } catch (e) {
-      throw new AuthenticationFailure(this.name, `TokenReview failed: ${(e as Error).message}`);
-    }
-    const s = review.status ?? {};
-    if (s.error) throw new AuthenticationFailure(this.name, s.error);
-    const found: Authenticated | null =
-      s.authenticated && s.user?.username
-        ? {
-            user: { username: s.user.username, groups: s.user.groups ?? [], ...(s.user.uid ? { uid: s.user.uid } : {}), ...(s.user.extra ? { extra: s.user.extra } : {}) },
-            ...(s.audiences ? { audiences: s.audiences } : {}),
-          }
-        : null;
-    this.cache.set(key, found, this.ttlMs);
-    return found;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // authorization
 
@@ -211,44 +150,6 @@ export function pathAllowed(patterns: readonly string[], path: string): boolean 
   return patterns.some((p) => (p.endsWith('*') ? path.startsWith(p.slice(0, -1)) : p === path));
 }
 
-interface Decision {
-  allowed: boolean;
-  reason: string;
-}
-
-/** Asks the API server (SubjectAccessReview), caching allow and deny answers for their TTLs. */
-export class SubjectAccessReviewAuthorizer {
-  private readonly cache = new TtlCache<Decision>();
-  constructor(
-    private readonly client: ApiClient,
-    private readonly ttl: { authorizedMs: number; unauthorizedMs: number },
-  ) {}
-
-  async authorize(user: UserInfo, path: string, verb: string): Promise<Decision> {
-    const spec: SubjectAccessReview['spec'] = {
-      user: user.username,
-      ...(user.uid ? { uid: user.uid } : {}),
-      groups: user.groups,
-      ...(user.extra ? { extra: user.extra } : {}),
-      nonResourceAttributes: { path, verb },
-    };
-    const key = JSON.stringify(spec);
-    const cached = this.cache.get(key);
-    if (cached) return cached;
-    const review = await this.client.create<SubjectAccessReview>(SUBJECT_ACCESS_REVIEWS as ResourceRef<SubjectAccessReview>, '', {
-      apiVersion: 'authorization.svc.io/v1',
-      kind: 'SubjectAccessReview',
-      metadata: {},
-      spec,
-    });
-    const s = review.status ?? {};
-    const decision: Decision = { allowed: s.allowed === true && s.denied !== true, reason: s.reason ?? '' };
-    // An answer that came with an evaluation error is not kept: the next request asks again.
-    if (!s.evaluationError) this.cache.set(key, decision, decision.allowed ? this.ttl.authorizedMs : this.ttl.unauthorizedMs);
-    return decision;
-  }
-}
-
 function forbidden(user: UserInfo, verb: string, path: string, reason: string): StatusError {
   const msg = `forbidden: User ${JSON.stringify(user.username)} cannot ${verb} path ${JSON.stringify(path)}`;
   return new StatusError(403, 'Forbidden', reason ? `${msg}: ${reason}` : msg);
@@ -259,8 +160,18 @@ function forbidden(user: UserInfo, verb: string, path: string, reason: string): 
 
 export interface DelegatedAuthDeps {
   logger: Logger;
-  /** Opens a client from a client-config file (the daemon's own connect, with its user agent). */
+  /** Opens a client from a client-config file (the daemon's own connect, with its user agent): the ConfigMap lookup. */
   connect(svcconfig: string): Connection;
+}
+
+/** The client configuration of a review flag's file, aimed at one review API of its server. */
+function reviewTarget(flag: string, file: string, path: string): ClientConfig {
+  try {
+    const cfg = loadClientConfig({ svcconfig: file });
+    return { ...cfg, server: `${cfg.server.replace(/\/+$/, '')}${path}` };
+  } catch (e) {
+    throw new OptionsError(`${flag}: ${(e as Error).message}`);
+  }
 }
 
 interface LookedUp {
@@ -317,84 +228,61 @@ function bundle(pem: string, what: string): X509Certificate[] {
 /** The checks of a component's port from its delegated auth flags; rejects (OptionsError) on unusable settings. */
 export async function buildDelegatedAuth(o: DelegatedAuthOptions, deps: DelegatedAuthDeps): Promise<DelegatedAuth> {
   const { logger } = deps;
-  const open = (flag: string, file: string): Connection => {
+  let clientCA = o.clientCAFile ? readFlagFile('--client-ca-file', o.clientCAFile) : undefined;
+  let rhCA = o.requestHeader.clientCAFile ? readFlagFile('--requestheader-client-ca-file', o.requestHeader.clientCAFile) : undefined;
+  let rh: Omit<RequestHeaderOptions, 'clientCAFile'> = o.requestHeader;
+  const authn = o.authenticationSvcconfig ? reviewTarget('--authentication-svcconfig', o.authenticationSvcconfig, TOKEN_REVIEW_PATH) : undefined;
+  const authz = o.authorizationSvcconfig ? reviewTarget('--authorization-svcconfig', o.authorizationSvcconfig, SUBJECT_ACCESS_REVIEW_PATH) : undefined;
+  if (!o.authenticationSvcconfig) {
+    logger.warn('no --authentication-svcconfig: bearer tokens are not reviewed (requests carrying one are anonymous) and the client CA is not looked up in the cluster');
+  } else if (!o.skipLookup && (!clientCA || !rhCA)) {
+    let lookup: Connection | undefined;
     try {
-      return deps.connect(file);
-    } catch (e) {
-      throw new OptionsError(`${flag}: ${(e as Error).message}`);
-    }
-  };
-  const authn = o.authenticationSvcconfig ? open('--authentication-svcconfig', o.authenticationSvcconfig) : undefined;
-  const authz = o.authorizationSvcconfig ? open('--authorization-svcconfig', o.authorizationSvcconfig) : undefined;
-  const close = async () => {
-    await Promise.all([authn?.close(), authz?.close()]);
-  };
-  try {
-    let clientCA = o.clientCAFile ? readFlagFile('--client-ca-file', o.clientCAFile) : undefined;
-    let rhCA = o.requestHeader.clientCAFile ? readFlagFile('--requestheader-client-ca-file', o.requestHeader.clientCAFile) : undefined;
-    let rh: Omit<RequestHeaderOptions, 'clientCAFile'> = o.requestHeader;
-    if (!authn) {
-      logger.warn('no --authentication-svcconfig: bearer tokens are not reviewed (requests carrying one are anonymous) and the client CA is not looked up in the cluster');
-    } else if (!o.skipLookup && (!clientCA || !rhCA)) {
-      try {
-        const found = await lookupAuthenticationConfigMap(authn.client);
-        if (!clientCA && found?.clientCA) clientCA = found.clientCA;
-        if (!rhCA && found?.requestHeader?.clientCA) {
-          rhCA = found.requestHeader.clientCA;
-          rh = { ...rh, ...Object.fromEntries(Object.entries(found.requestHeader).filter(([k]) => k !== 'clientCA')) };
-        }
-      } catch (e) {
-        if (!o.tolerateLookupFailure) throw new OptionsError(`unable to load configmap based request-header-client-ca-file: ${(e as Error).message}`);
-        logger.warn(
-          { err: (e as Error).message },
-          'error looking up in-cluster authentication configuration; continuing without it, so requests may be treated as anonymous (set --authentication-tolerate-lookup-failure=false to require the lookup to succeed)',
-        );
+      lookup = deps.connect(o.authenticationSvcconfig);
+      const found = await lookupAuthenticationConfigMap(lookup.client);
+      if (!clientCA && found?.clientCA) clientCA = found.clientCA;
+      if (!rhCA && found?.requestHeader?.clientCA) {
+        rhCA = found.requestHeader.clientCA;
+        rh = { ...rh, ...Object.fromEntries(Object.entries(found.requestHeader).filter(([k]) => k !== 'clientCA')) };
       }
+    } catch (e) {
+      if (!o.tolerateLookupFailure) throw new OptionsError(`unable to load configmap based request-header-client-ca-file: ${(e as Error).message}`);
+      logger.warn(
+        { err: (e as Error).message },
+        'error looking up in-cluster authentication configuration; continuing without it, so requests may be treated as anonymous (set --authentication-tolerate-lookup-failure=false to require the lookup to succeed)',
+      );
+    } finally {
+      await lookup?.close();
     }
-    const methods: RequestAuthenticator[] = [];
-    if (rhCA) methods.push(new RequestHeaderAuthenticator(bundle(rhCA, 'requestheader-client-ca-file'), rh));
-    if (clientCA) methods.push(new ClientCertificateAuthenticator(bundle(clientCA, 'client-ca-file')));
-    if (authn) methods.push(new BearerTokenAuthenticator([new TokenReviewAuthenticator(authn.client, o.tokenCacheTtlMs)]));
-    const chain = new AuthenticationChain({
-      methods,
-      anonymous: true,
-      onFailure: (failures) => logger.debug({ failures }, 'request not authenticated'),
-    });
-    if (!authz) logger.warn(`no --authorization-svcconfig: every request to a path other than ${o.alwaysAllowPaths.join(', ') || '(none)'} is forbidden`);
-    const sar = authz ? new SubjectAccessReviewAuthorizer(authz.client, { authorizedMs: o.authorizedTtlMs, unauthorizedMs: o.unauthorizedTtlMs }) : undefined;
-    return {
-      requestClientCertificates: Boolean(clientCA || rhCA),
-      close,
-      async guard(req, res) {
-        const path = new URL(req.url ?? '/', 'https://localhost').pathname;
-        const verb = nonResourceVerb(req.method);
-        let user: UserInfo;
-        try {
-          user = await chain.authenticate(authenticationRequest(req));
-        } catch (e) {
-          writeStatus(res, e);
-          return true;
-        }
-        if (pathAllowed(o.alwaysAllowPaths, path) || user.groups.includes(MASTERS_GROUP)) return false;
-        if (!sar) {
-          writeStatus(res, forbidden(user, verb, path, ''));
-          return true;
-        }
-        let decision: Decision;
-        try {
-          decision = await sar.authorize(user, path, verb);
-        } catch (e) {
-          logger.warn({ err: (e as Error).message, path, user: user.username }, 'SubjectAccessReview failed');
-          writeStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: SubjectAccessReview failed: ${(e as Error).message}`));
-          return true;
-        }
-        if (decision.allowed) return false;
-        writeStatus(res, forbidden(user, verb, path, decision.reason));
-        return true;
-      },
-    };
-  } catch (e) {
-    await close();
-    throw e;
   }
+  const methods: RequestAuthenticator[] = [];
+  if (rhCA) methods.push(new RequestHeaderAuthenticator(bundle(rhCA, 'requestheader-client-ca-file'), rh));
+  if (clientCA) methods.push(new ClientCertificateAuthenticator(bundle(clientCA, 'client-ca-file')));
+  if (authn) methods.push(new BearerTokenAuthenticator([new WebhookTokenAuthenticator({ client: authn, version: 'v1', cacheTtlMs: o.tokenCacheTtlMs }, [])]));
+  const chain = new AuthenticationChain({
+    methods,
+    anonymous: true,
+    onFailure: (failures) => logger.debug({ failures }, 'request not authenticated'),
+  });
+  if (!authz) logger.warn(`no --authorization-svcconfig: every request to a path other than ${o.alwaysAllowPaths.join(', ') || '(none)'} is forbidden`);
+  const sar = authz ? new WebhookAuthorizer({ client: authz, version: 'v1', authorizedTtlMs: o.authorizedTtlMs, unauthorizedTtlMs: o.unauthorizedTtlMs }, logger) : undefined;
+  return {
+    requestClientCertificates: Boolean(clientCA || rhCA),
+    async guard(req, res) {
+      const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+      const verb = nonResourceVerb(req.method);
+      let user: UserInfo;
+      try {
+        user = await chain.authenticate(authenticationRequest(req));
+      } catch (e) {
+        writeStatus(res, e);
+        return true;
+      }
+      if (pathAllowed(o.alwaysAllowPaths, path) || user.groups.includes(MASTERS_GROUP)) return false;
+      const decision = sar ? await sar.authorize(user, { kind: 'nonResource', verb, path }) : { allowed: false, reason: '' };
+      if (decision.allowed) return false;
+      writeStatus(res, forbidden(user, verb, path, decision.reason));
+      return true;
+    },
+  };
 }
