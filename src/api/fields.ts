@@ -115,6 +115,18 @@ export function selectableFieldNames(def: ResourceDefinition): string[] {
 }
 
 /**
+ * The requirements of a field selector whatever the kind (for request attributes: authorizers read
+ * them before the kind's fields are checked); a malformed selector throws a 400 as above.
+ */
+export function fieldRequirements(s: string): FieldRequirement[] {
+  if (s.trim() === '') return [];
+  return splitTerms(s).map((term) => {
+    if (term.trim() === '') throw badRequest(`invalid field selector: empty term in ${JSON.stringify(s)}`);
+    return splitTerm(term);
+  });
+}
+
+/**
  * Parses a field selector for one kind; a field the kind cannot select on is a 400
  * `field label not supported: <field>`.
  */

@@ -37,3 +37,6 @@ export const ANNOTATION_DEPLOYMENT_DESIRED_REPLICAS = 'deployment.svc.io/desired
 export const ANNOTATION_DEPLOYMENT_MAX_REPLICAS = 'deployment.svc.io/max-replicas';
 /** Why a change was made, shown by `rollout history`; copied from a Deployment to its ReplicaSets. */
 export const ANNOTATION_CHANGE_CAUSE = 'svc.io/change-cause';
+
+/** On a pod a node agent created for a static pod of its own (the established kubernetes.io/config.mirror). */
+export const ANNOTATION_MIRROR_POD = 'svc.io/config.mirror';

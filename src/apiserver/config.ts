@@ -104,6 +104,11 @@ export interface ApiServerConfig {
   authentication?: AuthenticationConfig;
   /** --authorization-mode and its options. Absent: AlwaysAllow. */
   authorization?: AuthorizationConfig;
+  /**
+   * The enabled admission plugins (--enable/--disable-admission-plugins applied to the default
+   * list); those built (./admission/plugins.ts) run. Absent: the default list.
+   */
+  admissionPlugins?: string[];
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

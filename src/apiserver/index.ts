@@ -7,8 +7,7 @@ import type { ResourceDefinition } from '../api/types.js';
 import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
 import { WatchCache } from '../storage/watch-cache.js';
-import { AdmissionChain } from './admission/chain.js';
-import { namespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { buildAdmission } from './admission/plugins.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
@@ -128,13 +127,12 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     return s;
   };
   const authContext = { registry, storeFor, logger: logger.child({ module: 'auth' }) };
+  const authorizer = await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION });
   const services: ApiServices = {
     config,
     authentication: await buildAuthentication({ ...authContext, config: config.authentication ?? DEFAULT_AUTHENTICATION }),
-    authorizer: await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION }),
-    admission: new AdmissionChain([
-      namespaceLifecycle((name) => nsStore.peek('', name)),
-    ]),
+    authorizer,
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor }),
     storeFor,
     customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
@@ -251,6 +249,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     port = await http.listen();
   } catch (err) {
     crds?.stop();
+    authorizer.close();
     for (const c of caches) c.stop();
     await storage.close();
     throw err;
@@ -305,6 +304,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         await allocations?.close();
         for (const c of compactors) c.stop();
         for (const p of pollers) p.stop();
+        authorizer.close();
         for (const c of caches) c.stop();
         await storage.close();
         if (allocations) {

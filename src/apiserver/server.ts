@@ -32,6 +32,7 @@ import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
 import { authenticationRequest, setRequestUser } from './auth/authentication.js';
 import type { AccessAttributes } from './auth/authorization.js';
+import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
@@ -159,7 +160,7 @@ export class ApiHttpServer implements RequestPipeline {
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       const mutating = isMutating(info.verb);
       // Authorized before its body is read (a refused client never makes the server buffer it).
-      const decision = await this.parts.services.authorizer.authorize(user, accessAttributes(info));
+      const decision = await this.parts.services.authorizer.authorize(user, withListSelector(accessAttributes(info), query));
       if (!decision.allowed) throw forbidden(info, user, decision.reason);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
         // A write's body is read before it counts against --max-mutating-requests-inflight, under a

@@ -166,6 +166,13 @@ export function nodesCommand(): Command {
     // The fleet's writes are bounded by --node-write-concurrency; a QPS limit would only slow heartbeats down.
     { flags: '--svc-api-qps', type: 'float32', default: 0, help: 'Queries per second to the API server (0: no limit; the fleet bounds its writes with --node-write-concurrency).' },
     { flags: '--svc-api-burst', type: 'int32', default: 100, help: 'Burst to the API server (with --svc-api-qps above 0).' },
+    {
+      flags: '--node-identity',
+      type: 'string',
+      default: 'shared',
+      choices: ['shared', 'impersonate'],
+      help: "Who each node's writes are made as. shared: the credential of --svcconfig/--master for every node. impersonate: each node acts as system:node:<name> in system:nodes (Impersonate-User/-Group headers on the one connection), as the Node authorizer and NodeRestriction expect; the credential must be allowed to impersonate those users and that group, and to list and watch pods and nodes (the fleet's shared informers).",
+    },
     ...apiClientFlags(),
     ...loggingFlags(),
   ]);
@@ -190,7 +197,8 @@ async function startNodes(program: Command, ctx: DaemonStartContext): Promise<Ru
   const { createInformerFactory } = await import('../client/index.js');
   const connection = await connectFromFlags(clientOptions, 'svc-nodes');
   const informers = createInformerFactory(connection.client, { logger: logger.child({ module: 'informer' }) });
-  const fleet = await startFleetWithEndpoint(resolved, { client: connection.client, informers, logger, version: versionLine().split(' ')[1] ?? 'v0.0.0' });
+  const clientFor = await nodeClients(new FlagValues(opts).string('--node-identity'), connection.transport);
+  const fleet = await startFleetWithEndpoint(resolved, { client: connection.client, informers, logger, version: versionLine().split(' ')[1] ?? 'v0.0.0', ...(clientFor ? { clientFor } : {}) });
   // Timers are unref'd: hold the process open until shutdown.
   const keepAlive = setInterval(() => {}, 1 << 30);
   return {
@@ -201,6 +209,19 @@ async function startNodes(program: Command, ctx: DaemonStartContext): Promise<Ru
       await connection.close();
     },
   };
+}
+
+/**
+ * `--node-identity=impersonate`: one client per node over the fleet's one transport, acting as
+ * `system:node:<name>` in `system:nodes` (docs/security.md says why impersonation and not a
+ * certificate per node). `shared`: none (every node writes as the fleet's credential).
+ */
+async function nodeClients(mode: string, transport: import('../client/index.js').Transport): Promise<((name: string) => import('../client/index.js').ApiClient) | undefined> {
+  if (mode === 'shared') return undefined;
+  if (mode !== 'impersonate') throw new OptionsError(`invalid value ${JSON.stringify(mode)} for --node-identity: expected shared or impersonate`);
+  const { createClient } = await import('../client/index.js');
+  const { NODES_GROUP, nodeUserName } = await import('../api/node-identity.js');
+  return (name) => createClient(transport, { impersonate: { user: nodeUserName(name), groups: [NODES_GROUP] } });
 }
 
 const FAULT_TIMEOUT_MS = 30_000;

@@ -121,7 +121,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   // Loaded only now, so --version, --help and flag errors answer without loading the server.
   const { startApiServer } = await import('../apiserver/index.js');
   const { createInformerFactory } = await import('../client/index.js');
-  const { connectInProcess, CONTROLLER_USER, NODES_USER, SCHEDULER_USER } = await import('./in-process-client.js');
+  const { connectInProcess, CONTROLLER_USER, inProcessNodeClients, NODES_USER, SCHEDULER_USER } = await import('./in-process-client.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const inspector = new MachineInspector();
   const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
@@ -190,6 +190,8 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     nodesInformers = createInformerFactory(nodesConnection.client, { logger: logger.child({ module: 'nodes-informer' }) });
     const started = await startFleetWithEndpoint(nodeFleet, {
       client: nodesConnection.client,
+      // Each node writes as itself (system:node:<name>), as the Node mode and NodeRestriction expect.
+      clientFor: inProcessNodeClients(api),
       informers: nodesInformers,
       logger: logger.child({ module: 'nodes' }),
       inspect: inspector.inspect,

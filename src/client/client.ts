@@ -17,6 +17,7 @@ import { Observable } from 'rxjs';
 import type { Status } from '../api/status.js';
 import type { SvcList, SvcObject } from '../api/types.js';
 import { apiError, toApiError } from './api-errors.js';
+import { type ImpersonationConfig, impersonationHeaders, withHeaders } from './impersonation.js';
 import {
   ApiError, type ApiClient, type ApplyOptions, type ClientWatchEvent, type DeleteCollectionOptions, type DeleteOptions, type DiscoveredResource, type ListOptions, type PatchType, type ResourceRef, type Transport,
   type TransportRequest, type TransportStream, type WatchOptions, type WriteOptions,
@@ -25,6 +26,8 @@ import {
 export interface ClientOptions {
   /** `fieldManager` of writes that name none. Default: none (the server derives one). */
   fieldManager?: string;
+  /** Act as this user on every request (./impersonation.ts); the transport's credential must be allowed to. */
+  impersonate?: ImpersonationConfig;
 }
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
@@ -75,8 +78,9 @@ function withTypeMeta<T extends SvcObject>(ref: ResourceRef, obj: T): T {
   return { ...obj, apiVersion: obj.apiVersion || apiVersionOf(ref), kind: obj.kind || ref.kind };
 }
 
-export function createClient(transport: Transport, opts: ClientOptions = {}): ApiClient {
+export function createClient(base: Transport, opts: ClientOptions = {}): ApiClient {
   const fm = opts.fieldManager;
+  const transport = opts.impersonate ? withHeaders(base, impersonationHeaders(opts.impersonate)) : base;
 
   /** A namespaced object needs its namespace; cluster-scoped objects ignore it. */
   const objectPath = (ref: ResourceRef, namespace: string, name: string, sub?: string): string => {

@@ -18,3 +18,4 @@ export * from './indexed-cache.js';
 export * from './reflector.js';
 export * from './shared-informer.js';
 export * from './informer-factory.js';
+export * from './impersonation.js';

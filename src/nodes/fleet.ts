@@ -44,7 +44,14 @@ export const DEFAULT_FLEET_TIMINGS: Readonly<FleetTimings> = Object.freeze({
 });
 
 export interface NodeFleetOptions {
+  /** The fleet's own client: its shared informers (every pod, every node) and the metrics writes. */
   client: ApiClient;
+  /**
+   * Each node's own client, for what the node agent writes (its Node, Lease, the status of its
+   * pods, their deletion, Events): under the Node authorizer and NodeRestriction each node must
+   * act as `system:node:<name>` (src/cli gives one impersonating client per node). Default: `client`.
+   */
+  clientFor?: (nodeName: string) => ApiClient;
   informers: InformerFactory;
   shapes: readonly NodeShape[];
   logger: Logger;
@@ -106,7 +113,8 @@ export class NodeFleet {
       endpoint: this.opts.endpoint,
     };
     this.opts.shapes.forEach((shape, index) => {
-      const node = new SimNode(shape, index, ctx);
+      const own = this.opts.clientFor?.(shape.name);
+      const node = new SimNode(shape, index, own ? { ...ctx, client: own, metricsClient: client } : ctx);
       const agent = createActor(nodeAgentMachine, {
         id: `node/${shape.name}`,
         clock: this.clock,

@@ -12,6 +12,7 @@ import type { Condition, Lease, Node, Pod } from '../api/generated/kinds.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
 import type { Clock } from '../client/clock.js';
 import { ApiError, type ApiClient } from '../client/types.js';
+import { NODE_LEASE_NAMESPACE } from '../api/node-identity.js';
 import { resources } from '../client/typed.js';
 import { EventRecorder, type EventType } from '../runtime/event-recorder.js';
 import type { NodeShape } from './node-shape.js';
@@ -20,10 +21,16 @@ import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from 
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
 
-export const NODE_LEASE_NAMESPACE = 'svc-node-lease';
+export { NODE_LEASE_NAMESPACE };
 
 export interface SimNodeContext {
+  /** The node's own client: its writes (Node, Lease, pod status, deletions, Events) are made as the node. */
   client: ApiClient;
+  /**
+   * Writes that are not the node agent's in the established system (PodMetrics, NodeMetrics: a
+   * metrics pipeline's, here the fleet's): made with the fleet's own identity. Default `client`.
+   */
+  metricsClient?: ApiClient;
   writer: StatusWriter;
   clock: Clock;
   logger: Logger;
@@ -287,7 +294,8 @@ export class SimNode {
    * sum over its pods) in step with what they should say; each is one keyed, coalesced write.
    */
   private reportUsage(uid: string, p: TrackedPod): void {
-    const { client, clock, writer } = this.ctx;
+    const { clock, writer } = this.ctx;
+    const client = this.ctx.metricsClient ?? this.ctx.client;
     const usage = p.usage && this.pods.get(uid) === p && p.sim.phase() === 'Running' ? p.usage : undefined;
     const text = usage ? JSON.stringify([usage, p.pod.metadata.labels ?? {}]) : '';
     if (text === p.usageText) return;
@@ -314,7 +322,8 @@ export class SimNode {
   }
 
   private reportNodeUsage(): void {
-    const { client, clock, writer } = this.ctx;
+    const { clock, writer } = this.ctx;
+    const client = this.ctx.metricsClient ?? this.ctx.client;
     const reporting = [...this.pods.values()].filter((q) => q.usageText !== '').map((q) => q.usage!);
     if (!reporting.length && this.nodeUsageText === '') return;
     const text = JSON.stringify(nodeMetricsObject(this.name, reporting, 0).usage);

@@ -29,7 +29,7 @@ import { createInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from '../cli/apiserver-options.js';
 import { startBuiltinControllers, type BuiltinControllers } from '../cli/builtin-controllers.js';
-import { connectInProcess, CONTROLLER_USER, NODES_USER, SCHEDULER_USER, type InProcessConnection } from '../cli/in-process-client.js';
+import { connectInProcess, CONTROLLER_USER, inProcessNodeClients, NODES_USER, SCHEDULER_USER, type InProcessConnection } from '../cli/in-process-client.js';
 import { explicitlySetFlags } from '../cli/option-table.js';
 import { groupFromFlags, NodeFleet, nodeShapes, type FleetTimings, type NodeGroup } from '../nodes/index.js';
 import type { ControllerDefinition } from '../runtime/define-controller.js';
@@ -136,6 +136,8 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
     nodeInformers = createInformerFactory(client);
     nodes = new NodeFleet({
       client,
+      // Each node writes as itself (system:node:<name>), as the Node mode and NodeRestriction expect.
+      clientFor: inProcessNodeClients(apiServer),
       informers: nodeInformers,
       shapes: nodeShapes([groupFromFlags({ count: opts.nodes ?? 0, namePrefix: 'node', ...opts.nodeShape })]),
       timings: { ...TEST_NODE_TIMINGS, ...opts.nodeTimings },

@@ -24,6 +24,7 @@ const attrs = (dryRun: boolean): AdmissionAttributes => ({
   subresource: '',
   object: { metadata: { name: 'p' } },
   dryRun,
+  user: { username: 'admin', groups: ['system:masters', 'system:authenticated'] },
 });
 
 test('a dry-run request fails when a plugin with side effects Some applies', async () => {

@@ -106,8 +106,13 @@ test('cross-flag rules name the flags involved', () => {
   assert.throws(() => parse(['--enable-admission-plugins=AlwaysPullImages', '--disable-admission-plugins=AlwaysPullImages']), /AlwaysPullImages/);
   assert.throws(() => parse(['--authorization-mode=RBAC,Magic']), /Magic.*--authorization-mode/);
   assert.throws(() => parse(['--authorization-mode=ABAC']), /--authorization-policy-file/);
-  // A mode not built yet is refused by name (a security option never fails open).
-  assert.throws(() => parse(['--authorization-mode=AlwaysAllow,Node']), /--authorization-mode=Node is not built yet/);
+  // Node is built; a plugin named in --enable-admission-plugins that is not built is refused by name
+  // (a security option never fails open), while the default list's unbuilt plugins simply do not run.
+  assert.equal(parse(['--authorization-mode=Node,AlwaysAllow']).options.authorization.modes, ['Node', 'AlwaysAllow']);
+  assert.ok(parse(['--enable-admission-plugins=NodeRestriction']).options.admissionPlugins.includes('NodeRestriction'));
+  assert.not.ok(parse([]).options.admissionPlugins.includes('NodeRestriction'), 'NodeRestriction is not in the default list');
+  assert.not.ok(parse(['--disable-admission-plugins=NamespaceLifecycle']).options.admissionPlugins.includes('NamespaceLifecycle'));
+  assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages']), /--enable-admission-plugins=AlwaysPullImages: not built yet/);
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);
   assert.throws(() => parse(['--goaway-chance=0.5']), /--goaway-chance/);

@@ -5,6 +5,7 @@
  */
 import { badRequest } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
+import type { UserInfo } from '../auth/user.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -18,6 +19,8 @@ export interface AdmissionAttributes {
   object?: SvcObject;
   oldObject?: SvcObject;
   dryRun: boolean;
+  /** Who is asking (the request's authenticated, or impersonated, user). */
+  user: UserInfo;
 }
 
 /** `None` and `NoneOnDryRun` are safe for dry run; anything else makes a dry-run request fail. */

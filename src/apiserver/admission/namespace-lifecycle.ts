@@ -13,7 +13,7 @@ export function namespaceLifecycle(lookupNamespace: (name: string) => Promise<Sv
   return {
     name: 'NamespaceLifecycle',
     sideEffects: 'None',
-    handles: (a) => (a.def.namespaced && a.operation === 'CREATE') || (a.def.plural === 'namespaces' && a.def.group === '' && a.operation === 'DELETE'),
+    handles: (a) => (a.def.namespaced && a.operation === 'CREATE' && a.subresource === '') || (a.def.plural === 'namespaces' && a.def.group === '' && a.operation === 'DELETE'),
     async validate(a) {
       if (a.def.plural === 'namespaces' && a.def.group === '') {
         if (IMMORTAL_NAMESPACES.has(a.name)) {

@@ -9,6 +9,7 @@ import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { ALWAYS_ALLOW, ALWAYS_DENY, type Authorizer, AuthorizerChain } from './authorization.js';
 import { AbacAuthorizer, parseAbacPolicies } from './abac.js';
+import { createNodeAuthorizer } from './node-authorizer.js';
 import { WebhookAuthorizer } from './webhook-authorizer.js';
 import { AUTHORIZATION_MODES, type AuthorizationConfig, type AuthorizationMode } from './config.js';
 
@@ -33,6 +34,7 @@ const FACTORIES: { readonly [M in AuthorizationMode]?: AuthorizerFactory } = {
     if (!config.webhook) throw new Error('--authorization-mode=Webhook needs --authorization-webhook-config-file');
     return new WebhookAuthorizer(config.webhook, logger.child({ mode: 'Webhook' }));
   },
+  Node: (ctx) => createNodeAuthorizer({ registry: ctx.registry, storeFor: ctx.storeFor, logger: ctx.logger.child({ authorizer: 'Node' }) }),
 };
 
 /** The modes this server builds, in the spec's order. */

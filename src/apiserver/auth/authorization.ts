@@ -10,11 +10,24 @@
  * The same chain answers the access reviews (SelfSubjectAccessReview, SubjectAccessReview, ...),
  * so `kubectl auth can-i` hears exactly what a real request would.
  */
+import type { FieldRequirement } from '../../api/fields.js';
 import { MASTERS_GROUP, type UserInfo } from './user.js';
 
 /** What is being asked for: a resource request or a non-resource path (the access review attributes). */
 export type AccessAttributes =
-  | { kind: 'resource'; verb: string; group: string; version: string; resource: string; subresource: string; namespace: string; name: string }
+  | {
+      kind: 'resource';
+      verb: string;
+      group: string;
+      version: string;
+      resource: string;
+      subresource: string;
+      namespace: string;
+      /** The object's name; for list and watch, the name a `metadata.name=<x>` field selector requires (as established). */
+      name: string;
+      /** A list's or watch's field selector (empty when none or malformed), e.g. a node's `spec.nodeName=<node>`. */
+      fieldSelector?: readonly FieldRequirement[];
+    }
   | { kind: 'nonResource'; verb: string; path: string };
 
 export interface AccessDecision {
@@ -39,6 +52,8 @@ export interface Authorizer {
   readonly mode: string;
   authorize(user: UserInfo, attributes: AccessAttributes): AccessDecision | Promise<AccessDecision>;
   rulesFor(user: UserInfo, namespace: string): AccessRules | Promise<AccessRules>;
+  /** Stops what the mode follows (watches of the server's stores), at server shutdown. */
+  close?(): void;
 }
 
 export const NO_OPINION: AccessDecision = Object.freeze({ allowed: false, reason: '' });
@@ -86,6 +101,10 @@ export class AuthorizerChain implements Authorizer {
       if (d.reason) reasons.push(d.reason);
     }
     return { allowed: false, reason: reasons.join('; ') };
+  }
+
+  close(): void {
+    for (const a of this.authorizers) a.close?.();
   }
 
   async rulesFor(user: UserInfo, namespace: string): Promise<AccessRules> {

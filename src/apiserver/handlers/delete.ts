@@ -14,6 +14,7 @@ import type { ObjectView } from '../resource-store.js';
 import { checkDryRunGate, intParam, isDryRun, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
 import { guaranteedUpdate } from './write.js';
+import { requestUser } from '../auth/authentication.js';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -104,7 +105,7 @@ export type DeleteResult = { deleted: true; view: ObjectView } | { deleted: fals
 /** Deletes one object (by the scope's namespace/name) under the two-phase rules. */
 export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promise<DeleteResult> {
   const { def, info, services } = s;
-  await services.admission.validate({ operation: 'DELETE', def, namespace: info.namespace, name: info.name, subresource: '', dryRun: opts.dryRun });
+  await services.admission.validate({ operation: 'DELETE', def, namespace: info.namespace, name: info.name, subresource: '', dryRun: opts.dryRun, user: requestUser(s.req) });
   const ref = { group: def.group, resource: def.plural, name: info.name };
   const out = await guaranteedUpdate(
     s,
@@ -142,7 +143,7 @@ export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promis
       if (finalizers.length) m.finalizers = finalizers;
       return current;
     },
-    { dryRun: opts.dryRun, subresource: '' },
+    { dryRun: opts.dryRun, subresource: '', admitted: true },
   );
   return out;
 }

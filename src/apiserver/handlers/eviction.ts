@@ -22,6 +22,7 @@ import { asObject, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
 import { deleteObject, deleteOptionsFrom, type DeleteOptions } from './delete.js';
 import { guaranteedUpdate } from './write.js';
+import { requestUser } from '../auth/authentication.js';
 
 /** The Eviction's `deleteOptions`, read by the same parser as a DELETE's body. */
 function deleteOptionsOf(body: SvcObject, dryRun: boolean): DeleteOptions {
@@ -40,6 +41,8 @@ export async function handleEviction(s: RequestScope): Promise<void> {
     throw badRequest(`name in URL does not match name in Eviction object: ${s.info.name} != ${body.metadata.name}`);
   }
   const opts = deleteOptionsOf(body, dryRun);
+  // The Eviction is admitted as the create it is (NodeRestriction: a node evicts only its own pods).
+  await s.services.admission.validate({ operation: 'CREATE', def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'eviction', object: body, dryRun, user: requestUser(s.req) });
   const pod = (await s.store.get(s.info.namespace, s.info.name)).object;
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
 

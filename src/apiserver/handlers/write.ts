@@ -8,6 +8,7 @@ import { badRequest, conflict, notFound, StatusError } from '../../api/status.js
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { cloneJson, jsonTextDepth } from '../../api/json-walk.js';
 import { ConflictError } from '../../storage/types.js';
+import { requestUser } from '../auth/authentication.js';
 import { checkWrittenObject, LARGE_OBJECT_BYTES, objectNestingDepth, requestTurn } from '../input-limits.js';
 import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
@@ -47,7 +48,7 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
     // The established answer (a 405 naming the verb), for POST and for an apply or PUT that would create.
     throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { ...(def.group ? { group: def.group } : {}), kind: def.plural });
   }
-  const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun };
+  const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun, user: requestUser(s.req) };
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
   await services.admission.mutate(attrs);
   prepareForCreate(def, obj, services.now());
@@ -100,7 +101,7 @@ export interface UpdateOutcome {
 export async function guaranteedUpdate(
   s: RequestScope,
   mutate: (current: SvcObject, draft: () => SvcObject, pause: (() => Promise<void>) | undefined) => Promise<SvcObject> | SvcObject,
-  opts: { dryRun: boolean; subresource: string; ownership?: Ownership; revalidate?: boolean; largeInput?: boolean },
+  opts: { dryRun: boolean; subresource: string; ownership?: Ownership; revalidate?: boolean; largeInput?: boolean; admitted?: boolean },
 ): Promise<UpdateOutcome> {
   const { store, def, info, services } = s;
   const turn = () => requestTurn(s.res);
@@ -121,8 +122,9 @@ export async function guaranteedUpdate(
     if (pinned !== undefined && pinned !== '' && pinned !== current.object.metadata.resourceVersion) {
       throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun };
-    await services.admission.mutate(attrs);
+    const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun, user: requestUser(s.req) };
+    // A deletion's own write (deletionTimestamp, finalizers) was admitted as the DELETE it is.
+    if (opts.admitted !== true) await services.admission.mutate(attrs);
     const hooks = services.writeHooks?.(def);
     hooks?.prepareUpdate?.(next, current.object);
     // Writes that take the full object record who changed what; scale, binding and deletion do not.
@@ -138,7 +140,7 @@ export async function guaranteedUpdate(
     const finish = removing ? undefined : await hooks?.beginUpdate?.(next, current.object, opts.dryRun);
     let stored = false;
     try {
-      await services.admission.validate(attrs);
+      if (opts.admitted !== true) await services.admission.validate(attrs);
       await pause?.();
       if (removing) {
         await store.remove(current, opts.dryRun);
