@@ -15,6 +15,11 @@ export interface ControllerManagerConfig {
   concurrentEndpointSyncs: number;
   concurrentServiceEndpointSyncs: number;
   concurrentTtlAfterFinishedSyncs: number;
+  concurrentServiceAccountTokenSyncs: number;
+  /** PEM of --service-account-private-key-file (the serviceaccount-token controller signs with it; absent: that controller is off). */
+  serviceAccountPrivateKey?: string;
+  /** PEM of --root-ca-file (`ca.crt` of token Secrets). */
+  rootCA?: string;
   /** `--terminated-pod-gc-threshold`; 0 or less: finished pods are not collected by count. */
   terminatedPodGcThreshold: number;
   /** How often podgc looks (the established value is 20 s; not a flag). */
@@ -41,6 +46,7 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   concurrentEndpointSyncs: 5,
   concurrentServiceEndpointSyncs: 5,
   concurrentTtlAfterFinishedSyncs: 5,
+  concurrentServiceAccountTokenSyncs: 5,
   terminatedPodGcThreshold: 12_500,
   podGcPeriodMs: 20_000,
   namespaceSyncPeriodMs: 5 * 60_000,

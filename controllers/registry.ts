@@ -24,6 +24,8 @@ import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
+import { serviceAccountTokenController } from './serviceaccount-token/index.js';
+import { signingKeyFrom } from '../src/api/service-account-keys.js';
 import { statefulSetController } from './statefulset/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
@@ -129,7 +131,21 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'A default ServiceAccount in every active namespace.',
     build: (cfg) => def(serviceAccountController(cfg.concurrentServiceAccountSyncs)),
   },
-  { name: 'serviceaccount-token', defaultOn: true, summary: 'Token Secrets for ServiceAccounts (needs --service-account-private-key-file).' },
+  {
+    name: 'serviceaccount-token',
+    defaultOn: true,
+    summary: 'Token Secrets for ServiceAccounts (needs --service-account-private-key-file).',
+    build: (cfg) =>
+      cfg.serviceAccountPrivateKey
+        ? def(
+            serviceAccountTokenController({
+              key: signingKeyFrom(cfg.serviceAccountPrivateKey, '--service-account-private-key-file'),
+              concurrency: cfg.concurrentServiceAccountTokenSyncs,
+              ...(cfg.rootCA !== undefined ? { rootCA: cfg.rootCA } : {}),
+            }),
+          )
+        : { off: 'no --service-account-private-key-file: it needs a key to sign tokens with' },
+  },
   {
     name: 'statefulset',
     defaultOn: true,

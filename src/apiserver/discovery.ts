@@ -39,23 +39,31 @@ interface ServedSubresource {
   verbs: string[];
 }
 
-function subresourcesOf(d: ResourceDefinition): ServedSubresource[] {
+/** Subresources served only while a setting holds: `serviceaccounts/token` needs a signing key (and the TokenRequest gate). */
+export interface ConditionalSubresources {
+  serviceAccountToken: boolean;
+}
+
+function subresourcesOf(d: ResourceDefinition, conditional?: ConditionalSubresources): ServedSubresource[] {
   const out: ServedSubresource[] = d.subresources.map((sub) => {
     const info = SUBRESOURCE_VERBS[sub]!;
     return { name: sub, kind: info.kind ?? d.kind, verbs: info.verbs, ...(info.group ? { group: info.group } : {}), ...(info.version ? { version: info.version } : {}) };
   });
   if (d.group === '' && d.plural === 'namespaces') out.push({ name: 'finalize', kind: 'Namespace', verbs: ['update'] });
+  if (d.group === '' && d.plural === 'serviceaccounts' && conditional?.serviceAccountToken) {
+    out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.svc.io', version: 'v1', verbs: ['create'] });
+  }
   return out;
 }
 
-export function apiResources(defs: ResourceDefinition[]): ApiResource[] {
+export function apiResources(defs: ResourceDefinition[], conditional?: ConditionalSubresources): ApiResource[] {
   const out: ApiResource[] = [];
   for (const d of defs) {
     const r: ApiResource = { name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: [...d.verbs] };
     if (d.shortNames.length) r.shortNames = [...d.shortNames];
     if (d.categories.length) r.categories = [...d.categories];
     out.push(r);
-    for (const sub of subresourcesOf(d)) {
+    for (const sub of subresourcesOf(d, conditional)) {
       const sr: ApiResource = { name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, kind: sub.kind, verbs: sub.verbs };
       if (sub.group) sr.group = sub.group;
       if (sub.version) sr.version = sub.version;
@@ -80,6 +88,7 @@ export class Discovery {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly serverAddress: () => string,
+    private readonly conditional: ConditionalSubresources = { serviceAccountToken: false },
   ) {
     // Custom resources come and go at run time: every document is rebuilt after a change.
     registry.onChange(() => this.cache.clear());
@@ -122,7 +131,7 @@ export class Discovery {
     if (p === '/api/v1') {
       const defs = this.registry.resourcesFor('', 'v1');
       if (!defs.length) return undefined;
-      return this.memo(p, () => ({ kind: 'APIResourceList', groupVersion: 'v1', resources: apiResources(defs) }));
+      return this.memo(p, () => ({ kind: 'APIResourceList', groupVersion: 'v1', resources: apiResources(defs, this.conditional) }));
     }
     if (p === '/apis') {
       return this.memo(p, () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: this.groups().map((g) => this.group(g)) }));
@@ -138,7 +147,7 @@ export class Discovery {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: `${group}/${version}`,
-      resources: apiResources(this.registry.resourcesFor(g.canonical, version)),
+      resources: apiResources(this.registry.resourcesFor(g.canonical, version), this.conditional),
     }));
   }
 
@@ -184,7 +193,7 @@ export class Discovery {
         // Preferred version first, as clients take the first as the default.
         versions: [g.preferredVersion, ...g.versions.filter((v) => v !== g.preferredVersion)].map((version) => ({
           version,
-          resources: aggregatedResources(this.registry.resourcesFor(g.canonical, version), g.name, version),
+          resources: aggregatedResources(this.registry.resourcesFor(g.canonical, version), g.name, version, this.conditional),
           freshness: 'Current',
         })),
       })),
@@ -202,7 +211,7 @@ interface DiscoveredGroup {
 }
 
 /** The resources of one group version as aggregated discovery lists them (subresources nested). */
-function aggregatedResources(defs: ResourceDefinition[], group: string, version: string): object[] {
+function aggregatedResources(defs: ResourceDefinition[], group: string, version: string, conditional: ConditionalSubresources): object[] {
   return [...defs]
     .sort((a, b) => a.plural.localeCompare(b.plural))
     .map((d) => {
@@ -215,7 +224,7 @@ function aggregatedResources(defs: ResourceDefinition[], group: string, version:
       };
       if (d.shortNames.length) r['shortNames'] = [...d.shortNames];
       if (d.categories.length) r['categories'] = [...d.categories];
-      const subs = subresourcesOf(d).map((sub) => ({ subresource: sub.name, responseKind: { group: sub.group ?? group, version: sub.version ?? version, kind: sub.kind }, verbs: sub.verbs }));
+      const subs = subresourcesOf(d, conditional).map((sub) => ({ subresource: sub.name, responseKind: { group: sub.group ?? group, version: sub.version ?? version, kind: sub.kind }, verbs: sub.verbs }));
       if (subs.length) r['subresources'] = subs;
       return r;
     });

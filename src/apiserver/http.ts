@@ -145,6 +145,19 @@ function canonicalValue(bytes: Buffer, value: unknown): unknown {
   return value;
 }
 
+/**
+ * Like readRequestValue, and whether the body named a group in the established spelling: for
+ * answers whose own path does not say (a core-group subresource answering with another group's
+ * kind, e.g. serviceaccounts/token's TokenRequest), which then answer in the body's spelling.
+ */
+export async function readRequestValueAndSpelling(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<{ value: unknown; established: boolean }> {
+  if (req instanceof InProcessRequest && req.body.kind === 'value') return { value: checkedValue(req.body.value, limits), established: false };
+  const bytes = await readRequestBytes(req, limits.maxRequestBodyBytes);
+  const value = checkedValue(decodeBody(req.headers['content-type'], bytes, allowed), limits);
+  const established = mayHoldEstablishedSpelling(bytes) && canonicalizeBody(value);
+  return { value, established };
+}
+
 /** Like readRequestValue, for an optional body: undefined when there is none (or only whitespace). */
 export async function readOptionalRequestValue(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
   if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);

@@ -13,6 +13,7 @@ import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
 import { buildAuthorizer } from './auth/authorization-modes.js';
 import { DEFAULT_AUTHENTICATION, DEFAULT_AUTHORIZATION } from './auth/config.js';
+import { issuerDiscovery, tokenRequestSettings } from './auth/service-account-setup.js';
 import { Discovery } from './discovery.js';
 import { OpenApiDocuments } from './openapi.js';
 import { HealthEndpoint, type HealthCheck } from './health.js';
@@ -127,13 +128,25 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     return s;
   };
   const authContext = { registry, storeFor, logger: logger.child({ module: 'auth' }) };
+  const authentication = config.authentication ?? DEFAULT_AUTHENTICATION;
+  // The default jwks_uri: this server's external address (known once it listens).
+  const externalAddress = () => {
+    const a = config.services.advertiseAddress;
+    return a.includes(':') ? `[${a}]:${port}` : `${a}:${port}`;
+  };
+  const tokenRequests = tokenRequestSettings(authentication, Date.now);
+  const openid = issuerDiscovery(authentication, externalAddress, authContext.logger);
+  const sa = authentication.serviceAccounts;
+  if (sa) authContext.logger.info({ issuers: sa.issuers, lookup: sa.lookup, tokenRequest: tokenRequests !== undefined, issuerDiscovery: openid !== undefined }, 'service account tokens accepted');
   const authorizer = await buildAuthorizer({ ...authContext, config: config.authorization ?? DEFAULT_AUTHORIZATION });
   const services: ApiServices = {
     config,
-    authentication: await buildAuthentication({ ...authContext, config: config.authentication ?? DEFAULT_AUTHENTICATION }),
+    authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
     admission: buildAdmission(config.admissionPlugins, { registry, storeFor }),
     storeFor,
+    ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
+    ...(openid ? { issuerDiscovery: openid } : {}),
     customResources: { isTerminating: (def) => crds?.isTerminating(def) ?? false },
     watches,
     writeHooks: (def) => hooks.get(def),
@@ -231,7 +244,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   let port = config.securePort;
   const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' || config.bindAddress === '' ? '127.0.0.1' : config.bindAddress;
   const hostPort = () => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
-  const discovery = new Discovery(registry, hostPort);
+  const discovery = new Discovery(registry, hostPort, { serviceAccountToken: tokenRequests !== undefined });
   const version = {
     major: config.version.major,
     minor: config.version.minor,

@@ -5,6 +5,7 @@
  */
 import { handleAccessReview, isAccessReview } from './handlers/access-review.js';
 import { handleEviction } from './handlers/eviction.js';
+import { handleTokenRequest } from './handlers/token-request.js';
 import { methodNotAllowed, StatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ResourceDefinition } from '../api/types.js';
@@ -93,8 +94,11 @@ export async function routeResource(
   const scope: RequestScope = { req, res, info, query, def, store: services.storeFor(def), services, output, spelling };
   if (info.subresource) {
     const isNamespaceFinalize = def.group === '' && def.plural === 'namespaces' && info.subresource === 'finalize';
-    if (!isNamespaceFinalize && !(def.subresources as string[]).includes(info.subresource)) throw pageNotFound();
+    // serviceaccounts/token exists only while tokens can be issued (./discovery.ts lists it then).
+    const tokens = def.group === '' && def.plural === 'serviceaccounts' && info.subresource === 'token' ? services.serviceAccountTokens : undefined;
+    if (!isNamespaceFinalize && !tokens && !(def.subresources as string[]).includes(info.subresource)) throw pageNotFound();
     checkQueryParameters(subresourceVerb(info), query);
+    if (tokens) return handleTokenRequest(scope, tokens);
     switch (info.subresource) {
       case 'status':
         return info.verb === 'patch' ? handlePatch(scope) : handleStatus(scope);

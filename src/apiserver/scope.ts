@@ -17,6 +17,8 @@ import { parseBoolWord } from '../api/booleans.js';
 import type { ResourceStore } from './resource-store.js';
 import type { WatchRegistry } from './watch-registry.js';
 import type { WriteHooks } from './write-hooks.js';
+import type { TokenRequestSettings } from './handlers/token-request.js';
+import type { IssuerDiscovery } from './auth/issuer-discovery.js';
 
 export interface ApiServices {
   config: ApiServerConfig;
@@ -25,6 +27,10 @@ export interface ApiServices {
   /** The authorizer in force (./auth/authorization-modes.ts): the pipeline's authorization stage and the access reviews. */
   authorizer: Authorizer;
   admission: AdmissionChain;
+  /** serviceaccounts/token (./handlers/token-request.ts): present with a signing key and the TokenRequest gate. */
+  serviceAccountTokens?: TokenRequestSettings;
+  /** /.well-known/openid-configuration and /openid/v1/jwks: present with the ServiceAccountIssuerDiscovery gate and a usable issuer. */
+  issuerDiscovery?: IssuerDiscovery;
   storeFor(def: ResourceDefinition): ResourceStore;
   /** Custom resources whose CRD is being deleted refuse new objects. */
   customResources?: { isTerminating(def: ResourceDefinition): boolean };

@@ -248,6 +248,7 @@ export class ApiHttpServer implements RequestPipeline {
     const method = req.method ?? 'GET';
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
     if (pathname === '/version' || pathname === '/version/') return writeDocument(res, 200, this.parts.version);
+    if (await this.parts.services.issuerDiscovery?.serve(pathname, method, res)) return;
     if (pathname === '/metrics') {
       const extra = this.parts.config.extraMetrics;
       const body = (await this.parts.metrics.registry.metrics()) + (extra ? `\n${await extra.metrics()}` : '');
@@ -265,7 +266,8 @@ export class ApiHttpServer implements RequestPipeline {
     // Extra handlers (profiling, debug pages) serve the listener only.
     if (!(req instanceof InProcessRequest)) for (const h of this.parts.config.extraHandlers ?? []) if (await h(req, res)) return;
     if (pathname === '/' ) {
-      return writeDocument(res, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/metrics', '/version'] });
+      const openid = this.parts.services.issuerDiscovery ? ['/.well-known/openid-configuration', '/openid/v1/jwks'] : [];
+      return writeDocument(res, 200, { paths: [...openid, '/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/metrics', '/version'] });
     }
     writeText(res, 404, '404 page not found\n');
   }

@@ -25,8 +25,9 @@ import { createDaemonProgram } from './program.js';
 import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
 import { builtModes, modesNotBuilt } from '../apiserver/auth/authorization-modes.js';
-import { AUTHORIZATION_MODES, OIDC_SIGNING_ALGS, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type OidcConfig, type WebhookVersion } from '../apiserver/auth/config.js';
+import { AUTHORIZATION_MODES, OIDC_SIGNING_ALGS, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type OidcConfig, type ServiceAccountTokenConfig, type WebhookVersion } from '../apiserver/auth/config.js';
 import { type ClientConfig, ClientConfigError, parseSvcconfigFile } from '../client/svcconfig.js';
+import { isServiceAccountKeyText, KeyFileError, signingKeyFrom, verificationKeysFrom } from '../api/service-account-keys.js';
 import { projectVersion } from './version.js';
 
 export { ALL_ADMISSION_PLUGINS, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
@@ -194,10 +195,10 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
 function authenticationFlags(): FlagSpec[] {
   return [
     { flags: '--anonymous-auth', type: 'bool', default: true, help: 'Requests not rejected by another method are anonymous: user system:anonymous, group system:unauthenticated.' },
-    { flags: '--api-audiences', type: 'stringSlice', defaultText: 'issuer URL if --service-account-issuer is set', ...NOT_YET, help: 'Token audiences; a token must be bound to at least one.' },
+    { flags: '--api-audiences', type: 'stringSlice', defaultText: 'issuer URL if --service-account-issuer is set', help: 'Token audiences; a token must be bound to at least one.' },
     { flags: '--client-ca-file', type: 'string', ...NOT_YET, help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
     { flags: '--token-auth-file', type: 'string', ...NOT_YET, help: 'Static token file securing the secure port.' },
-    { flags: '--enable-bootstrap-token-auth', type: 'bool', ...NOT_YET, help: 'Allow secrets of type bootstrap.svc.io/token in namespace svc-system for TLS bootstrapping.' },
+    { flags: '--enable-bootstrap-token-auth', type: 'bool', help: 'Allow secrets of type bootstrap.svc.io/token in namespace svc-system for TLS bootstrapping.' },
     { flags: '--authentication-token-webhook-config-file', type: 'string', help: 'Webhook config for bearer tokens.' },
     { flags: '--authentication-token-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], help: 'TokenReview API version.' },
     { flags: '--authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, help: 'Cache time of webhook token responses.' },
@@ -216,12 +217,12 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--oidc-groups-prefix', type: 'string', help: 'Prefix for groups.' },
     { flags: '--oidc-required-claim', type: 'mapStringString', help: 'key=value claim that must be in the token. Repeatable.' },
     { flags: '--oidc-signing-algs', type: 'stringSlice', default: ['RS256'], help: "Allowed signing algorithms; other 'alg' values are rejected." },
-    { flags: '--service-account-issuer', type: 'string', ...NOT_YET, help: 'Issuer asserted in iss. Should be an https URL that serves discovery at <issuer>/.well-known/openid-configuration.' },
-    { flags: '--service-account-jwks-uri', type: 'string', ...NOT_YET, help: 'Overrides the key-set URI in the discovery document. Needs ServiceAccountIssuerDiscovery.' },
-    { flags: '--service-account-key-file', type: 'stringArray', defaultText: '--tls-private-key-file if unset', ...NOT_YET, help: 'PEM RSA/ECDSA keys that verify tokens. Repeatable. Required when the signing key is given.' },
-    { flags: '--service-account-signing-key-file', type: 'string', ...NOT_YET, help: 'Current private key for signing tokens. Needs TokenRequest.' },
-    { flags: '--service-account-lookup', type: 'bool', default: true, ...NOT_YET, help: 'Check tokens exist in storage.' },
-    { flags: '--service-account-max-token-expiration', type: 'duration', ...NOT_YET, help: 'Upper bound of requested token validity; longer requests get this value.' },
+    { flags: '--service-account-issuer', type: 'stringArray', help: 'Issuer asserted in iss. Should be an https URL that serves discovery at <issuer>/.well-known/openid-configuration. Repeatable: the first issues new tokens, tokens of every one are accepted (to change issuers without refusing tokens already out).' },
+    { flags: '--service-account-jwks-uri', type: 'string', help: 'Overrides the key-set URI in the discovery document (an https URL). Needs ServiceAccountIssuerDiscovery.' },
+    { flags: '--service-account-key-file', type: 'stringArray', defaultText: '--tls-private-key-file if unset', help: 'PEM RSA/ECDSA keys that verify tokens. Repeatable. Required when the signing key is given.' },
+    { flags: '--service-account-signing-key-file', type: 'string', help: 'Current private key for signing tokens. Needs TokenRequest.' },
+    { flags: '--service-account-lookup', type: 'bool', default: true, help: 'Check tokens exist in storage.' },
+    { flags: '--service-account-max-token-expiration', type: 'duration', help: 'Upper bound of requested token validity; longer requests get this value (between 1h and 2^32 s).' },
     { flags: '--proxy-client-cert-file', type: 'string', ...NOT_YET, help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
     { flags: '--proxy-client-key-file', type: 'string', ...NOT_YET, help: 'Private key of --proxy-client-cert-file.' },
     { flags: '--requestheader-client-ca-file', type: 'string', ...NOT_YET, help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
@@ -302,6 +303,114 @@ export function createApiServerProgram(o: { name?: string; displayName?: string;
 // ---------------------------------------------------------------------------------------------
 // resolution and validation
 
+/** The --service-account-* flags as given (files not yet read). */
+export interface ServiceAccountFlags {
+  issuers: string[];
+  keyFiles: string[];
+  signingKeyFile?: string;
+  maxTokenExpirationSeconds?: number;
+  lookup: boolean;
+  jwksUri?: string;
+  /** The ServiceAccountIssuerDiscovery gate. */
+  issuerDiscovery: boolean;
+}
+
+/** The established bounds of --service-account-max-token-expiration. */
+const MIN_MAX_TOKEN_EXPIRATION_MS = 3_600_000;
+const MAX_MAX_TOKEN_EXPIRATION_MS = 2 ** 32 * 1000;
+
+function resolveServiceAccountFlags(f: FlagValues, gates: Record<string, boolean>, fail: (msg: string) => never): ServiceAccountFlags {
+  const issuers = f.list('--service-account-issuer');
+  for (const iss of issuers) {
+    if (iss.trim() === '') fail('--service-account-issuer must not be empty');
+    if (iss.includes(':')) {
+      try {
+        new URL(iss);
+      } catch {
+        fail(`--service-account-issuer ${JSON.stringify(iss)} contained a ':' but was not a valid URL`);
+      }
+    }
+  }
+  if (new Set(issuers).size !== issuers.length) fail(`--service-account-issuer lists an issuer twice: ${issuers.join(', ')}`);
+  const jwksUri = f.optionalString('--service-account-jwks-uri');
+  if (jwksUri !== undefined) {
+    let https = false;
+    try {
+      https = new URL(jwksUri).protocol === 'https:';
+    } catch {
+      https = false;
+    }
+    if (!https) fail(`invalid value ${JSON.stringify(jwksUri)} for --service-account-jwks-uri: must be an https:// URL`);
+  }
+  const maxMs = f.number('--service-account-max-token-expiration');
+  if (maxMs !== 0 && (maxMs < MIN_MAX_TOKEN_EXPIRATION_MS || maxMs > MAX_MAX_TOKEN_EXPIRATION_MS)) {
+    fail('the --service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  }
+  const signingKeyFile = f.optionalString('--service-account-signing-key-file');
+  const keyFiles = f.list('--service-account-key-file');
+  // The established rules of the TokenRequest issuer (its gates, and the three flags that make it).
+  const attempted = Boolean(signingKeyFile) || issuers.length > 0 || f.list('--api-audiences').length > 0;
+  if (attempted && !gates['TokenRequest']) {
+    fail('the TokenRequest feature is not enabled but --service-account-signing-key-file, --service-account-issuer and/or --api-audiences flags were passed');
+  }
+  if (gates['BoundServiceAccountTokenVolume'] && !gates['TokenRequestProjection']) {
+    fail('the BoundServiceAccountTokenVolume feature depends on the TokenRequestProjection feature, but the TokenRequestProjection feature is not enabled');
+  }
+  if (gates['BoundServiceAccountTokenVolume'] && !attempted) fail('--service-account-signing-key-file and --service-account-issuer are required flags');
+  if (attempted && !(signingKeyFile && issuers.length > 0)) {
+    fail('--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together');
+  }
+  if (signingKeyFile && keyFiles.length === 0 && !f.optionalString('--tls-private-key-file')) {
+    fail('--service-account-key-file is required when --service-account-signing-key-file is set (the keys that verify the tokens it signs)');
+  }
+  return {
+    issuers,
+    keyFiles,
+    lookup: f.bool('--service-account-lookup'),
+    issuerDiscovery: gates['ServiceAccountIssuerDiscovery'] === true,
+    ...(signingKeyFile ? { signingKeyFile } : {}),
+    ...(maxMs ? { maxTokenExpirationSeconds: Math.floor(maxMs / 1000) } : {}),
+    ...(jwksUri ? { jwksUri } : {}),
+  };
+}
+
+/**
+ * The --service-account-* section of the authentication settings, files read: the verification
+ * keys are --service-account-key-file's, else those of --tls-private-key-file when it holds an RSA
+ * or ECDSA key (established; the server's generated serving key is never used). No keys: no
+ * service-account tokens. A file that cannot be read or holds no usable key is refused by name.
+ */
+export function serviceAccountConfig(sa: ServiceAccountFlags, tlsKeyFile: string | undefined, logger: Logger): ServiceAccountTokenConfig | undefined {
+  const keyError = (fn: () => unknown): void => {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof KeyFileError) throw new OptionsError(e.message);
+      throw e;
+    }
+  };
+  let verificationKeys = sa.keyFiles.map((file) => readFlagFile('--service-account-key-file', file));
+  verificationKeys.forEach((pem, i) => keyError(() => verificationKeysFrom(pem, `--service-account-key-file ${sa.keyFiles[i]!}`)));
+  if (verificationKeys.length === 0 && tlsKeyFile) {
+    const pem = readFlagFile('--tls-private-key-file', tlsKeyFile);
+    if (isServiceAccountKeyText(pem)) verificationKeys = [pem];
+    else logger.warn('--tls-private-key-file holds no RSA or ECDSA key: service account token authentication is off');
+  }
+  if (verificationKeys.length === 0) {
+    if (sa.issuers.length) logger.warn('--service-account-issuer is set but there is no --service-account-key-file: service account tokens are not accepted');
+    return undefined;
+  }
+  const out: ServiceAccountTokenConfig = { issuers: [...sa.issuers], verificationKeys, lookup: sa.lookup, issuerDiscovery: sa.issuerDiscovery };
+  if (sa.signingKeyFile) {
+    const pem = readFlagFile('--service-account-signing-key-file', sa.signingKeyFile);
+    keyError(() => signingKeyFrom(pem, `--service-account-signing-key-file ${sa.signingKeyFile!}`));
+    out.signingKey = pem;
+  }
+  if (sa.maxTokenExpirationSeconds) out.maxTokenExpirationSeconds = sa.maxTokenExpirationSeconds;
+  if (sa.jwksUri) out.jwksUri = sa.jwksUri;
+  return out;
+}
+
 export interface ApiServerOptions {
   common: CommonOptions;
   /** True when --cert-dir came from its default (so an unwritable default may fall back). */
@@ -343,6 +452,8 @@ export interface ApiServerOptions {
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
   authentication: AuthenticationConfig;
+  /** The --service-account-* flags (files named, not yet read; buildApiServerConfig reads them into `authentication`). */
+  serviceAccounts: ServiceAccountFlags;
   authorization: AuthorizationConfig;
   /** The files of the methods that consult something outside the server (read by buildApiServerConfig). */
   externalAuth: ExternalAuthFiles;
@@ -484,7 +595,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     if (!(OIDC_SIGNING_ALGS as readonly string[]).includes(alg)) fail(`invalid value ${JSON.stringify(alg)} for --oidc-signing-algs: oidc: unsupported signing alg (supported: ${OIDC_SIGNING_ALGS.join(', ')})`);
   }
   if (issuer !== undefined && signingAlgs.length === 0) fail('--oidc-signing-algs must name at least one algorithm, e.g. --oidc-signing-algs=RS256');
-  if (f.optionalString('--service-account-signing-key-file') && !f.optionalString('--service-account-issuer')) {
+  if (f.optionalString('--service-account-signing-key-file') && f.list('--service-account-issuer').length === 0) {
     fail('--service-account-signing-key-file needs --service-account-issuer');
   }
   if (Boolean(f.optionalString('--proxy-client-cert-file')) !== Boolean(f.optionalString('--proxy-client-key-file'))) {
@@ -500,6 +611,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   const gates = checkGatePrerequisites(common.featureGates, inUse);
   if (gates.errors.length > 0) fail(gates.errors[0] as string);
   warnings.push(...gates.ignored.map((m) => `${m}; it has no effect`));
+  const serviceAccounts = resolveServiceAccountFlags(f, common.featureGates, fail);
 
   // Node agents (pods/log).
   const addressTypes = f.list('--svclet-preferred-address-types');
@@ -555,7 +667,14 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
-    authentication: { anonymous: f.bool('--anonymous-auth'), apiAudiences: f.list('--api-audiences'), ...(issuer ? { oidc: oidcOptions(f, issuer, signingAlgs) } : {}) },
+    authentication: {
+      anonymous: f.bool('--anonymous-auth'),
+      // Established default: the issuers (a token must be meant for this API).
+      apiAudiences: f.list('--api-audiences').length ? f.list('--api-audiences') : [...serviceAccounts.issuers],
+      ...(f.bool('--enable-bootstrap-token-auth') ? { bootstrapTokens: true } : {}),
+      ...(issuer ? { oidc: oidcOptions(f, issuer, signingAlgs) } : {}),
+    },
+    serviceAccounts,
     externalAuth: externalAuthFiles(f),
     authorization: { modes: modes as AuthorizationMode[] },
     warnings,
@@ -650,6 +769,14 @@ function externalAuthConfig(o: ApiServerOptions): { authentication: Authenticati
     authorization.webhook = { client: webhookClient('--authorization-webhook-config-file', configFile), ...rest };
   }
   return { authentication, authorization };
+}
+
+/** The authentication and authorization settings: the external methods' files and the service-account keys read. */
+function authConfig(o: ApiServerOptions, logger: Logger): { authentication: AuthenticationConfig; authorization: AuthorizationConfig } {
+  const out = externalAuthConfig(o);
+  const sa = serviceAccountConfig(o.serviceAccounts, o.common.tls.keyFile, logger);
+  if (sa) out.authentication.serviceAccounts = sa;
+  return out;
 }
 
 /** The established default when --service-cluster-ip-range is empty. */
@@ -795,7 +922,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
       endpointIntervalMs: 10_000,
     },
     continueTokenTtlMs: 5 * 60_000,
-    ...externalAuthConfig(o),
+    ...authConfig(o, logger),
     admissionPlugins: [...o.admissionPlugins],
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {

@@ -8,7 +8,8 @@
 import type { Command } from 'commander';
 import { BUILTIN_CONTROLLERS, ControllerSelectionError, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
 import { DEFAULT_CONTROLLER_MANAGER_CONFIG, type ControllerManagerConfig } from '../../controllers/config.js';
-import { OptionsError, resolveCommonOptions, type CommonOptions } from './common-options.js';
+import { OptionsError, readFlagFile, resolveCommonOptions, type CommonOptions } from './common-options.js';
+import { KeyFileError, signingKeyFrom } from '../api/service-account-keys.js';
 import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
   type ApiClientOptions, type LeaderElectionOptions,
@@ -220,8 +221,33 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     endpointUpdatesBatchPeriodMs: f.number('--endpoint-updates-batch-period'),
     endpointSliceUpdatesBatchPeriodMs: f.number('--endpointslice-updates-batch-period'),
     featureGates: parseFeatureGates(f.list('--feature-gates')),
+    concurrentServiceAccountTokenSyncs: f.number('--concurrent-serviceaccount-token-syncs'),
+    ...serviceAccountTokenKeys(f),
   };
   return { selection, config, startIntervalMs };
+}
+
+/** --service-account-private-key-file and --root-ca-file, read and checked (a key that cannot sign is refused by name). */
+function serviceAccountTokenKeys(f: FlagValues): Pick<ControllerManagerConfig, 'serviceAccountPrivateKey' | 'rootCA'> {
+  const out: Pick<ControllerManagerConfig, 'serviceAccountPrivateKey' | 'rootCA'> = {};
+  const keyFile = f.optionalString('--service-account-private-key-file');
+  if (keyFile) {
+    const pem = readFlagFile('--service-account-private-key-file', keyFile);
+    try {
+      signingKeyFrom(pem, `--service-account-private-key-file ${keyFile}`);
+    } catch (e) {
+      if (e instanceof KeyFileError) throw new OptionsError(e.message);
+      throw e;
+    }
+    out.serviceAccountPrivateKey = pem;
+  }
+  const caFile = f.optionalString('--root-ca-file');
+  if (caFile) {
+    const pem = readFlagFile('--root-ca-file', caFile);
+    if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw new OptionsError(`--root-ca-file ${caFile}: no PEM-encoded certificate found`);
+    out.rootCA = pem;
+  }
+  return out;
 }
 
 export function resolveControllerManagerOptions(opts: Record<string, unknown>): ControllerManagerOptions {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -204,7 +204,8 @@ test('buildApiServerConfig fills the contract', async () => {
     '--cors-allowed-origins=https://a\\.example,//localhost',
     '--kvstore-servers=https://127.0.0.1:2379',
     '--watch-cache=false',
-    '--feature-gates=AllAlpha=true',
+    // BoundServiceAccountTokenVolume (alpha) would need the service-account signing flags.
+    '--feature-gates=AllAlpha=true,BoundServiceAccountTokenVolume=false',
     '--tls-min-version=VersionTLS12',
   ]);
   const logger = pino({ level: 'silent' });
@@ -227,6 +228,40 @@ test('buildApiServerConfig fills the contract', async () => {
   assert.is(c.logger, logger);
   const off = await buildApiServerConfig(parse([`--cert-dir=${join(dir, 'certs')}`, '--profiling=false']).options, logger);
   assert.is(off.extraHandlers, undefined);
+});
+
+test('--service-account-* flags: issuers repeatable and the default audiences, bounds and key files checked by name', async () => {
+  const sign = ['--service-account-signing-key-file=/k.pem', '--service-account-key-file=/k.pub'];
+  const { options, cmd } = parse([...sign, '--service-account-issuer=https://a.example', '--service-account-issuer=https://b.example', '--service-account-lookup=false', '--enable-bootstrap-token-auth']);
+  assert.equal(options.serviceAccounts.issuers, ['https://a.example', 'https://b.example']);
+  assert.equal(options.authentication.apiAudiences, ['https://a.example', 'https://b.example'], '--api-audiences defaults to the issuers');
+  assert.is(options.authentication.bootstrapTokens, true);
+  assert.equal(unhonouredFlags(cmd), [], 'built: no longer refused');
+  assert.equal(parse([...sign, '--service-account-issuer=https://a.example', '--api-audiences=x,y']).options.authentication.apiAudiences, ['x', 'y']);
+  assert.throws(() => parse(['--service-account-max-token-expiration=30m']), /between 1 hour and 2\^32 seconds/);
+  assert.is(parse(['--service-account-max-token-expiration=2h']).options.serviceAccounts.maxTokenExpirationSeconds, 7200);
+  assert.throws(() => parse([...sign, '--service-account-issuer=https:// bad']), /contained a ':' but was not a valid URL/);
+  assert.throws(() => parse(['--feature-gates=ServiceAccountIssuerDiscovery=true', '--service-account-jwks-uri=http://x/jwks']), /--service-account-jwks-uri: must be an https:\/\/ URL/);
+  assert.throws(() => parse(['--service-account-signing-key-file=/k.pem']), /needs --service-account-issuer/);
+  assert.throws(() => parse(['--service-account-signing-key-file=/k.pem', '--service-account-issuer=https://a.example']), /--service-account-key-file is required/);
+  assert.throws(() => parse(['--service-account-signing-key-file=/k.pem', '--service-account-issuer=https://a.example', '--feature-gates=TokenRequest=false']), /TokenRequest feature gate/);
+  // The established TokenRequest rules: the issuer is made of the three flags together, behind its gates.
+  assert.throws(() => parse(['--service-account-issuer=https://a.example', '--feature-gates=TokenRequest=false']), /the TokenRequest feature is not enabled but/);
+  assert.throws(() => parse(['--service-account-issuer=https://a.example']), /--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together/);
+  assert.throws(() => parse(['--api-audiences=x']), /should be specified together/);
+  assert.throws(() => parse(['--feature-gates=BoundServiceAccountTokenVolume=true']), /--service-account-signing-key-file and --service-account-issuer are required flags/);
+  assert.throws(() => parse(['--feature-gates=BoundServiceAccountTokenVolume=true,TokenRequestProjection=false']), /depends on the TokenRequestProjection feature/);
+  // Files: read at build time; one that holds no key is refused naming the flag and file.
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sa-'));
+  writeFileSync(join(dir, 'empty.pem'), 'nothing here\n');
+  const logger = pino({ level: 'silent' });
+  const bad = parse([`--cert-dir=${join(dir, 'certs')}`, `--service-account-key-file=${join(dir, 'empty.pem')}`]).options;
+  await buildApiServerConfig(bad, logger).then(
+    () => assert.unreachable('a key file without a key'),
+    (e: Error) => assert.match(e.message, /--service-account-key-file .*empty.pem: no PEM-encoded public key/),
+  );
+  const none = await buildApiServerConfig(parse([`--cert-dir=${join(dir, 'certs')}`]).options, logger);
+  assert.is(none.authentication?.serviceAccounts, undefined, 'no keys: no service-account tokens');
 });
 
 test('the admin client configuration goes beside the self-signed certificate, or in --data-dir with the operator\'s own pair', async () => {

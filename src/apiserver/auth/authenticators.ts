@@ -8,7 +8,10 @@ import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { AuthenticationChain, BearerTokenAuthenticator, type RequestAuthenticator, type TokenAuthenticator } from './authentication.js';
+import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator } from './bootstrap-tokens.js';
 import type { AuthenticationConfig } from './config.js';
+import { objectLookup, serviceAccountAuthenticator } from './service-account-setup.js';
+import { secretDefinition } from '../../api/kinds/index.js';
 import { OidcAuthenticator } from './oidc.js';
 import { WebhookTokenAuthenticator } from './webhook-token.js';
 
@@ -24,6 +27,23 @@ export interface AuthenticationContext {
 export async function buildAuthentication(ctx: AuthenticationContext): Promise<AuthenticationChain> {
   const methods: RequestAuthenticator[] = [];
   const tokens: TokenAuthenticator[] = [];
+  // Bearer tokens, in the established order: token file, service accounts, bootstrap, OIDC, webhook.
+  const serviceAccounts = serviceAccountAuthenticator(ctx.config, objectLookup(ctx.storeFor));
+  if (serviceAccounts) tokens.push(serviceAccounts);
+  if (ctx.config.bootstrapTokens) {
+    const secrets = ctx.storeFor(secretDefinition);
+    // From the watch cache alone when there is one (the established method reads its informer):
+    // a token-shaped guess must not cost a storage read.
+    const secret = async (name: string) =>
+      secrets.cache ? secrets.cache.get(secrets.keys.key(BOOTSTRAP_TOKEN_NAMESPACE, name))?.object : secrets.peek(BOOTSTRAP_TOKEN_NAMESPACE, name);
+    tokens.push(
+      new BootstrapTokenAuthenticator(
+        secret,
+        Date.now,
+        (secret, why) => ctx.logger.debug({ secret, why }, 'bootstrap token refused'),
+      ),
+    );
+  }
   const { oidc, tokenWebhook } = ctx.config;
   if (oidc) tokens.push(new OidcAuthenticator(oidc, ctx.logger.child({ method: 'oidc' })).start());
   if (tokenWebhook) tokens.push(new WebhookTokenAuthenticator(tokenWebhook, ctx.config.apiAudiences));

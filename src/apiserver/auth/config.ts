@@ -16,10 +16,35 @@ export interface AuthenticationConfig {
   anonymous: boolean;
   /** --api-audiences: a token must be meant for one of these (empty: the issuer, else any). */
   apiAudiences: string[];
+  /** Service-account tokens (./service-account-tokens.ts). Absent: off (no verification key). */
+  serviceAccounts?: ServiceAccountTokenConfig;
+  /** --enable-bootstrap-token-auth (./bootstrap-tokens.ts). */
+  bootstrapTokens?: boolean;
   /** The --oidc-* flags (./oidc.ts); absent: OIDC id tokens are not accepted. */
   oidc?: OidcConfig;
   /** The --authentication-token-webhook-* flags (./webhook-token.ts); absent: no token webhook. */
   tokenWebhook?: TokenWebhookConfig;
+}
+
+/** The --service-account-* flags, files read. */
+export interface ServiceAccountTokenConfig {
+  /**
+   * --service-account-issuer (repeatable): the issuers whose tokens are accepted; the first is the
+   * one new tokens carry. Empty: only legacy (secret-based) tokens are recognised.
+   */
+  issuers: string[];
+  /** PEM text of each --service-account-key-file (else of --tls-private-key-file): every key in them verifies. */
+  verificationKeys: string[];
+  /** PEM text of --service-account-signing-key-file: the `serviceaccounts/token` subresource is served (the TokenRequest gate). */
+  signingKey?: string;
+  /** --service-account-max-token-expiration in seconds (absent: no bound). */
+  maxTokenExpirationSeconds?: number;
+  /** --service-account-lookup: a legacy token's Secret and ServiceAccount must still exist. */
+  lookup: boolean;
+  /** --service-account-jwks-uri: the jwks_uri of the discovery document (absent: this server's /openid/v1/jwks). */
+  jwksUri?: string;
+  /** The ServiceAccountIssuerDiscovery gate: /.well-known/openid-configuration and /openid/v1/jwks are served. */
+  issuerDiscovery: boolean;
 }
 
 /** The signing algorithms --oidc-signing-algs accepts (the established list). */

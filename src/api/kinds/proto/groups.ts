@@ -257,3 +257,20 @@ export const AUTHORIZATION_V1_PROTO: ProtoPackageTable = {
     NonResourceRule: { fields: { verbs: '1 repeated string', nonResourceURLs: '2 repeated string' } },
   },
 };
+
+/**
+ * authentication/v1: the TokenRequest of `serviceaccounts/<name>/token` (kubectl sends it in
+ * Protobuf). Not a stored kind: only the body and answer of that subresource.
+ */
+export const AUTHENTICATION_V1_PROTO: ProtoPackageTable = {
+  package: 'svc.api.authentication.v1',
+  file: 'api/authentication/v1/generated.proto',
+  groupVersion: 'authentication.svc.io/v1',
+  kinds: { TokenRequest: 'AuthenticationV1TokenRequest' },
+  messages: {
+    AuthenticationV1TokenRequest: { fields: { metadata: '1 ObjectMeta', spec: '2 TokenRequestSpec', status: '3 TokenRequestStatus' } },
+    TokenRequestSpec: { fields: { audiences: '1 repeated string', boundObjectRef: '3 BoundObjectReference', expirationSeconds: '4 optional int64' } },
+    BoundObjectReference: { fields: { kind: '1 string', apiVersion: '2 string', name: '3 string', uid: '4 string' } },
+    TokenRequestStatus: { fields: { token: '1 string', expirationTimestamp: '2 Time' } },
+  },
+};
