@@ -21,6 +21,11 @@ export interface BuiltinControllers extends HostedControllers {
   readonly running: readonly string[];
 }
 
+/** `[controller, account]` for the selected controllers that run as their own service account with --use-service-account-credentials. */
+export function controllerAccounts(settings: ControllerSettings): [string, string][] {
+  return settings.selection.enabled.filter((c) => c.serviceAccount).map((c) => [c.name, c.serviceAccount!]);
+}
+
 export function startBuiltinControllers(o: BuiltinControllersOptions): BuiltinControllers {
   const { selection, config, startIntervalMs } = o.settings;
   const { definitions, off } = buildControllers(selection.enabled, config);

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { HealthCheck } from '../apiserver/health.js';
 import type { Connection } from '../client/connect.js';
+import type { TokenSource } from '../client/file-token-source.js';
 import type { InformerFactory } from '../client/informer-types.js';
 import type { MachineInspector } from '../runtime/inspection/index.js';
 import { OptionsError, type CommonOptions } from './common-options.js';
@@ -36,6 +37,23 @@ export async function connectFromFlags(o: ApiClientOptions, userAgent: string, l
       userAgent,
     };
     return leaderElectionTimeoutMs === undefined ? connect(opts) : connectForLeaderElection(opts, leaderElectionTimeoutMs);
+  } catch (e) {
+    throw new OptionsError((e as Error).message);
+  }
+}
+
+/**
+ * A client for the API client flags' server and CA with no credential but `tokenSource`'s bearer
+ * token (a controller's own service account; the established AnonymousClientConfig plus a token).
+ */
+export async function connectWithToken(o: ApiClientOptions, userAgent: string, tokenSource: TokenSource): Promise<Connection> {
+  const { createClient, HttpTransport, loadClientConfig } = await import('../client/index.js');
+  try {
+    const cfg = loadClientConfig({ ...(o.master ? { master: o.master } : {}), ...(o.svcconfig ? { svcconfig: o.svcconfig } : {}) });
+    const { cert: _cert, key: _key, ...tls } = cfg.tls;
+    const { token: _token, tokenFile: _file, ...rest } = cfg;
+    const transport = new HttpTransport({ ...rest, tls }, { qps: o.qps, burst: o.burst, contentType: o.contentType, userAgent, tokenSource });
+    return { client: createClient(transport, {}), transport, close: () => transport.close() };
   } catch (e) {
     throw new OptionsError((e as Error).message);
   }

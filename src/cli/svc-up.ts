@@ -32,7 +32,7 @@ import { Registry } from 'prom-client';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { leaderElectionFlags, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags } from './controller-host-options.js';
 import { loadControllerModules } from './controller-modules.js';
-import { startBuiltinControllers } from './builtin-controllers.js';
+import { controllerAccounts, startBuiltinControllers } from './builtin-controllers.js';
 import { controllerSettingFlags, DEFAULT_CONTROLLER_MANAGER_LOCK, resolveControllerSettings } from './controller-manager-options.js';
 import { OptionsError, readFlagFile } from './common-options.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
@@ -141,10 +141,19 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const connection = connectInProcess(api, { user: CONTROLLER_USER });
   const client = connection.client;
   const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
+  // --use-service-account-credentials: each built-in controller as its own service account's user.
+  const credentials = controllerSettings.useServiceAccountCredentials
+    ? await (await import('./service-account-credentials.js')).inProcessCredentials({
+        root: client,
+        accounts: controllerAccounts(controllerSettings),
+        connect: (user) => connectInProcess(api, { user }),
+      })
+    : undefined;
   const hosted = startBuiltinControllers({
     settings: controllerSettings,
     extra: definitions,
     client,
+    ...(credentials ? { clientFor: credentials.clientFor } : {}),
     informers,
     logger,
     registry,
@@ -239,6 +248,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
       schedulerInformers?.stop();
       await schedulerConnection?.close();
       await hosted.shutdown();
+      await credentials?.close();
       await connection.close();
       await api.shutdown();
     },
