@@ -11,6 +11,7 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import { cronJobController } from './cronjob/index.js';
 import { daemonSetController } from './daemonset/index.js';
 import { deploymentController } from './deployment/index.js';
@@ -40,12 +41,6 @@ export interface BuiltinController {
   readonly defaultOn: boolean;
   /** One line for --help and docs. */
   readonly summary: string;
-  /**
-   * The service account (in svc-system) it runs as with --use-service-account-credentials: the
-   * established name, which the default RBAC policy binds its role to. Absent: it runs with the
-   * manager's own credentials (the token controller, which must work before any token does).
-   */
-  readonly serviceAccount?: string;
   /** Absent while the controller is not built yet. */
   readonly build?: (cfg: ControllerManagerConfig) => ControllerDefinition<SvcObject> | ControllerOff;
 }
@@ -54,6 +49,8 @@ export interface BuiltinController {
 const JOB_WORKERS = 5;
 /** The disruption controller has no worker flag either; the established manager runs 1. */
 const DISRUPTION_WORKERS = 1;
+/** Nor has the clusterrole-aggregation controller; the established manager runs 5. */
+const CLUSTERROLE_AGGREGATION_WORKERS = 5;
 /** Nor has the daemonset controller; the established manager runs 2. */
 const DAEMONSET_WORKERS = 2;
 
@@ -63,31 +60,33 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'attachdetach', defaultOn: true, summary: 'Attaches and detaches volumes to and from nodes.' },
   { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.' },
   { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.' },
-  { name: 'clusterrole-aggregation', defaultOn: true, summary: 'Aggregates ClusterRoles by label selector.' },
-  { name: 'cronjob', defaultOn: true, serviceAccount: 'cronjob-controller', summary: 'Creates Jobs on a schedule.', build: () => def(cronJobController(JOB_WORKERS)) },
+  {
+    name: 'clusterrole-aggregation',
+    defaultOn: true,
+    summary: 'Aggregates ClusterRoles by label selector.',
+    build: () => def(clusterRoleAggregationController(CLUSTERROLE_AGGREGATION_WORKERS)),
+  },
+  { name: 'cronjob', defaultOn: true, summary: 'Creates Jobs on a schedule.', build: () => def(cronJobController(JOB_WORKERS)) },
   { name: 'csrapproving', defaultOn: true, summary: 'Approves node client certificate requests.' },
   { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },
   { name: 'csrsigning', defaultOn: true, summary: 'Signs approved certificate requests.' },
-  { name: 'daemonset', defaultOn: true, serviceAccount: 'daemon-set-controller', summary: 'One pod per eligible node.', build: () => def(daemonSetController(DAEMONSET_WORKERS)) },
+  { name: 'daemonset', defaultOn: true, summary: 'One pod per eligible node.', build: () => def(daemonSetController(DAEMONSET_WORKERS)) },
   {
     name: 'deployment',
     defaultOn: true,
-    serviceAccount: 'deployment-controller',
     summary: 'Rolls ReplicaSets out and back.',
     build: (cfg) => def(deploymentController({ concurrency: cfg.concurrentDeploymentSyncs, syncPeriodMs: cfg.deploymentSyncPeriodMs })),
   },
-  { name: 'disruption', defaultOn: true, serviceAccount: 'disruption-controller', summary: 'Keeps PodDisruptionBudget status (what pod eviction checks).', build: () => def(disruptionController(DISRUPTION_WORKERS)) },
+  { name: 'disruption', defaultOn: true, summary: 'Keeps PodDisruptionBudget status (what pod eviction checks).', build: () => def(disruptionController(DISRUPTION_WORKERS)) },
   {
     name: 'endpoint',
     defaultOn: true,
-    serviceAccount: 'endpoint-controller',
     summary: 'Endpoints of Services from their pods (ready and not ready).',
     build: (cfg) => def(endpointController({ concurrency: cfg.concurrentEndpointSyncs, batchPeriodMs: cfg.endpointUpdatesBatchPeriodMs })),
   },
   {
     name: 'endpointslice',
     defaultOn: true,
-    serviceAccount: 'endpointslice-controller',
     summary: 'EndpointSlices of Services.',
     build: (cfg) =>
       def(endpointSliceController({ concurrency: cfg.concurrentServiceEndpointSyncs, maxEndpointsPerSlice: cfg.maxEndpointsPerSlice, batchPeriodMs: cfg.endpointSliceUpdatesBatchPeriodMs })),
@@ -95,16 +94,14 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   {
     name: 'garbagecollector',
     defaultOn: true,
-    serviceAccount: 'generic-garbage-collector',
     summary: 'Deletes objects whose owners are gone (background, foreground, orphan).',
     build: (cfg) => (cfg.enableGarbageCollector ? garbageCollectorController({ concurrency: cfg.concurrentGcSyncs }) : { off: '--enable-garbage-collector=false' }),
   },
   { name: 'horizontalpodautoscaling', defaultOn: true, summary: 'Scales workloads by observed usage.' },
-  { name: 'job', defaultOn: true, serviceAccount: 'job-controller', summary: 'Runs pods to completion.', build: () => def(jobController(JOB_WORKERS)) },
+  { name: 'job', defaultOn: true, summary: 'Runs pods to completion.', build: () => def(jobController(JOB_WORKERS)) },
   {
     name: 'namespace',
     defaultOn: true,
-    serviceAccount: 'namespace-controller',
     summary: 'Empties and removes namespaces being deleted.',
     build: (cfg) => def(namespaceController({ concurrency: cfg.concurrentNamespaceSyncs, syncPeriodMs: cfg.namespaceSyncPeriodMs })),
   },
@@ -115,7 +112,6 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   {
     name: 'podgc',
     defaultOn: true,
-    serviceAccount: 'pod-garbage-collector',
     summary: 'Deletes finished pods over a threshold and pods of missing nodes.',
     build: (cfg) => def(podGcController({ terminatedPodGcThreshold: cfg.terminatedPodGcThreshold, periodMs: cfg.podGcPeriodMs })),
   },
@@ -124,14 +120,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   {
     name: 'replicaset',
     defaultOn: true,
-    serviceAccount: 'replicaset-controller',
     summary: 'Keeps spec.replicas pods of a ReplicaSet running.',
     build: (cfg) => def(replicaSetController(cfg.concurrentReplicaSetSyncs)),
   },
   {
     name: 'replicationcontroller',
     defaultOn: true,
-    serviceAccount: 'replication-controller',
     summary: 'Keeps spec.replicas pods of a ReplicationController running.',
     build: (cfg) => def(replicationControllerController(cfg.concurrentRcSyncs)),
   },
@@ -142,7 +136,6 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   {
     name: 'serviceaccount',
     defaultOn: true,
-    serviceAccount: 'service-account-controller',
     summary: 'A default ServiceAccount in every active namespace.',
     build: (cfg) => def(serviceAccountController(cfg.concurrentServiceAccountSyncs)),
   },
@@ -164,7 +157,6 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   {
     name: 'statefulset',
     defaultOn: true,
-    serviceAccount: 'statefulset-controller',
     summary: 'Pods with stable names and claims, in order.',
     build: (cfg) => def(statefulSetController(cfg.concurrentStatefulSetSyncs)),
   },
@@ -173,18 +165,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   {
     name: 'ttl-after-finished',
     defaultOn: true,
-    serviceAccount: 'ttl-after-finished-controller',
     summary: 'Deletes finished Jobs after their TTL (feature gate TTLAfterFinished).',
     build: (cfg) => (cfg.featureGates['TTLAfterFinished'] ? def(ttlAfterFinishedController(cfg.concurrentTtlAfterFinishedSyncs)) : { off: 'the feature gate TTLAfterFinished is off (alpha; --feature-gates=TTLAfterFinished=true)' }),
   },
 ];
 
 export const CONTROLLER_NAMES: readonly string[] = BUILTIN_CONTROLLERS.map((c) => c.name);
-
-/** The service account controller `name` runs as with --use-service-account-credentials (undefined: the manager's own credentials). */
-export function controllerServiceAccount(name: string): string | undefined {
-  return BUILTIN_CONTROLLERS.find((c) => c.name === name)?.serviceAccount;
-}
 
 export class ControllerSelectionError extends Error {
   constructor(message: string) {

@@ -18,7 +18,7 @@ import {
   priorityClassDefinition, replicaSetDefinition, replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition,
   runtimeClassDefinition, runtimeClassV1beta1Definition, secretDefinition, serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
   storageClassDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
-  volumeAttachmentDefinition,
+  subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
 } from './kinds/index.js';
 
 /**
@@ -34,7 +34,8 @@ const BUILTIN: readonly ResourceDefinition[] = [
   jobDefinition, cronJobDefinition,
   leaseDefinition, endpointSliceDefinition, podDisruptionBudgetDefinition, horizontalPodAutoscalerDefinition, priorityClassDefinition,
   roleDefinition, roleBindingDefinition, clusterRoleDefinition, clusterRoleBindingDefinition,
-  selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
+  selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition, subjectAccessReviewDefinition, localSubjectAccessReviewDefinition,
+  tokenReviewDefinition, selfSubjectReviewDefinition,
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,
   podMetricsDefinition, nodeMetricsDefinition,

@@ -12,6 +12,8 @@ import type { InputLimits } from './input-limits.js';
 import type { StorageConfig } from '../storage/config.js';
 import type { AuthenticationConfig, AuthorizationConfig } from './auth/config.js';
 
+export type SniCallback = (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
+
 /** TLS material ready for node's `tls`/`http2` servers (PEM text). */
 export interface ServingCertificates {
   cert: string;
@@ -19,7 +21,13 @@ export interface ServingCertificates {
   /** Extra certificates chosen by SNI; `names` are exact hosts or `*.domain` wildcards. */
   sni: { names: string[]; cert: string; key: string }[];
   /** Picks the certificate for a TLS client hello's server name (built from `sni` by the daemon). */
-  sniCallback?: (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
+  sniCallback?: SniCallback;
+  /**
+   * The same choice, with each SNI certificate's context also asking for client certificates from
+   * `clientCA` (a context chosen by SNI replaces the listener's, and with it the authorities named
+   * in the certificate request: without this, clients reaching an SNI name would send none).
+   */
+  sniCallbackWithClientCA?: (clientCA: string) => SniCallback;
   /** node's `minVersion` value, e.g. 'TLSv1.2'; undefined leaves node's default. */
   minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   /** OpenSSL cipher list derived from --tls-cipher-suites; undefined leaves node's default. */

@@ -3,6 +3,7 @@
  * system namespaces and serves HTTPS until `shutdown()`.
  */
 import { builtinResources, ResourceRegistry } from '../api/index.js';
+import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from '../api/kinds/index.js';
 import type { ResourceDefinition } from '../api/types.js';
 import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
@@ -12,7 +13,11 @@ import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
 import { buildAuthorizer } from './auth/authorization-modes.js';
+import { publishExtensionAuthentication } from './auth/extension-authentication-configmap.js';
 import { DEFAULT_AUTHENTICATION, DEFAULT_AUTHORIZATION } from './auth/config.js';
+import { BootstrapPolicy } from './auth/rbac/bootstrap-reconciler.js';
+import { escalationGuards } from './auth/rbac/escalation.js';
+import { RbacPolicyIndex } from './auth/rbac/policy-index.js';
 import { issuerDiscovery, tokenRequestSettings } from './auth/service-account-setup.js';
 import { Discovery } from './discovery.js';
 import { OpenApiDocuments } from './openapi.js';
@@ -127,7 +132,15 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     if (!s) throw new Error(`no store for ${def.plural}`);
     return s;
   };
-  const authContext = { registry, storeFor, logger: logger.child({ module: 'auth' }) };
+  const authLogger = logger.child({ module: 'auth' });
+  // The RBAC policy in memory: made when the RBAC mode or an escalation check first needs it.
+  let rbacPolicy: Promise<RbacPolicyIndex> | undefined;
+  const rbacPolicyIndex = () => (rbacPolicy ??= RbacPolicyIndex.start(storeFor, authLogger.child({ mode: 'RBAC' })));
+  const authContext = { registry, storeFor, rbacPolicy: rbacPolicyIndex, logger: authLogger };
+  // Escalation prevention on the four RBAC kinds (./auth/rbac/escalation.ts).
+  for (const [def, guard] of escalationGuards({ authorizer: () => services.authorizer, policy: rbacPolicyIndex })) {
+    if (registry.allResources().includes(def)) hooks.set(def, guard);
+  }
   const authentication = config.authentication ?? DEFAULT_AUTHENTICATION;
   // The default jwks_uri: this server's external address (known once it listens).
   const externalAddress = () => {
@@ -161,6 +174,17 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const systemObjects = new SystemObjects(required, Date.now, logger);
   await systemObjects.ensure();
   systemObjects.start();
+  // The default RBAC policy, reconciled before the first request (as the established post-start hook).
+  const rbacEnabled = [clusterRoleDefinition, clusterRoleBindingDefinition, roleDefinition, roleBindingDefinition].every((d) => defs.includes(d));
+  const bootstrapPolicy = rbacEnabled ? new BootstrapPolicy(storeFor, Date.now, logger.child({ module: 'rbac-bootstrap' })) : undefined;
+  await bootstrapPolicy?.start();
+
+  // What this server trusts, published for the servers that delegate authentication to it.
+  const cmDef = registry.lookup('', 'v1', 'configmaps');
+  const cmStore = cmDef && stores.get(cmDef);
+  const stopPublishing = cmDef && cmStore
+    ? await publishExtensionAuthentication(config.authentication ?? DEFAULT_AUTHENTICATION, { def: cmDef, store: cmStore }, Date.now, logger.child({ module: 'auth' }))
+    : undefined;
 
   // The ranges are rebuilt from the Services before the first request (a crash may have leaked).
   const eventDef = registry.lookup('', 'v1', 'events');
@@ -233,12 +257,16 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     name: 'poststarthook/bootstrap-system-namespaces',
     check: () => (systemObjects.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
   };
+  const rbacBootstrap: HealthCheck = {
+    name: 'poststarthook/rbac/bootstrap-roles',
+    check: () => (!bootstrapPolicy || bootstrapPolicy.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
+  };
   const cachesReady: HealthCheck = { name: 'informer-sync', check: () => undefined };
   const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) };
   const health = [
-    new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap]),
-    new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap]),
-    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, cachesReady, shutdownCheck]),
+    new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap, rbacBootstrap]),
+    new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap, rbacBootstrap]),
+    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, rbacBootstrap, cachesReady, shutdownCheck]),
   ];
 
   let port = config.securePort;
@@ -308,6 +336,9 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         await master?.stop();
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         systemObjects.stop();
+        bootstrapPolicy?.stop();
+        if (rbacPolicy) (await rbacPolicy.catch(() => undefined))?.stop();
+        stopPublishing?.();
         repair?.stop();
         crds?.stop();
         watches.endAll();

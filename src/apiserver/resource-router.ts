@@ -4,6 +4,7 @@
  * query parameters are known, and the requested representation can be produced.
  */
 import { handleAccessReview, isAccessReview } from './handlers/access-review.js';
+import { handleAuthenticationReview, isAuthenticationReview } from './handlers/authentication-review.js';
 import { handleEviction } from './handlers/eviction.js';
 import { handleTokenRequest } from './handlers/token-request.js';
 import { methodNotAllowed, StatusError } from '../api/status.js';
@@ -122,6 +123,7 @@ export async function routeResource(
   }
   checkQueryParameters(info.verb, query);
   if (isAccessReview(def) && info.verb === 'create') return handleAccessReview(scope);
+  if (isAuthenticationReview(def) && info.verb === 'create') return handleAuthenticationReview(scope);
   switch (info.verb) {
     case 'get':
       return handleGet(scope);

@@ -1,7 +1,7 @@
 /**
  * The HTTPS listener (HTTP/1.1 and HTTP/2 on one port) and the request pipeline, in one place:
  *
- *   TLS -> authentication -> audit -> flow control (in-flight limits) -> authorization
+ *   TLS -> authentication -> impersonation -> audit -> flow control (in-flight limits) -> authorization
  *       -> route (decode, admission, validation, storage, encode) -> metrics
  *
  * In-process calls (./in-process-transport.ts) enter at `serve()`, after TLS, and take every other
@@ -30,7 +30,9 @@ import { routeResource } from './resource-router.js';
 import type { ApiServices } from './scope.js';
 import { storageErrorStatus } from './resource-store.js';
 import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear-regexp.js';
-import { authenticationRequest, setRequestUser } from './auth/authentication.js';
+import { type AuthenticationRequest, authenticationRequest, setRequestUser } from './auth/authentication.js';
+import { listenerClientCA } from './auth/x509.js';
+import { impersonatedUser } from './auth/impersonation.js';
 import type { AccessAttributes } from './auth/authorization.js';
 import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
@@ -94,6 +96,16 @@ export class ApiHttpServer implements RequestPipeline {
       settings: config.http2MaxStreamsPerConnection > 0 ? { maxConcurrentStreams: config.http2MaxStreamsPerConnection } : {},
     };
     if (!opts.SNICallback) delete opts.SNICallback;
+    // With a client CA (or a request-header CA) configured, every client is asked for a certificate
+    // naming those authorities (Go clients send theirs only when its issuer is named), and the
+    // handshake succeeds whatever it sends: the authentication methods verify the chain themselves
+    // (./auth/x509.ts), so a bad certificate is a 401 Status and a client without one reaches the
+    // other methods.
+    const clientCA = listenerClientCA(config.authentication);
+    if (clientCA) {
+      Object.assign(opts, { requestCert: true, rejectUnauthorized: false, ca: clientCA });
+      if (config.tls.sniCallbackWithClientCA) opts.SNICallback = config.tls.sniCallbackWithClientCA(clientCA);
+    }
     this.server = createSecureServer(opts, (req, res) => void this.serve(req, res as unknown as Response));
     this.server.on('secureConnection', (sock: Socket) => {
       this.sockets.add(sock);
@@ -154,14 +166,26 @@ export class ApiHttpServer implements RequestPipeline {
         return;
       }
       info = parseRequestInfo(req.method ?? 'GET', pathname, query);
-      const user = req instanceof InProcessRequest ? req.user : await this.parts.services.authentication.authenticate(authenticationRequest(req));
+      let credentials: Pick<AuthenticationRequest, 'headers' | 'rawHeaders'>;
+      let authenticated: UserInfo;
+      if (req instanceof InProcessRequest) {
+        credentials = req;
+        authenticated = req.user;
+      } else {
+        const view = authenticationRequest(req);
+        credentials = view;
+        authenticated = await this.parts.services.authentication.authenticate(view);
+      }
+      // Impersonation: the user the request acts as, once allowed to (./auth/impersonation.ts).
+      const user = await impersonatedUser(credentials, authenticated, this.parts.services.authorizer);
       setRequestUser(req, user);
       // Established: watches and the streaming subresources (log, exec, attach, portforward) have no deadline.
       const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       const mutating = isMutating(info.verb);
       // Authorized before its body is read (a refused client never makes the server buffer it).
-      const decision = await this.parts.services.authorizer.authorize(user, withListSelector(accessAttributes(info), query));
-      if (!decision.allowed) throw forbidden(info, user, decision.reason);
+      const attributes = withListSelector(accessAttributes(info), query);
+      const decision = await this.parts.services.authorizer.authorize(user, attributes);
+      if (!decision.allowed) throw forbidden(attributes, user, decision.reason);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
         // A write's body is read before it counts against --max-mutating-requests-inflight, under a
         // deadline of its own: slow uploaders wait without holding the slots other writers need.
@@ -318,11 +342,25 @@ function answerFailure(res: Response, status: StatusError, logger: Logger, path:
 /** The attributes authorization reads from a request. */
 function accessAttributes(info: RequestInfo): AccessAttributes {
   if (!info.isResourceRequest) return { kind: 'nonResource', verb: info.verb, path: info.path };
-  const { verb, group, version, resource, subresource, namespace, name } = info;
+  const { verb, group, version, resource, subresource, name } = info;
+  // Established: a request for one namespace (`/api/v1/namespaces/team`, its status, finalize) is
+  // in that namespace, so a RoleBinding there may grant reading it.
+  const namespace = !info.namespace && !group && resource === 'namespaces' && name ? name : info.namespace;
   return { kind: 'resource', verb, group, version, resource, subresource, namespace, name };
 }
 
-function forbidden(info: RequestInfo, user: UserInfo, reason: string): StatusError {
-  const what = info.isResourceRequest ? `${info.resource}${info.group ? `.${info.group}` : ''}` : info.path;
-  return new StatusError(403, 'Forbidden', `${what} is forbidden: User "${user.username}" cannot ${info.verb} ${what}: ${reason}`);
+/**
+ * The established 403 of a refused request: `pods "x" is forbidden: User "alice" cannot get
+ * resource "pods" in API group "" in the namespace "default"`, then `: <reason>` when the
+ * authorizers gave one; `forbidden: User "alice" cannot get path "/metrics"` for a path.
+ */
+function forbidden(a: AccessAttributes, user: UserInfo, reason: string): StatusError {
+  const why = reason ? `: ${reason}` : '';
+  if (a.kind === 'nonResource') return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${a.verb} path "${a.path}"${why}`);
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const where = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
+  const message = `User "${user.username}" cannot ${a.verb} resource "${resource}" in API group "${a.group}" ${where}${why}`;
+  const qualified = a.group ? `${a.resource}.${a.group}` : a.resource;
+  const details = { kind: a.resource, ...(a.group ? { group: a.group } : {}), ...(a.name ? { name: a.name } : {}) };
+  return new StatusError(403, 'Forbidden', `${qualified}${a.name ? ` "${a.name}"` : ''} is forbidden: ${message}`, details);
 }

@@ -8,15 +8,17 @@
  * after validation and before validating admission, may throw a Status, and return `finish`,
  * which the write path calls exactly once with whether the object was stored (false: a refusal,
  * a conflict that is retried, a dry run's end) so what was taken is kept or given back;
- * `afterDelete` runs once the object has left storage.
+ * `afterDelete` runs once the object has left storage. `user` is who makes the write (RBAC's
+ * escalation prevention, ./auth/rbac/escalation.ts, decides by it).
  */
 import type { SvcObject } from '../api/types.js';
+import type { UserInfo } from './auth/user.js';
 
 export type FinishWrite = (stored: boolean) => void;
 
 export interface WriteHooks {
   prepareUpdate?(next: SvcObject, old: SvcObject): void;
-  beginCreate?(obj: SvcObject, dryRun: boolean): Promise<FinishWrite>;
-  beginUpdate?(next: SvcObject, old: SvcObject, dryRun: boolean): Promise<FinishWrite>;
+  beginCreate?(obj: SvcObject, dryRun: boolean, user: UserInfo): Promise<FinishWrite>;
+  beginUpdate?(next: SvcObject, old: SvcObject, dryRun: boolean, user: UserInfo): Promise<FinishWrite>;
   afterDelete?(obj: SvcObject): void;
 }

@@ -25,7 +25,10 @@ import { createDaemonProgram } from './program.js';
 import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
 import { builtModes, modesNotBuilt } from '../apiserver/auth/authorization-modes.js';
-import { AUTHORIZATION_MODES, OIDC_SIGNING_ALGS, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type OidcConfig, type ServiceAccountTokenConfig, type WebhookVersion } from '../apiserver/auth/config.js';
+import {
+  AUTHORIZATION_MODES, OIDC_SIGNING_ALGS, type AuthenticationConfig, type AuthorizationConfig, type AuthorizationMode, type OidcConfig, type RequestHeaderConfig,
+  type ServiceAccountTokenConfig, type WebhookVersion,
+} from '../apiserver/auth/config.js';
 import { type ClientConfig, ClientConfigError, parseSvcconfigFile } from '../client/svcconfig.js';
 import { isServiceAccountKeyText, KeyFileError, signingKeyFrom, verificationKeysFrom } from '../api/service-account-keys.js';
 import { projectVersion } from './version.js';
@@ -196,8 +199,8 @@ function authenticationFlags(): FlagSpec[] {
   return [
     { flags: '--anonymous-auth', type: 'bool', default: true, help: 'Requests not rejected by another method are anonymous: user system:anonymous, group system:unauthenticated.' },
     { flags: '--api-audiences', type: 'stringSlice', defaultText: 'issuer URL if --service-account-issuer is set', help: 'Token audiences; a token must be bound to at least one.' },
-    { flags: '--client-ca-file', type: 'string', ...NOT_YET, help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
-    { flags: '--token-auth-file', type: 'string', ...NOT_YET, help: 'Static token file securing the secure port.' },
+    { flags: '--client-ca-file', type: 'string', help: 'A client certificate signed by one of these authorities authenticates as its CommonName.' },
+    { flags: '--token-auth-file', type: 'string', help: 'Static token file securing the secure port.' },
     { flags: '--enable-bootstrap-token-auth', type: 'bool', help: 'Allow secrets of type bootstrap.svc.io/token in namespace svc-system for TLS bootstrapping.' },
     { flags: '--authentication-token-webhook-config-file', type: 'string', help: 'Webhook config for bearer tokens.' },
     { flags: '--authentication-token-webhook-version', type: 'string', default: 'v1beta1', choices: ['v1', 'v1beta1'], help: 'TokenReview API version.' },
@@ -225,11 +228,11 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--service-account-max-token-expiration', type: 'duration', help: 'Upper bound of requested token validity; longer requests get this value (between 1h and 2^32 s).' },
     { flags: '--proxy-client-cert-file', type: 'string', ...NOT_YET, help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
     { flags: '--proxy-client-key-file', type: 'string', ...NOT_YET, help: 'Private key of --proxy-client-cert-file.' },
-    { flags: '--requestheader-client-ca-file', type: 'string', ...NOT_YET, help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
-    { flags: '--requestheader-allowed-names', type: 'stringSlice', ...NOT_YET, help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
-    { flags: '--requestheader-username-headers', type: 'stringSlice', ...NOT_YET, help: 'Headers inspected for user name.' },
-    { flags: '--requestheader-group-headers', type: 'stringSlice', ...NOT_YET, help: 'Headers inspected for groups.' },
-    { flags: '--requestheader-extra-headers-prefix', type: 'stringSlice', ...NOT_YET, help: 'Header prefixes inspected for extra attributes.' },
+    { flags: '--requestheader-client-ca-file', type: 'string', help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
+    { flags: '--requestheader-allowed-names', type: 'stringSlice', help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
+    { flags: '--requestheader-username-headers', type: 'stringSlice', default: ['x-remote-user'], help: 'Headers inspected for user name.' },
+    { flags: '--requestheader-group-headers', type: 'stringSlice', default: ['x-remote-group'], help: 'Headers inspected for groups.' },
+    { flags: '--requestheader-extra-headers-prefix', type: 'stringSlice', default: ['x-remote-extra-'], help: 'Header prefixes inspected for extra attributes.' },
   ];
 }
 
@@ -452,6 +455,8 @@ export interface ApiServerOptions {
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
   authentication: AuthenticationConfig;
+  /** The files of the authentication methods, read by buildApiServerConfig into `authentication`. */
+  authenticationFiles: AuthenticationFiles;
   /** The --service-account-* flags (files named, not yet read; buildApiServerConfig reads them into `authentication`). */
   serviceAccounts: ServiceAccountFlags;
   authorization: AuthorizationConfig;
@@ -463,6 +468,36 @@ export interface ApiServerOptions {
   warnings: string[];
   /** Every flag value by long name, for flags not lifted into typed fields yet. */
   flags: FlagValues;
+}
+
+/** The flags of the authentication methods that name files (read at start). */
+export interface AuthenticationFiles {
+  clientCaFile?: string;
+  tokenAuthFile?: string;
+  requestHeader?: Omit<RequestHeaderConfig, 'clientCA'> & { clientCaFile: string };
+}
+
+/** The authentication flags that name files, cross-checked. */
+function resolveAuthenticationFiles(f: FlagValues, fail: (msg: string) => never): AuthenticationFiles {
+  const out: AuthenticationFiles = {};
+  const clientCaFile = f.optionalString('--client-ca-file');
+  if (clientCaFile) out.clientCaFile = clientCaFile;
+  const tokenAuthFile = f.optionalString('--token-auth-file');
+  if (tokenAuthFile) out.tokenAuthFile = tokenAuthFile;
+  const requestHeaderCa = f.optionalString('--requestheader-client-ca-file');
+  const allowedNames = f.list('--requestheader-allowed-names').map((n) => n.trim()).filter(Boolean);
+  if (!requestHeaderCa && allowedNames.length > 0) fail('--requestheader-allowed-names needs --requestheader-client-ca-file: without it no proxy is trusted, so the list would have no effect');
+  if (requestHeaderCa) {
+    out.requestHeader = {
+      clientCaFile: requestHeaderCa,
+      allowedNames,
+      usernameHeaders: f.list('--requestheader-username-headers'),
+      groupHeaders: f.list('--requestheader-group-headers'),
+      extraHeaderPrefixes: f.list('--requestheader-extra-headers-prefix'),
+    };
+    if (out.requestHeader.usernameHeaders.length === 0) fail('--requestheader-username-headers must name at least one header when --requestheader-client-ca-file is set, e.g. X-Remote-User');
+  }
+  return out;
 }
 
 /** Resolves and cross-checks the API server flags; throws OptionsError naming the flag. */
@@ -674,6 +709,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
       ...(f.bool('--enable-bootstrap-token-auth') ? { bootstrapTokens: true } : {}),
       ...(issuer ? { oidc: oidcOptions(f, issuer, signingAlgs) } : {}),
     },
+    authenticationFiles: resolveAuthenticationFiles(f, fail),
     serviceAccounts,
     externalAuth: externalAuthFiles(f),
     authorization: { modes: modes as AuthorizationMode[] },
@@ -756,7 +792,7 @@ function webhookClient(flag: string, file: string): ClientConfig {
 /** The resolved AuthenticationConfig and AuthorizationConfig: the files of the external methods read. */
 function externalAuthConfig(o: ApiServerOptions): { authentication: AuthenticationConfig; authorization: AuthorizationConfig } {
   const x = o.externalAuth;
-  const authentication: AuthenticationConfig = { ...o.authentication, apiAudiences: [...o.authentication.apiAudiences] };
+  const authentication = readAuthenticationFiles(o);
   if (authentication.oidc && x.oidcCaFile) authentication.oidc = { ...authentication.oidc, caPem: readFlagFile('--oidc-ca-file', x.oidcCaFile) };
   if (x.tokenWebhook) {
     const { configFile, ...rest } = x.tokenWebhook;
@@ -850,6 +886,19 @@ export async function servingCertDir(o: ApiServerOptions): Promise<string> {
  */
 export async function adminConfigDir(o: ApiServerOptions): Promise<string> {
   return o.common.tls.certFile ? o.dataDir : servingCertDir(o);
+}
+
+/** The resolved authentication settings with the methods' files read (a file that cannot be read stops the start, naming the flag). */
+export function readAuthenticationFiles(o: ApiServerOptions): AuthenticationConfig {
+  const files = o.authenticationFiles;
+  const out: AuthenticationConfig = { ...o.authentication, apiAudiences: [...o.authentication.apiAudiences] };
+  if (files.clientCaFile) out.x509 = { clientCA: readFlagFile('--client-ca-file', files.clientCaFile) };
+  if (files.tokenAuthFile) out.tokenFile = { text: readFlagFile('--token-auth-file', files.tokenAuthFile), source: files.tokenAuthFile };
+  if (files.requestHeader) {
+    const { clientCaFile, ...rest } = files.requestHeader;
+    out.requestHeader = { ...rest, clientCA: readFlagFile('--requestheader-client-ca-file', clientCaFile) };
+  }
+  return out;
 }
 
 /**

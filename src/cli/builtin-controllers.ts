@@ -5,6 +5,7 @@
  * whose prerequisites are missing, are logged with the reason and stay off.
  */
 import { buildControllers } from '../../controllers/registry.js';
+import { CONTROLLER_SERVICE_ACCOUNTS } from '../apiserver/auth/rbac/bootstrap-policy.js';
 import type { SvcObject } from '../api/types.js';
 import type { ControllerDefinition } from '../runtime/define-controller.js';
 import type { ControllerSettings } from './controller-manager-options.js';
@@ -23,7 +24,10 @@ export interface BuiltinControllers extends HostedControllers {
 
 /** `[controller, account]` for the selected controllers that run as their own service account with --use-service-account-credentials. */
 export function controllerAccounts(settings: ControllerSettings): [string, string][] {
-  return settings.selection.enabled.filter((c) => c.serviceAccount).map((c) => [c.name, c.serviceAccount!]);
+  return settings.selection.enabled.flatMap((c) => {
+    const account = CONTROLLER_SERVICE_ACCOUNTS[c.name];
+    return account ? [[c.name, account] as [string, string]] : [];
+  });
 }
 
 export function startBuiltinControllers(o: BuiltinControllersOptions): BuiltinControllers {

@@ -140,7 +140,10 @@ export async function loadServingCertificates(o: ServingCertificateOptions): Pro
       throw new TlsConfigError(`--tls-cipher-suites: none of the listed suites is available here (${(e as Error).message})`);
     }
   }
-  if (sni.length) out.sniCallback = createSniCallback(out);
+  if (sni.length) {
+    out.sniCallback = createSniCallback(out);
+    out.sniCallbackWithClientCA = (clientCA) => createSniCallback(out, clientCA);
+  }
   return out;
 }
 
@@ -253,12 +256,16 @@ export function selectSniCertificate(
   return sni.find((e) => e.names.includes(wildcard));
 }
 
-/** A node `SNICallback` choosing among `tls.sni`, falling back to the default certificate. */
+/**
+ * A node `SNICallback` choosing among `tls.sni`, falling back to the default certificate; with
+ * `clientCA`, every context asks for client certificates from those authorities.
+ */
 export function createSniCallback(
   tls: ServingCertificates,
+  clientCA?: string,
 ): (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void {
   const contexts = new Map<number, SecureContext>();
-  const base = { minVersion: tls.minVersion, ciphers: tls.ciphers };
+  const base = { minVersion: tls.minVersion, ciphers: tls.ciphers, ...(clientCA ? { ca: clientCA } : {}) };
   const fallback = createSecureContext({ ...base, cert: tls.cert, key: tls.key });
   return (servername, cb) => {
     const entry = selectSniCertificate(tls.sni, servername);

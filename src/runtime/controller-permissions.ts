@@ -20,14 +20,9 @@ import type { ResourceRef } from '../client/types.js';
 import type { SvcObject } from '../api/types.js';
 import { EVENTS } from './resource-refs.js';
 
-/** One RBAC rule (rbac.authorization.svc.io/v1 PolicyRule). */
-export interface PolicyRule {
-  apiGroups?: string[];
-  resources?: string[];
-  verbs: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
+import type { PolicyRule } from '../api/kinds/rbac/roles.js';
+
+export type { PolicyRule };
 
 const READ = ['get', 'list', 'watch'];
 const OWN = [...READ, 'create', 'update', 'patch', 'delete'];

@@ -113,8 +113,14 @@ test('cross-flag rules name the flags involved', () => {
   assert.not.ok(parse([]).options.admissionPlugins.includes('NodeRestriction'), 'NodeRestriction is not in the default list');
   assert.not.ok(parse(['--disable-admission-plugins=NamespaceLifecycle']).options.admissionPlugins.includes('NamespaceLifecycle'));
   assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages']), /--enable-admission-plugins=AlwaysPullImages: not built yet/);
+  assert.equal(parse(['--authorization-mode=RBAC,AlwaysDeny']).options.authorization.modes, ['RBAC', 'AlwaysDeny'], 'RBAC is built');
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);
+  // A proxy's allowed names without its CA would trust no one: refused rather than ignored.
+  assert.throws(() => parse(['--requestheader-allowed-names=front-proxy']), /--requestheader-allowed-names needs --requestheader-client-ca-file/);
+  assert.equal(parse(['--requestheader-client-ca-file=/ca.crt']).options.authenticationFiles.requestHeader, {
+    clientCaFile: '/ca.crt', allowedNames: [], usernameHeaders: ['x-remote-user'], groupHeaders: ['x-remote-group'], extraHeaderPrefixes: ['x-remote-extra-'],
+  });
   assert.throws(() => parse(['--goaway-chance=0.5']), /--goaway-chance/);
   assert.throws(() => parse(['--audit-log-format=xml']), /--audit-log-format.*json, legacy/);
   assert.throws(() => parse(['--audit-dynamic-configuration']), /DynamicAuditing/);

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -160,6 +161,26 @@ test('SNI names come from explicit patterns, else from the certificate; exact be
   assert.is(selectSniCertificate(certs.sni, 'x.other.org'), undefined);
   const r = await handshake(certs, { ca: caOf({ ...certs, cert: b.cert }), servername: 'zzz.example.com', checkServerIdentity: () => undefined });
   assert.match(String(r.peer.subject.CN), /^b\.example\.com@/);
+
+  // With client certificates asked for (--client-ca-file), a name chosen by SNI still names the
+  // client CA in its certificate request (Go clients send a certificate only to a CA named there).
+  const clientCA = a.caCert;
+  const server = tls.createServer({ cert: certs.cert, key: certs.key, requestCert: true, rejectUnauthorized: false, ca: clientCA, SNICallback: certs.sniCallbackWithClientCA!(clientCA) });
+  server.on('secureConnection', (sock) => sock.end());
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  try {
+    const port = (server.address() as { port: number }).port;
+    const caName = new X509Certificate(clientCA).subject.replace(/^CN=/, 'CN = ');
+    for (const name of ['a.example.com', 'localhost']) {
+      const out = await new Promise<string>((resolve) => {
+        execFile('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-servername', name], { timeout: 10_000 }, (_err, stdout) => resolve(stdout)).stdin?.end();
+      });
+      assert.match(out, `Acceptable client certificate CA names\n${caName}`, name);
+    }
+  } finally {
+    server.close();
+  }
 });
 
 test.run();

@@ -49,6 +49,8 @@ const EDGE_OBJECTS = [
   'CertificateSigningRequest/csr-1 5db2cf1fa8cc8007da30a481726bb284',
   // Added with the kinds (recorded from the encoder when they arrived; round-trips check their fields).
   'SelfSubjectAccessReview/review f8e53cf7b9b1e4eeda82df528b1751f5',
+  'SubjectAccessReview/sar c00c5de7446d5a93b0d676ba508d376e',
+  'LocalSubjectAccessReview/lsar 915e004385a638d95a1c2f4533ec2cfd',
   'SelfSubjectRulesReview/rules fc8df160dbd2f2489e36d2c9a01aee9c',
   'ControllerRevision/db-1 7b58a5af85bca99e0c9c6346c1818f36',
   'ControllerRevision/db-1 24905aeb58bf4d1cac6c64d436908a22',

@@ -295,6 +295,26 @@ export const RECORDED_KIND_FIXTURES: Record<string, SvcObject> = {
     spec: { resourceAttributes: { namespace: 'default', verb: 'create', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'web' } },
     status: { allowed: true, reason: 'allowed by the test', denied: false, evaluationError: 'none' },
   },
+  SubjectAccessReview: {
+    apiVersion: 'authorization.svc.io/v1',
+    kind: 'SubjectAccessReview',
+    metadata: meta('sar'),
+    spec: {
+      resourceAttributes: { namespace: 'default', verb: 'get', group: '', version: 'v1', resource: 'pods', subresource: 'log', name: 'web' },
+      user: 'alice',
+      groups: ['devs', 'system:authenticated'],
+      extra: { scopes: ['a', 'b'] },
+      uid: 'u-1',
+    },
+    status: { allowed: false, reason: 'no', denied: true, evaluationError: 'none' },
+  },
+  LocalSubjectAccessReview: {
+    apiVersion: 'authorization.svc.io/v1',
+    kind: 'LocalSubjectAccessReview',
+    metadata: meta('lsar', 'default'),
+    spec: { resourceAttributes: { namespace: 'default', verb: 'list', resource: 'pods' }, user: 'bob' },
+    status: { allowed: true, reason: 'yes' },
+  },
   SelfSubjectRulesReview: {
     apiVersion: 'authorization.svc.io/v1',
     kind: 'SelfSubjectRulesReview',
@@ -435,6 +455,19 @@ export const LATER_KIND_FIXTURES: Record<string, SvcObject> = {
     regarding: { kind: 'Pod', namespace: 'default', name: 'web', uid: 'u' },
     note: 'assigned',
     type: 'Normal',
+  },
+  TokenReview: {
+    apiVersion: 'authentication.svc.io/v1',
+    kind: 'TokenReview',
+    metadata: meta('review'),
+    spec: { token: 't-bob', audiences: ['https://svc.example'] },
+    status: { authenticated: true, user: { username: 'bob', uid: 'u1', groups: ['g1', 'system:authenticated'], extra: { scopes: ['a', 'b'] } }, audiences: ['https://svc.example'], error: 'none' },
+  },
+  SelfSubjectReview: {
+    apiVersion: 'authentication.svc.io/v1',
+    kind: 'SelfSubjectReview',
+    metadata: meta('me'),
+    status: { userInfo: { username: 'alice', groups: ['devs', 'system:authenticated'], extra: { 'acme.com/project': ['p1'] } } },
   },
 };
 

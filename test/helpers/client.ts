@@ -10,9 +10,19 @@ import { connect, type Connection, type ConnectOptions } from '../../src/client/
 import type { ApiClient } from '../../src/client/types.js';
 import type { ApiServerProcess } from './apiserver.js';
 
-/** Writes a kubeconfig-shaped file trusting the server's CA; returns its path. */
-export function writeSvcconfig(server: ApiServerProcess, opts: { serverUrl?: string; name?: string } = {}): string {
+/**
+ * Writes a kubeconfig-shaped file trusting the server's CA; returns its path. The user logs in
+ * with `user` (a client certificate's files, e.g. from test/helpers/pki.ts) or `token`; neither
+ * sends the token `anything`.
+ */
+export function writeSvcconfig(
+  server: Pick<ApiServerProcess, 'url' | 'certDir'>,
+  opts: { serverUrl?: string; name?: string; user?: { certFile: string; keyFile: string }; token?: string } = {},
+): string {
   const file = join(server.certDir, opts.name ?? 'svcconfig.yaml');
+  const credentials = opts.user
+    ? [`    client-certificate: ${opts.user.certFile}`, `    client-key: ${opts.user.keyFile}`]
+    : [`    token: ${opts.token ?? 'anything'}`];
   writeFileSync(
     file,
     [
@@ -27,7 +37,7 @@ export function writeSvcconfig(server: ApiServerProcess, opts: { serverUrl?: str
       'users:',
       '- name: test-user',
       '  user:',
-      '    token: anything',
+      ...credentials,
       'contexts:',
       '- name: test',
       '  context:',

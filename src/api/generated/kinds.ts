@@ -916,6 +916,56 @@ export interface SelfSubjectRulesReviewStatus {
   evaluationError?: string;
 }
 
+/** Part of SubjectAccessReview (authorization.svc.io/v1). */
+export interface SubjectAccessReviewSpec {
+  resourceAttributes?: {
+    namespace?: string;
+    verb?: string;
+    group?: string;
+    version?: string;
+    resource?: string;
+    subresource?: string;
+    name?: string;
+  };
+  nonResourceAttributes?: {
+    path?: string;
+    verb?: string;
+  };
+  user?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+  uid?: string;
+}
+
+/** Part of TokenReview (authentication.svc.io/v1). */
+export interface TokenReviewSpec {
+  token?: string;
+  audiences?: string[];
+}
+
+/** Part of TokenReview (authentication.svc.io/v1). */
+export interface TokenReviewStatus {
+  authenticated?: boolean;
+  user?: {
+    username?: string;
+    uid?: string;
+    groups?: string[];
+    extra?: Record<string, string[]>;
+  };
+  audiences?: string[];
+  error?: string;
+}
+
+/** Part of SelfSubjectReview (authentication.svc.io/v1). */
+export interface SelfSubjectReviewStatus {
+  userInfo?: {
+    username?: string;
+    uid?: string;
+    groups?: string[];
+    extra?: Record<string, string[]>;
+  };
+}
+
 /** Part of CertificateSigningRequest (certificates.svc.io/v1). */
 export interface CertificateSigningRequestSpec {
   request?: string;
@@ -1469,6 +1519,29 @@ export interface SelfSubjectRulesReview extends SvcObject {
   status?: SelfSubjectRulesReviewStatus;
 }
 
+/** SubjectAccessReview (authorization.svc.io/v1, cluster-scoped). */
+export interface SubjectAccessReview extends SvcObject {
+  spec?: SubjectAccessReviewSpec;
+  status?: SelfSubjectAccessReviewStatus;
+}
+
+/** LocalSubjectAccessReview (authorization.svc.io/v1, namespaced). */
+export interface LocalSubjectAccessReview extends SvcObject {
+  spec?: SubjectAccessReviewSpec;
+  status?: SelfSubjectAccessReviewStatus;
+}
+
+/** TokenReview (authentication.svc.io/v1, cluster-scoped). */
+export interface TokenReview extends SvcObject {
+  spec?: TokenReviewSpec;
+  status?: TokenReviewStatus;
+}
+
+/** SelfSubjectReview (authentication.svc.io/v1, cluster-scoped). */
+export interface SelfSubjectReview extends SvcObject {
+  status?: SelfSubjectReviewStatus;
+}
+
 /** CertificateSigningRequest (certificates.svc.io/v1, cluster-scoped). */
 export interface CertificateSigningRequest extends SvcObject {
   spec?: CertificateSigningRequestSpec;
@@ -1639,6 +1712,10 @@ export interface BuiltinKinds {
   clusterrolebindings: ClusterRoleBinding;
   selfsubjectaccessreviews: SelfSubjectAccessReview;
   selfsubjectrulesreviews: SelfSubjectRulesReview;
+  subjectaccessreviews: SubjectAccessReview;
+  localsubjectaccessreviews: LocalSubjectAccessReview;
+  tokenreviews: TokenReview;
+  selfsubjectreviews: SelfSubjectReview;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
   "pods.metrics.svc.io": PodMetrics;

@@ -14,6 +14,7 @@ export * from './core/scheduling-constraints.js';
 export * from './autoscaling/horizontalpodautoscaler.js';
 export * from './rbac/roles.js';
 export * from './authorization/access-reviews.js';
+export * from './authentication/reviews.js';
 export * from './certificates/certificatesigningrequest.js';
 export * from './apiextensions/customresourcedefinition.js';
 export * from './metrics/usage-metrics.js';

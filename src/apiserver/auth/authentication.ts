@@ -30,6 +30,11 @@ import { ANONYMOUS, type UserInfo, withAuthenticatedGroup } from './user.js';
 export interface AuthenticationRequest {
   readonly headers: IncomingHttpHeaders;
   /**
+   * The header lines as sent (name, value, name, value, ...), when known: a header sent several
+   * times (X-Remote-Group, Impersonate-Group) has each value here, where `headers` joins them.
+   */
+  readonly rawHeaders?: readonly string[];
+  /**
    * The certificate chain the client presented in the TLS handshake, leaf first, as sent (not yet
    * verified: a method verifies it against its own authorities); empty when the client sent none.
    */
@@ -54,8 +59,13 @@ export interface RequestAuthenticator {
 /** One way of recognising a bearer token (static file, service-account JWT, OIDC, webhook, ...). */
 export interface TokenAuthenticator {
   readonly name: string;
-  /** `null`: not a token of this kind. Throws AuthenticationFailure for one of its kind that is not valid (expired, bad signature, ...). */
-  authenticateToken(token: string): Authenticated | null | Promise<Authenticated | null>;
+  /**
+   * `null`: not a token of this kind. Throws AuthenticationFailure for one of its kind that is not valid (expired, bad signature, ...).
+   * `audiences`: the token must be meant for at least one of these (a request: --api-audiences; a
+   * TokenReview: its spec.audiences); absent when the server names none. An audience-aware method
+   * answers the audiences it found in `Authenticated.audiences`; others are wrapped by `audienceAgnostic`.
+   */
+  authenticateToken(token: string, audiences?: readonly string[]): Authenticated | null | Promise<Authenticated | null>;
 }
 
 /** Credentials of a method's kind that it cannot accept; the message is logged, never sent (the client hears only 401). */
@@ -82,18 +92,57 @@ export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/** The values of header `name` (lower case), each as sent: from `rawHeaders` when known, else the joined `headers` entry. */
+export function headerValues(req: Pick<AuthenticationRequest, 'headers' | 'rawHeaders'>, name: string): string[] {
+  if (req.rawHeaders) {
+    const out: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === name) out.push(req.rawHeaders[i + 1]!);
+    return out;
+  }
+  const v = req.headers[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [String(v)];
+}
+
+/**
+ * A token method that knows nothing of audiences (static tokens, bootstrap tokens), as the
+ * established server wraps one: its tokens are meant for the server's own audiences (`implicit`,
+ * --api-audiences), so a check for other audiences does not recognise them, and a recognised
+ * token answers the audiences it was checked for that the server holds.
+ */
+export function audienceAgnostic(implicit: readonly string[], method: TokenAuthenticator): TokenAuthenticator {
+  return {
+    name: method.name,
+    async authenticateToken(token, audiences) {
+      if (audiences === undefined) return method.authenticateToken(token);
+      const shared = implicit.filter((a) => audiences.includes(a));
+      if (shared.length === 0) return null;
+      const found = await method.authenticateToken(token);
+      return found ? { ...found, audiences: shared } : null;
+    },
+  };
+}
+
 /** The token methods as one request method: the first recognising the bearer token wins; a token none recognises fails. */
 export class BearerTokenAuthenticator implements RequestAuthenticator {
   readonly name = 'bearer-token';
-  constructor(private readonly methods: readonly TokenAuthenticator[]) {}
+  /** `apiAudiences`: --api-audiences, the audiences a request's token must be meant for (empty: none named). */
+  constructor(
+    private readonly methods: readonly TokenAuthenticator[],
+    readonly apiAudiences: readonly string[] = [],
+  ) {}
 
   async authenticate(req: AuthenticationRequest): Promise<Authenticated | null> {
     const token = bearerToken(req.headers);
     if (token === undefined) return null;
+    return this.authenticateToken(token, this.apiAudiences.length > 0 ? this.apiAudiences : undefined);
+  }
+
+  /** `token` checked for `audiences` by each method in turn (TokenReview asks this directly); throws AuthenticationFailure when none recognises it. */
+  async authenticateToken(token: string, audiences?: readonly string[]): Promise<Authenticated> {
     const failures: string[] = [];
     for (const m of this.methods) {
       try {
-        const found = await m.authenticateToken(token);
+        const found = await m.authenticateToken(token, audiences);
         if (found) return found;
       } catch (err) {
         if (!(err instanceof AuthenticationFailure)) throw err;
@@ -111,10 +160,17 @@ export interface AuthenticationChainOptions {
   anonymous: boolean;
   /** Told of each refused request (method failures), for the log. */
   onFailure?: (failures: string[]) => void;
+  /** The bearer-token methods of `methods` (what TokenReview asks); absent when none is configured. */
+  tokens?: BearerTokenAuthenticator;
 }
 
 export class AuthenticationChain {
   constructor(private readonly opts: AuthenticationChainOptions) {}
+
+  /** The token methods in force, for TokenReview (undefined: no token method configured). */
+  get tokens(): BearerTokenAuthenticator | undefined {
+    return this.opts.tokens;
+  }
 
   /** The user `req` is, or throws the 401 StatusError. */
   async authenticate(req: AuthenticationRequest): Promise<UserInfo> {
@@ -146,6 +202,7 @@ const chains = new WeakMap<object, readonly X509Certificate[]>();
 export function authenticationRequest(req: Exclude<PipelineRequest, InProcessRequest>): AuthenticationRequest {
   return {
     headers: req.headers,
+    rawHeaders: req.rawHeaders,
     peerCertificates: () => peerCertificates(tlsSocketOf(req)),
   };
 }

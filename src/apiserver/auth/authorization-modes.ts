@@ -12,12 +12,16 @@ import { AbacAuthorizer, parseAbacPolicies } from './abac.js';
 import { createNodeAuthorizer } from './node-authorizer.js';
 import { WebhookAuthorizer } from './webhook-authorizer.js';
 import { AUTHORIZATION_MODES, type AuthorizationConfig, type AuthorizationMode } from './config.js';
+import { RbacAuthorizer } from './rbac/authorizer.js';
+import type { RbacPolicyIndex } from './rbac/policy-index.js';
 
 /** What a mode may use to decide: the server's own stores (read through their watch caches). */
 export interface AuthorizationContext {
   config: AuthorizationConfig;
   registry: ResourceRegistry;
   storeFor(def: ResourceDefinition): ResourceStore;
+  /** The in-memory RBAC policy (one per server, shared with escalation prevention; made on first use). */
+  rbacPolicy(): Promise<RbacPolicyIndex>;
   logger: Logger;
 }
 
@@ -35,6 +39,7 @@ const FACTORIES: { readonly [M in AuthorizationMode]?: AuthorizerFactory } = {
     return new WebhookAuthorizer(config.webhook, logger.child({ mode: 'Webhook' }));
   },
   Node: (ctx) => createNodeAuthorizer({ registry: ctx.registry, storeFor: ctx.storeFor, logger: ctx.logger.child({ authorizer: 'Node' }) }),
+  RBAC: async (ctx) => new RbacAuthorizer(await ctx.rbacPolicy()),
 };
 
 /** The modes this server builds, in the spec's order. */

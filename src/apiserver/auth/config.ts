@@ -16,6 +16,12 @@ export interface AuthenticationConfig {
   anonymous: boolean;
   /** --api-audiences: a token must be meant for one of these (empty: the issuer, else any). */
   apiAudiences: string[];
+  /** --client-ca-file: client certificates signed by these authorities authenticate (./x509.ts). */
+  x509?: X509Config;
+  /** --token-auth-file (./token-file.ts). */
+  tokenFile?: TokenFileConfig;
+  /** --requestheader-*: an authenticating proxy's asserted user (./request-header.ts). */
+  requestHeader?: RequestHeaderConfig;
   /** Service-account tokens (./service-account-tokens.ts). Absent: off (no verification key). */
   serviceAccounts?: ServiceAccountTokenConfig;
   /** --enable-bootstrap-token-auth (./bootstrap-tokens.ts). */
@@ -24,6 +30,31 @@ export interface AuthenticationConfig {
   oidc?: OidcConfig;
   /** The --authentication-token-webhook-* flags (./webhook-token.ts); absent: no token webhook. */
   tokenWebhook?: TokenWebhookConfig;
+}
+
+export interface X509Config {
+  /** The PEM bundle of --client-ca-file. */
+  clientCA: string;
+}
+
+export interface TokenFileConfig {
+  /** The CSV text (`token,user,uid,"group1,group2"` per line). */
+  text: string;
+  /** Where it came from, for messages (e.g. the file's path). */
+  source: string;
+}
+
+export interface RequestHeaderConfig {
+  /** The PEM bundle of --requestheader-client-ca-file: only a client certificate it verifies may assert a user. */
+  clientCA: string;
+  /** --requestheader-allowed-names: the CommonNames that may (empty: any the CA verifies). */
+  allowedNames: string[];
+  /** --requestheader-username-headers, in order: the first with a value names the user. */
+  usernameHeaders: string[];
+  /** --requestheader-group-headers: every value of each is a group. */
+  groupHeaders: string[];
+  /** --requestheader-extra-headers-prefix: `<prefix><key>: value` is extra[key]. */
+  extraHeaderPrefixes: string[];
 }
 
 /** The --service-account-* flags, files read. */

@@ -111,7 +111,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly name = 'service-account';
   constructor(private readonly opts: ServiceAccountAuthenticatorOptions) {}
 
-  async authenticateToken(token: string): Promise<Authenticated | null> {
+  /** `audiences`: what the token is checked for (a TokenReview's spec.audiences); absent: --api-audiences. */
+  async authenticateToken(token: string, audiences?: readonly string[]): Promise<Authenticated | null> {
     let unverified: JWTPayload;
     let kid: string | undefined;
     try {
@@ -123,8 +124,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     const legacy = unverified.iss === LEGACY_ISSUER;
     if (!legacy && !this.opts.issuers.includes(str(unverified.iss))) return null; // another issuer's
     const payload = await this.verify(token, kid, legacy);
-    const audiences = this.audiences(payload);
-    return legacy ? this.legacyUser(token, payload, audiences) : this.boundUser(payload, audiences);
+    const valid = this.audiences(payload, audiences ?? this.opts.apiAudiences);
+    return legacy ? this.legacyUser(token, payload, valid) : this.boundUser(payload, valid);
   }
 
   /** The verified claims, trying the key named by `kid` first, then every other key. */
@@ -155,11 +156,10 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     throw new AuthenticationFailure(this.name, 'service account token signature is invalid (no verification key matches)');
   }
 
-  /** The token's audiences that --api-audiences accepts (established: none given means the API's own). */
-  private audiences(payload: JWTPayload): string[] {
-    const api = this.opts.apiAudiences;
+  /** The token's audiences that `api` (the audiences asked for) accepts (established: none given means the API's own). */
+  private audiences(payload: JWTPayload, api: readonly string[]): string[] {
     const own = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    const tokenAuds = own.length ? own : api;
+    const tokenAuds = own.length ? own : [...api];
     if (api.length === 0) return tokenAuds;
     const both = tokenAuds.filter((a) => api.includes(a));
     if (both.length === 0) throw new AuthenticationFailure(this.name, `token audiences ${JSON.stringify(own)} is invalid for the target audiences ${JSON.stringify(api)}`);

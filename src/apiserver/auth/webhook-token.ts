@@ -43,27 +43,29 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     this.client = new WebhookClient(config.client);
   }
 
-  async authenticateToken(token: string): Promise<Authenticated | null> {
-    const key = createHash('sha256').update(token).update('\0').update(this.apiAudiences.join(',')).digest('base64');
+  /** `audiences`: what the token is checked for (a TokenReview's spec.audiences); absent: --api-audiences. */
+  async authenticateToken(token: string, audiences?: readonly string[]): Promise<Authenticated | null> {
+    const wanted = audiences ?? this.apiAudiences;
+    const key = createHash('sha256').update(token).update('\0').update(wanted.join(',')).digest('base64');
     const review = await this.cache.getOrLoad(key, async () => {
-      const r = await this.review(token);
+      const r = await this.review(token, wanted);
       this.cache.set(key, r, this.config.cacheTtlMs);
       return r;
     });
     if (!review.authenticated) return null;
-    if (this.apiAudiences.length === 0) return { user: review.user };
-    // No audiences in the answer: valid for the server's own (the established reading).
-    const granted = review.audiences.length ? review.audiences.filter((a) => this.apiAudiences.includes(a)) : [...this.apiAudiences];
+    if (wanted.length === 0) return { user: review.user };
+    // No audiences in the answer: valid for the ones asked for (the established reading).
+    const granted = review.audiences.length ? review.audiences.filter((a) => wanted.includes(a)) : [...wanted];
     if (granted.length === 0) return null;
     return { user: review.user, audiences: granted };
   }
 
-  private async review(token: string): Promise<Review> {
+  private async review(token: string, audiences: readonly string[]): Promise<Review> {
     const request = {
       apiVersion: `authentication.k8s.io/${this.config.version}`,
       kind: 'TokenReview',
       metadata: { creationTimestamp: null },
-      spec: { token, ...(this.apiAudiences.length ? { audiences: [...this.apiAudiences] } : {}) },
+      spec: { token, ...(audiences.length ? { audiences: [...audiences] } : {}) },
       status: { user: {} },
     };
     let answer: unknown;

@@ -59,7 +59,7 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   reportUnknownFields(s, obj);
   await validateOrThrowPausing(def, obj, undefined, pause);
   attrs.name = obj.metadata.name!;
-  const finish = await services.writeHooks?.(def)?.beginCreate?.(obj, dryRun);
+  const finish = await services.writeHooks?.(def)?.beginCreate?.(obj, dryRun, attrs.user);
   let stored = false;
   try {
     await services.admission.validate(attrs);
@@ -137,7 +137,7 @@ export async function guaranteedUpdate(
     if (opts.revalidate !== false) await validateOrThrowPausing(def, next, current.object, pause);
     const m = next.metadata;
     const removing = !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !isNamespaceAwaitingFinalize(def, next);
-    const finish = removing ? undefined : await hooks?.beginUpdate?.(next, current.object, opts.dryRun);
+    const finish = removing ? undefined : await hooks?.beginUpdate?.(next, current.object, opts.dryRun, attrs.user);
     let stored = false;
     try {
       if (opts.admitted !== true) await services.admission.validate(attrs);

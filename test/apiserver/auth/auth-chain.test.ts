@@ -41,7 +41,7 @@ test('--authorization-mode=AlwaysDeny: the anonymous user is refused with a 403 
   assert.is(r.status, 403);
   const body = r.json as { reason: string; message: string };
   assert.is(body.reason, 'Forbidden');
-  assert.match(body.message, /User "system:anonymous" cannot list pods/);
+  assert.is(body.message, 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default": Everything is forbidden.');
   const w = await s.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'nope' } });
   assert.is(w.status, 403);
 });

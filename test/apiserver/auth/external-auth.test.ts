@@ -287,7 +287,7 @@ test('Webhook mode: allow, deny (which ABAC cannot override) and no opinion; the
   // Denied by the webhook: bob may do anything in team-b by ABAC, but secrets are refused first.
   const secret = await api!.request('GET', '/api/v1/namespaces/team-b/secrets', undefined, bearer('bob-token'));
   assert.is(secret.status, 403);
-  assert.match(secret.json.message, /User "bob" cannot list secrets/);
+  assert.match(secret.json.message, /User "bob" cannot list resource "secrets" in API group "" in the namespace "team-b"/);
   assert.match(secret.json.message, /secrets are off-limits/);
 
   // No opinion: ABAC decides (bob in team-b yes, in team-c no, with both reasons).
@@ -312,7 +312,7 @@ test('ABAC: readonly, group and wildcard-user policies; non-resource paths; rule
   assert.is((await api!.request('GET', '/version', undefined, bearer('erin-token'))).status, 200);
   const anon = await api!.request('GET', '/version');
   assert.is(anon.status, 403);
-  assert.match(anon.json.message, /User "system:anonymous" cannot get \/version/);
+  assert.match(anon.json.message, /User "system:anonymous" cannot get path "\/version"/);
   assert.is((await api!.request('GET', '/readyz')).status, 200);
   assert.is((await api!.request('POST', '/readyz')).status, 403, 'readonly');
 
@@ -381,7 +381,7 @@ test('OIDC: once the keys arrive a good token is the prefixed user with prefixed
   await waitFor(async () => (await api!.request('GET', '/api/v1/namespaces/team-c/pods', undefined, bearer(good))).status === 200, 25_000, 'the issuer keys');
   const write = await api!.request('POST', '/api/v1/namespaces/team-c/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, bearer(good));
   assert.is(write.status, 403);
-  assert.ok(write.json.message.includes(`User "${issuer}#alice" cannot create configmaps`), write.json.message);
+  assert.ok(write.json.message.includes(`User "${issuer}#alice" cannot create resource "configmaps" in API group "" in the namespace "team-c"`), write.json.message);
   const seen = accessReviews.at(-1)!.spec;
   assert.is(seen['user'], `${issuer}#alice`);
   assert.equal(seen['groups'], ['oidc:viewers', 'system:authenticated']);

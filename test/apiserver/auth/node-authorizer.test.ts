@@ -76,7 +76,7 @@ test("a node reads the secrets and configmaps its pods reference, and nothing el
   await eventually(async () => (await n1.get(resources.secrets, NS, 's1').then(() => true, () => false)), 5_000, 'n1 may get s1');
   assert.is(((await n1.get(resources.configmaps, NS, 'cm1')) as { data?: Record<string, string> }).data?.['k'], 'v');
   const msg = await refused(n1.get(resources.secrets, NS, 's2'));
-  assert.match(msg, /User "system:node:n1" cannot get secrets.*: no relationship found between node 'n1' and this object$/);
+  assert.match(msg, /User "system:node:n1" cannot get resource "secrets".*: no relationship found between node 'n1' and this object$/);
   await refused(n1.get(resources.configmaps, NS, 'cm2'));
   // A list names no object: no relationship can be shown.
   assert.match(await refused(n1.list(resources.secrets, { namespace: NS })), /No Object name found/);
@@ -123,7 +123,7 @@ test('a node updates its own Node and its status, not another node (authorizer f
   const other = await refused(n1.patch(resources.nodes, '', 'n2', 'merge', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }, { subresource: 'status' }));
   assert.is(other, 'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
   // Deleting a Node is no node's (not in the node rules).
-  assert.match(await refused(n1.delete(resources.nodes, '', 'n2')), /cannot delete nodes/);
+  assert.match(await refused(n1.delete(resources.nodes, '', 'n2')), /User "system:node:n1" cannot delete resource "nodes" in API group "" at the cluster scope/);
   // Reads: only its own Node.
   assert.is((await n1.get<Node>(resources.nodes, '', 'n1')).metadata.name, 'n1');
   assert.match(await refused(n1.get(resources.nodes, '', 'n2')), /node 'n1' cannot read 'n2' Node object/);
@@ -142,7 +142,7 @@ test('a node patches the status of pods bound to it, deletes only those, and cre
   assert.is((await admin.get<Pod>(resources.pods, NS, 'p1')).status?.phase, 'Running');
   assert.match(await refused(n1.patch(resources.pods, NS, 'p2', 'merge', { status: { phase: 'Running' } }, { subresource: 'status' })), /node "n1" can only update pod status for pods with spec\.nodeName set to itself/);
   // Changing a pod itself is no node's (not in the node rules; NodeRestriction would refuse it too).
-  assert.match(await refused(n1.patch(resources.pods, NS, 'p1', 'merge', { metadata: { labels: { a: 'b' } } })), /cannot patch pods/);
+  assert.match(await refused(n1.patch(resources.pods, NS, 'p1', 'merge', { metadata: { labels: { a: 'b' } } })), /User "system:node:n1" cannot patch resource "pods" in API group "" in the namespace/);
   assert.match(await refused(n1.delete(resources.pods, NS, 'p2')), /node "n1" can only delete pods with spec\.nodeName set to itself/);
   assert.match(await refused(n1.subresource(resources.pods, NS, 'p2', 'eviction', 'POST', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p2', namespace: NS } })), /can only evict pods with spec\.nodeName set to itself/);
   assert.match(await refused(n1.create(resources.pods, NS, pod('plain', { namespace: NS, nodeName: 'n1' }))), /can only create mirror pods/);

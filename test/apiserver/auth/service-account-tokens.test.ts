@@ -211,9 +211,9 @@ test('TokenRequest tokens and bootstrap tokens authenticate; every invalid one i
   await s.stop();
   server = await startApiServer({ args: [...KEY_ARGS, `--service-account-signing-key-file=${signingFile}`, '--authorization-mode=AlwaysDeny', '--enable-bootstrap-token-auth'], dataDir: s.dataDir, certDir: s.certDir, port: s.port, readyStatus: 403 });
   const denied = async (t: string) => (await server!.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(t))).json.message as string;
-  assert.match(await denied(who), /User "system:serviceaccount:ns:who" cannot list pods/);
-  assert.match(await denied(BOOTSTRAP), /User "system:bootstrap:abcdef" cannot list pods/);
-  assert.match(await denied(legacyA.token!), /User "system:serviceaccount:ns:legacy" cannot list pods/);
+  assert.match(await denied(who), /User "system:serviceaccount:ns:who" cannot list resource "pods" in API group "" in the namespace "ns"/);
+  assert.match(await denied(BOOTSTRAP), /User "system:bootstrap:abcdef" cannot list resource "pods" in API group "" in the namespace "ns"/);
+  assert.match(await denied(legacyA.token!), /User "system:serviceaccount:ns:legacy" cannot list resource "pods" in API group "" in the namespace "ns"/);
   assert.is((await server.request('GET', '/api/v1/namespaces/ns/pods', undefined, bearer(podToken))).status, 401);
   rmSync(s.dataDir, { recursive: true, force: true });
   rmSync(s.certDir, { recursive: true, force: true });

@@ -239,8 +239,25 @@ export const AUTHORIZATION_V1_PROTO: ProtoPackageTable = {
   package: 'svc.api.authorization.v1',
   file: 'api/authorization/v1/generated.proto',
   groupVersion: 'authorization.svc.io/v1',
-  kinds: { SelfSubjectAccessReview: 'SelfSubjectAccessReview', SelfSubjectRulesReview: 'SelfSubjectRulesReview' },
+  kinds: {
+    SelfSubjectAccessReview: 'SelfSubjectAccessReview',
+    SelfSubjectRulesReview: 'SelfSubjectRulesReview',
+    SubjectAccessReview: 'SubjectAccessReview',
+    LocalSubjectAccessReview: 'LocalSubjectAccessReview',
+  },
   messages: {
+    SubjectAccessReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SubjectAccessReviewSpec', status: '3 SubjectAccessReviewStatus' } },
+    LocalSubjectAccessReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SubjectAccessReviewSpec', status: '3 SubjectAccessReviewStatus' } },
+    SubjectAccessReviewSpec: {
+      fields: {
+        resourceAttributes: '1 ResourceAttributes',
+        nonResourceAttributes: '2 NonResourceAttributes',
+        user: '3 string',
+        groups: '4 repeated string',
+        extra: '5 map<string,ExtraValue>',
+        uid: '6 string',
+      },
+    },
     SelfSubjectAccessReview: { fields: { metadata: '1 ObjectMeta', spec: '2 SelfSubjectAccessReviewSpec', status: '3 SubjectAccessReviewStatus' } },
     SelfSubjectAccessReviewSpec: { fields: { resourceAttributes: '1 ResourceAttributes', nonResourceAttributes: '2 NonResourceAttributes' } },
     ResourceAttributes: {
@@ -260,14 +277,22 @@ export const AUTHORIZATION_V1_PROTO: ProtoPackageTable = {
 
 /**
  * authentication/v1: the TokenRequest of `serviceaccounts/<name>/token` (kubectl sends it in
- * Protobuf). Not a stored kind: only the body and answer of that subresource.
+ * Protobuf; not a stored kind: only the body and answer of that subresource), and TokenReview and
+ * SelfSubjectReview (answered, never stored).
  */
 export const AUTHENTICATION_V1_PROTO: ProtoPackageTable = {
   package: 'svc.api.authentication.v1',
   file: 'api/authentication/v1/generated.proto',
   groupVersion: 'authentication.svc.io/v1',
-  kinds: { TokenRequest: 'AuthenticationV1TokenRequest' },
+  kinds: { TokenRequest: 'AuthenticationV1TokenRequest', TokenReview: 'TokenReview', SelfSubjectReview: 'SelfSubjectReview' },
   messages: {
+    TokenReview: { fields: { metadata: '1 ObjectMeta', spec: '2 TokenReviewSpec', status: '3 TokenReviewStatus' } },
+    TokenReviewSpec: { fields: { token: '1 string', audiences: '2 repeated string' } },
+    TokenReviewStatus: { fields: { authenticated: '1 bool', user: '2 UserInfo', error: '3 string', audiences: '4 repeated string' } },
+    // `extra` values reuse certificates.svc.io's ExtraValue (message names are unique across packages).
+    UserInfo: { fields: { username: '1 string', uid: '2 string', groups: '3 repeated string', extra: '4 map<string,ExtraValue>' } },
+    SelfSubjectReview: { fields: { metadata: '1 ObjectMeta', status: '2 SelfSubjectReviewStatus' } },
+    SelfSubjectReviewStatus: { fields: { userInfo: '1 UserInfo' } },
     AuthenticationV1TokenRequest: { fields: { metadata: '1 ObjectMeta', spec: '2 TokenRequestSpec', status: '3 TokenRequestStatus' } },
     TokenRequestSpec: { fields: { audiences: '1 repeated string', boundObjectRef: '3 BoundObjectReference', expirationSeconds: '4 optional int64' } },
     BoundObjectReference: { fields: { kind: '1 string', apiVersion: '2 string', name: '3 string', uid: '4 string' } },

@@ -9,6 +9,15 @@ import { atomicList, labelSelector, obj, objectSchema, str } from '../schema-dsl
 
 export const RBAC_GROUP = 'rbac.authorization.svc.io';
 
+/** One RBAC rule as stored (PolicyRule): the one shape the authorizer, the policy data and controllers' declared permissions use. */
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
 const policyRule = () =>
   obj({
     verbs: atomicList(str()),
