@@ -1,43 +1,76 @@
 /**
- * The admin client configuration `svc up` writes under its data folder, and the `apiserver` daemon
- * beside its certificate (so the scheduler, the controller manager, `svc nodes` and kubectl can be
- * pointed at it): kubeconfig-shaped (kubectl, helm, the client libraries and `--svcconfig` all read
- * it), the server's certificate embedded as the trusted CA, and a token (the server authenticates
- * nobody yet; kubectl asks for a password when a user has no credentials at all). Rewritten at
- * every start, so it follows the port and the certificate.
+ * The client configuration files this project writes (kubeconfig-shaped: kubectl, helm, the
+ * client libraries and `--svcconfig` all read them), with the server's certificate embedded as the
+ * trusted CA:
+ *
+ * - `svc up`'s admin configuration under its data folder: a client certificate of the cluster CA
+ *   in `system:masters` (./svc-up-security.ts), rewritten at every start so it follows the port;
+ * - the `apiserver` daemon's, beside its certificate (so the scheduler, the controller manager,
+ *   `svc nodes` and kubectl can be pointed at it): a placeholder token, since that daemon's client
+ *   authentication is the operator's to configure (kubectl asks for a password when a user has no
+ *   credentials at all);
+ * - `svc certs issue`'s, for a component or a person (./svc-certs.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 export const ADMIN_CONFIG_FILE = 'admin.svcconfig';
 
-/** Writes `<dataDir>/admin.svcconfig` (the folder made if missing) for `serverUrl` trusting `caPem`; returns its absolute path. */
-export function writeAdminConfig(dataDir: string, serverUrl: string, caPem: string): string {
-  const file = resolve(join(dataDir, ADMIN_CONFIG_FILE));
-  const lines = [
+/** How the user of a client configuration proves who it is. */
+export type ClientCredentials = { clientCertificate: { cert: string; key: string } } | { token: string };
+
+export interface ClientConfig {
+  serverUrl: string;
+  /** PEM the client trusts for the server's certificate. */
+  caPem: string;
+  /** The user entry's name (also shown by `kubectl config view`). */
+  userName: string;
+  credentials: ClientCredentials;
+}
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+/** The YAML text of a client configuration with one cluster, user and context (`svc`). */
+export function clientConfigText(c: ClientConfig): string {
+  const user =
+    'clientCertificate' in c.credentials
+      ? [`    client-certificate-data: ${b64(c.credentials.clientCertificate.cert)}`, `    client-key-data: ${b64(c.credentials.clientCertificate.key)}`]
+      : [`    token: ${c.credentials.token}`];
+  return [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
     '- name: svc',
     '  cluster:',
-    `    server: ${serverUrl}`,
-    `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`,
+    `    server: ${c.serverUrl}`,
+    `    certificate-authority-data: ${b64(c.caPem)}`,
     'users:',
-    '- name: svc-admin',
+    `- name: ${JSON.stringify(c.userName)}`,
     '  user:',
-    '    token: svc-admin',
+    ...user,
     'contexts:',
     '- name: svc',
     '  context:',
     '    cluster: svc',
-    '    user: svc-admin',
+    `    user: ${JSON.stringify(c.userName)}`,
     '    namespace: default',
     'current-context: svc',
     '',
-  ];
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, lines.join('\n'), { mode: 0o600 });
-  return file;
+  ].join('\n');
+}
+
+/** Writes `c` to `file` (0600: it holds a private key or a token; the folder made if missing); returns its absolute path. */
+export function writeClientConfig(file: string, c: ClientConfig): string {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, clientConfigText(c), { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+/** Writes `<dataDir>/admin.svcconfig` for `serverUrl` trusting `caPem`; returns its absolute path. */
+export function writeAdminConfig(dataDir: string, serverUrl: string, caPem: string, credentials: ClientCredentials = { token: 'svc-admin' }): string {
+  return writeClientConfig(join(dataDir, ADMIN_CONFIG_FILE), { serverUrl, caPem, userName: 'svc-admin', credentials });
 }
 
 /** The address a local client uses for a listener bound to `url` (a wildcard bind becomes loopback). */

@@ -5,6 +5,7 @@
  * whose prerequisites are missing, are logged with the reason and stay off.
  */
 import { buildControllers } from '../../controllers/registry.js';
+import { CONTROLLER_SERVICE_ACCOUNTS } from '../apiserver/auth/rbac/bootstrap-policy.js';
 import type { SvcObject } from '../api/types.js';
 import type { ControllerDefinition } from '../runtime/define-controller.js';
 import type { ControllerSettings } from './controller-manager-options.js';
@@ -19,6 +20,14 @@ export interface BuiltinControllersOptions extends Omit<HostedControllersOptions
 export interface BuiltinControllers extends HostedControllers {
   /** Names of the built-in controllers running. */
   readonly running: readonly string[];
+}
+
+/** `[controller, account]` for the selected controllers that run as their own service account with --use-service-account-credentials. */
+export function controllerAccounts(settings: ControllerSettings): [string, string][] {
+  return settings.selection.enabled.flatMap((c) => {
+    const account = CONTROLLER_SERVICE_ACCOUNTS[c.name];
+    return account ? [[c.name, account] as [string, string]] : [];
+  });
 }
 
 export function startBuiltinControllers(o: BuiltinControllersOptions): BuiltinControllers {

@@ -2,8 +2,10 @@
  * The secure port of a daemon other than the API server (`svc run`, the scheduler; the
  * controller managers later): HTTPS (HTTP/1.1 and HTTP/2) serving `/healthz` (with its named
  * checks), `/metrics` (a prom-client registry) and extra handlers (`/debug/pprof/`,
- * `/debug/machines`). `--secure-port=0` serves nothing. There is no authentication yet: like the
- * API server, every request is anonymous and allowed until the security work lands.
+ * `/debug/machines`). `--secure-port=0` serves nothing. With `auth` (the scheduler's and the
+ * controller manager's delegated authentication and authorization, ./delegated-auth.ts) every
+ * request on the secure port is authenticated and authorized before a handler sees it; the
+ * deprecated plain port (the scheduler's --port) stays unauthenticated, as established.
  */
 import { createServer, Server } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type SecureServerOptions } from 'node:http2';
@@ -14,6 +16,9 @@ import type { ServingCertificates } from '../apiserver/config.js';
 import { HealthEndpoint, type HealthCheck } from '../apiserver/health.js';
 import { writeText, type Request, type Response } from '../apiserver/http.js';
 import type { CommonOptions } from './common-options.js';
+import type { DelegatedAuth } from './delegated-auth.js';
+import type { DelegatedAuthOptions } from './delegated-auth-flags.js';
+import type { Logger } from 'pino';
 import { loadServingCertificates } from './tls.js';
 
 /** Answers a request it knows (true) or leaves it to the next handler (false). */
@@ -35,6 +40,8 @@ export interface ComponentServerOptions {
    * scheduler's deprecated --port/--address); absent or port 0: none.
    */
   plain?: { port: number; address: string };
+  /** Delegated authentication and authorization of the secure port; absent: every request is served (svc run). */
+  auth?: DelegatedAuth;
 }
 
 export interface ComponentServer {
@@ -67,6 +74,14 @@ export async function componentServingCertificates(common: CommonOptions, compon
   });
 }
 
+/** The delegated checks of a daemon's secure port (none when --secure-port=0). */
+export async function componentAuth(common: CommonOptions, o: DelegatedAuthOptions, logger: Logger, userAgent: string): Promise<DelegatedAuth | undefined> {
+  if (common.securePort === 0) return undefined;
+  const { buildDelegatedAuth } = await import('./delegated-auth.js');
+  const { connect } = await import('../client/index.js');
+  return buildDelegatedAuth(o, { logger, connect: (svcconfig) => connect({ svcconfig, userAgent: `${userAgent}/delegated-auth` }) });
+}
+
 /** The address to show for a listener bound to `bindAddress` (an unspecified one is shown as 127.0.0.1). */
 export function shownHost(bindAddress: string): string {
   return UNSPECIFIED.has(bindAddress) ? '127.0.0.1' : bindAddress;
@@ -76,7 +91,20 @@ export function shownHost(bindAddress: string): string {
 export async function startComponentServer(o: ComponentServerOptions): Promise<ComponentServer> {
   const handle = componentHandler(o);
   const plain = o.plain && o.plain.port !== 0 ? await listenPlain(o.plain, handle) : undefined;
-  const secure = o.securePort === 0 ? undefined : await listenSecure(o, handle).catch(async (e: unknown) => {
+  const guard = o.auth;
+  const secureHandle: Handle = guard
+    ? async (req, res) => {
+        try {
+          if (await guard.guard(req, res)) return;
+        } catch (err) {
+          if (!res.headersSent) writeText(res, 500, `internal server error: ${err instanceof Error ? err.message : String(err)}\n`);
+          else if (!res.writableEnded) res.end();
+          return;
+        }
+        await handle(req, res);
+      }
+    : handle;
+  const secure = o.securePort === 0 ? undefined : await listenSecure(o, secureHandle).catch(async (e: unknown) => {
     await plain?.close();
     throw e;
   });
@@ -158,6 +186,8 @@ function listenSecure(o: ComponentServerOptions, handle: Handle): Promise<Listen
     ciphers: tls.ciphers,
     SNICallback: tls.sniCallback,
     settings: o.http2MaxStreamsPerConnection ? { maxConcurrentStreams: o.http2MaxStreamsPerConnection } : {},
+    // Asked for, never required: a client without a certificate may still use a token or be anonymous.
+    ...(o.auth?.requestClientCertificates ? { requestCert: true, rejectUnauthorized: false } : {}),
   };
   if (!opts.SNICallback) delete opts.SNICallback;
   const server: Http2SecureServer = createSecureServer(opts, (req, res) => void handle(req, res as unknown as Response));

@@ -12,10 +12,12 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { HealthCheck } from '../apiserver/health.js';
 import type { Connection } from '../client/connect.js';
+import type { TokenSource } from '../client/file-token-source.js';
 import type { InformerFactory } from '../client/informer-types.js';
 import type { MachineInspector } from '../runtime/inspection/index.js';
 import { OptionsError, type CommonOptions } from './common-options.js';
-import { componentServingCertificates, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import type { DelegatedAuthOptions } from './delegated-auth-flags.js';
 import type { ApiClientOptions } from './controller-host-options.js';
 import { createProfilingHandler } from './profiling.js';
 
@@ -35,6 +37,23 @@ export async function connectFromFlags(o: ApiClientOptions, userAgent: string, l
       userAgent,
     };
     return leaderElectionTimeoutMs === undefined ? connect(opts) : connectForLeaderElection(opts, leaderElectionTimeoutMs);
+  } catch (e) {
+    throw new OptionsError((e as Error).message);
+  }
+}
+
+/**
+ * A client for the API client flags' server and CA with no credential but `tokenSource`'s bearer
+ * token (a controller's own service account; the established AnonymousClientConfig plus a token).
+ */
+export async function connectWithToken(o: ApiClientOptions, userAgent: string, tokenSource: TokenSource): Promise<Connection> {
+  const { createClient, HttpTransport, loadClientConfig } = await import('../client/index.js');
+  try {
+    const cfg = loadClientConfig({ ...(o.master ? { master: o.master } : {}), ...(o.svcconfig ? { svcconfig: o.svcconfig } : {}) });
+    const { cert: _cert, key: _key, ...tls } = cfg.tls;
+    const { token: _token, tokenFile: _file, ...rest } = cfg;
+    const transport = new HttpTransport({ ...rest, tls }, { qps: o.qps, burst: o.burst, contentType: o.contentType, userAgent, tokenSource });
+    return { client: createClient(transport, {}), transport, close: () => transport.close() };
   } catch (e) {
     throw new OptionsError((e as Error).message);
   }
@@ -61,8 +80,11 @@ export async function startControllerHostProcess(o: {
   logger: Logger;
   /** The renew deadline: bounds each request of the leader-election client. */
   renewDeadlineMs: number;
+  /** The secure port's delegated authentication and authorization (the controller manager); absent: none (svc run). */
+  delegatedAuth?: DelegatedAuthOptions;
 }): Promise<ControllerHostProcess> {
   const tls = await componentServingCertificates(o.common, o.component);
+  const auth = o.delegatedAuth ? await componentAuth(o.common, o.delegatedAuth, o.logger, o.userAgent) : undefined;
   const connection = await connectFromFlags(o.client, o.userAgent);
   const electionConnection = await connectFromFlags(o.client, o.userAgent, o.renewDeadlineMs);
   const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
@@ -81,6 +103,7 @@ export async function startControllerHostProcess(o: {
     http2MaxStreamsPerConnection: o.common.http2MaxStreamsPerConnection,
     healthChecks,
     registry,
+    ...(auth ? { auth } : {}),
     extraHandlers: [async (req, res) => debugMachines(req, res), ...(o.common.profiling ? [createProfilingHandler()] : [])],
   }).catch(async (e: unknown) => {
     await closeConnections();

@@ -14,7 +14,7 @@ import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
   type ApiClientOptions, type LeaderElectionOptions,
 } from './controller-host-options.js';
-import { delegatedAuthFlags } from './delegated-auth-flags.js';
+import { delegatedAuthFlags, resolveDelegatedAuthOptions, type DelegatedAuthOptions } from './delegated-auth-flags.js';
 import { parseFeatureGates } from './feature-gates.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
 import { createDaemonProgram } from './program.js';
@@ -58,7 +58,11 @@ function managerFlags(): FlagSpec[] {
     of('csrsigning', { flags: '--experimental-cluster-signing-duration', type: 'duration', default: 8760 * 3_600_000, help: 'Validity of signed certificates.' }),
     of('serviceaccount-token', { flags: '--root-ca-file', type: 'string', help: 'Root CA (PEM bundle) placed in service account token secrets.' }),
     of('serviceaccount-token', { flags: '--service-account-private-key-file', type: 'string', help: 'PEM RSA or ECDSA key for signing service account tokens.' }),
-    { flags: '--use-service-account-credentials', type: 'bool', ...NOT_YET, help: 'Use separate service account credentials per controller.' },
+    {
+      flags: '--use-service-account-credentials',
+      type: 'bool',
+      help: 'Use separate service account credentials per controller: each runs as its own service account in svc-system (made if missing) with a TokenRequest token (needs the API server to sign tokens).',
+    },
     of('persistentvolume-binder', { flags: '--enable-dynamic-provisioning', type: 'bool', default: true, help: 'Dynamic provisioning where supported.' }),
     of('garbagecollector', { flags: '--enable-garbage-collector', type: 'bool', default: true, help: 'Generic garbage collector. Must match the API server flag.' }),
     of('persistentvolume-binder', { flags: '--enable-hostpath-provisioner', type: 'bool', help: 'Host-path volume provisioning without a cloud provider. Testing only, single node.' }),
@@ -153,6 +157,8 @@ export interface ControllerSettings {
   selection: ControllerSelection;
   config: ControllerManagerConfig;
   startIntervalMs: number;
+  /** --use-service-account-credentials: each controller as its own service account (./service-account-credentials.ts). */
+  useServiceAccountCredentials: boolean;
 }
 
 export interface ControllerManagerOptions extends ControllerSettings {
@@ -160,6 +166,8 @@ export interface ControllerManagerOptions extends ControllerSettings {
   client: ApiClientOptions;
   leaderElection: LeaderElectionOptions;
   minResyncPeriodMs: number;
+  /** The secure port's delegated authentication and authorization. */
+  delegatedAuth: DelegatedAuthOptions;
 }
 
 /** The controller selection and settings from the flags; throws OptionsError naming the flag. */
@@ -222,7 +230,7 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     concurrentServiceAccountTokenSyncs: f.number('--concurrent-serviceaccount-token-syncs'),
     ...serviceAccountTokenKeys(f),
   };
-  return { selection, config, startIntervalMs };
+  return { selection, config, startIntervalMs, useServiceAccountCredentials: f.bool('--use-service-account-credentials') };
 }
 
 /** --service-account-private-key-file and --root-ca-file, read and checked (a key that cannot sign is refused by name). */
@@ -257,5 +265,6 @@ export function resolveControllerManagerOptions(opts: Record<string, unknown>): 
     client: resolveApiClientOptions(opts),
     leaderElection: resolveLeaderElectionOptions(opts),
     minResyncPeriodMs: resolveMinResyncPeriod(opts),
+    delegatedAuth: resolveDelegatedAuthOptions(opts),
   };
 }

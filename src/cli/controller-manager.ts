@@ -14,8 +14,8 @@
  * (`svc-controller-manager`). Losing the lease exits 1 at once, as established; SIGTERM drains the
  * reconciles in flight, releases the lock and exits 0.
  */
-import { startBuiltinControllers } from './builtin-controllers.js';
-import { startControllerHostProcess } from './controller-host-process.js';
+import { controllerAccounts, startBuiltinControllers } from './builtin-controllers.js';
+import { connectWithToken, startControllerHostProcess } from './controller-host-process.js';
 import { createControllerManagerProgram, resolveControllerManagerOptions } from './controller-manager-options.js';
 import { createLogger } from './logging.js';
 import { runDaemon } from './program.js';
@@ -28,14 +28,31 @@ await runDaemon({
     const logger = createLogger('controller-manager', common.logging);
     ctx.setLogger(logger);
 
-    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000 });
+    const host = await startControllerHostProcess({ common, client: clientOptions, component: 'controller-manager', userAgent: 'controller-manager', logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000, delegatedAuth: options.delegatedAuth });
     const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;
     const { client } = connection;
+
+    // --use-service-account-credentials: each controller's own account and token (before any controller starts).
+    const credentials = options.useServiceAccountCredentials
+      ? await (await import('./service-account-credentials.js'))
+          .tokenCredentials({
+            root: client,
+            accounts: controllerAccounts(options),
+            connect: (tokenSource) => connectWithToken(clientOptions, 'controller-manager', tokenSource),
+            logger,
+          })
+          .catch(async (e: unknown) => {
+            await server.close();
+            await host.closeConnections();
+            throw e;
+          })
+      : undefined;
 
     const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
     const hosted = startBuiltinControllers({
       settings: options,
       client,
+      ...(credentials ? { clientFor: credentials.clientFor } : {}),
       informers,
       logger,
       registry,
@@ -55,6 +72,7 @@ await runDaemon({
         clearInterval(keepAlive);
         await hosted.shutdown();
         await server.close();
+        await credentials?.close();
         await host.closeConnections();
       },
     };

@@ -25,6 +25,8 @@ import type { LeaderElectionOptions } from './controller-host-options.js';
 export interface HostedControllersOptions {
   definitions: readonly ControllerDefinition[];
   client: ApiClient;
+  /** A controller's own client (--use-service-account-credentials); undefined for a name: `client`. Informers stay on `client`. */
+  clientFor?: (controllerName: string) => ApiClient | undefined;
   informers: InformerFactory;
   logger: Logger;
   registry: Registry;
@@ -64,7 +66,7 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
   const interval = o.startIntervalMs ?? 0;
   const startControllers = () => o.definitions.map((d) =>
     d.start({
-      client: o.client,
+      client: o.clientFor?.(d.name) ?? o.client,
       informers: o.informers,
       logger: o.logger,
       registry: o.registry,

@@ -15,7 +15,7 @@ import {
 } from '../scheduler/config/index.js';
 import { OptionsError, readFlagFile, resolveCommonOptions, type CommonOptions } from './common-options.js';
 import { apiClientFlags, leaderElectionFlags } from './controller-host-options.js';
-import { delegatedAuthFlags } from './delegated-auth-flags.js';
+import { delegatedAuthFlags, resolveDelegatedAuthOptions, type DelegatedAuthOptions } from './delegated-auth-flags.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
 import { createDaemonProgram } from './program.js';
 
@@ -81,6 +81,8 @@ export interface SchedulerDaemonOptions {
   /** The plain HTTP listener (deprecated --port/--address); port 0: none. */
   insecure: { port: number; address: string };
   features: SchedulerFeatures;
+  /** The secure port's delegated authentication and authorization. */
+  delegatedAuth: DelegatedAuthOptions;
   /** Deprecation warnings to log once the logger exists. */
   warnings: string[];
 }
@@ -171,6 +173,7 @@ export function resolveSchedulerOptions(opts: Record<string, unknown>, set: Set<
       configuration: cfg,
       insecure: insecureListener(cfg.healthzBindAddress),
       features,
+      delegatedAuth: resolveDelegatedAuthOptions(opts),
       warnings,
     };
     const writeTo = f.optionalString('--write-config-to');

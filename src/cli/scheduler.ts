@@ -18,7 +18,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parseDurationMs } from '../api/duration.js';
 import type { HealthCheck } from '../apiserver/health.js';
 import { OptionsError } from './common-options.js';
-import { componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
@@ -93,6 +93,10 @@ await runDaemon({
     const healthChecks: HealthCheck[] = [{ name: 'ping', check: () => undefined }];
     const tls = await componentServingCertificates(common, 'scheduler');
     const profiling = cfg.enableProfiling ? createProfilingHandler() : undefined;
+    const auth = await componentAuth(common, options.delegatedAuth, logger, 'scheduler').catch(async (e: unknown) => {
+      await closeConnections();
+      throw e;
+    });
     // Bind the ports before electing, so a port in use fails the start without touching the lock.
     const server = await startComponentServer({
       securePort: common.securePort,
@@ -102,6 +106,7 @@ await runDaemon({
       healthChecks,
       registry,
       plain: options.insecure,
+      ...(auth ? { auth } : {}),
       extraHandlers: [
         async (req, res) => debugMachines(req, res),
         async (req, res) => debugScheduler(req, res),

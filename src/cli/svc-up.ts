@@ -16,6 +16,11 @@
  * none), in-process as `system:svc-nodes`, so pods created here get bound and really run
  * (simulated); see docs/simulated-nodes.md and `svc nodes`.
  *
+ * Secure by default (./svc-up-security.ts): loopback only unless --bind-address, certificates in
+ * `<data-dir>/certs`, a cluster CA and an admin client certificate (system:masters) in the written
+ * admin.svcconfig, the authorization modes of UP_AUTHORIZATION_MODES; `--insecure-allow-all` is the
+ * old allow-everything mode for demos.
+ *
  * Losing a lease exits 1 at once (as `svc run`); SIGTERM stops the scheduler and the controllers
  * (draining their work, releasing the locks), then the API server, and exits 0.
  */
@@ -27,7 +32,7 @@ import { Registry } from 'prom-client';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from './apiserver-options.js';
 import { leaderElectionFlags, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags } from './controller-host-options.js';
 import { loadControllerModules } from './controller-modules.js';
-import { startBuiltinControllers } from './builtin-controllers.js';
+import { controllerAccounts, startBuiltinControllers } from './builtin-controllers.js';
 import { controllerSettingFlags, DEFAULT_CONTROLLER_MANAGER_LOCK, resolveControllerSettings } from './controller-manager-options.js';
 import { OptionsError, readFlagFile } from './common-options.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
@@ -37,6 +42,7 @@ import { nodeFleetFlags, resolveNodeFleetFlags, startFleetWithEndpoint } from '.
 import { addFlags, explicitlySetFlags, FlagValues, longFlag } from './option-table.js';
 import { versionLine } from './version.js';
 import { superviseDaemon, type DaemonStartContext, type RunningDaemon } from './program.js';
+import { applyUpDefaults, INSECURE_ALLOW_ALL_FLAG, INSECURE_WARNING, prepareUpCredentials } from './svc-up-security.js';
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
 export const SVC_UP_LOCK_NAME = DEFAULT_CONTROLLER_MANAGER_LOCK;
@@ -58,6 +64,11 @@ export function upCommand(): Command {
     },
     { flags: '--scheduler', type: 'bool', default: true, help: 'Run the scheduler in this process as well. This project\'s addition.' },
     { flags: '--scheduler-config', type: 'string', help: 'The scheduler\'s configuration file (as the scheduler\'s --config). This project\'s addition.' },
+    {
+      flags: '--insecure-allow-all',
+      type: 'bool',
+      help: 'Demos only: allow every request (AlwaysAllow) and authenticate no client, as svc up did before it was secure by default. Anyone who can reach the port can do anything. This project\'s addition.',
+    },
     { flags: '--reset', type: 'bool', help: 'Start clean: delete the stored objects in --data-dir first (certificates are kept). Embedded store only. This project\'s addition.' },
     ...nodeFleetFlags(3, '--nodes'),
     // The controller manager's own flags (those the API server has too, e.g. --service-cluster-ip-range, are shared).
@@ -71,7 +82,9 @@ export function upCommand(): Command {
 
 async function startUp(program: Command, ctx: DaemonStartContext): Promise<RunningDaemon> {
   const opts = program.opts();
-  const options = resolveApiServerOptions(opts, explicitlySetFlags(program));
+  const explicit = explicitlySetFlags(program);
+  const insecure = new FlagValues(opts).bool(INSECURE_ALLOW_ALL_FLAG);
+  const options = applyUpDefaults(resolveApiServerOptions(opts, explicit), explicit, insecure);
   const leaderElection = resolveLeaderElectionOptions(opts);
   const minResyncPeriodMs = resolveMinResyncPeriod(opts);
   const flags = new FlagValues(opts);
@@ -101,6 +114,8 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     logger.info({ dataDir: options.dataDir }, 'reset: stored objects deleted');
   }
   const config = await buildApiServerConfig(options, logger);
+  const security = await prepareUpCredentials(options.common.tls.certDir, insecure);
+  if (insecure) logger.warn(INSECURE_WARNING);
   const registry = new Registry();
   config.extraMetrics = registry;
   // Loaded only now, so --version, --help and flag errors answer without loading the server.
@@ -126,10 +141,19 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const connection = connectInProcess(api, { user: CONTROLLER_USER });
   const client = connection.client;
   const informers = createInformerFactory(client, { logger: logger.child({ module: 'informer' }) });
+  // --use-service-account-credentials: each built-in controller as its own service account's user.
+  const credentials = controllerSettings.useServiceAccountCredentials
+    ? await (await import('./service-account-credentials.js')).inProcessCredentials({
+        root: client,
+        accounts: controllerAccounts(controllerSettings),
+        connect: (user) => connectInProcess(api, { user }),
+      })
+    : undefined;
   const hosted = startBuiltinControllers({
     settings: controllerSettings,
     extra: definitions,
     client,
+    ...(credentials ? { clientFor: credentials.clientFor } : {}),
     informers,
     logger,
     registry,
@@ -198,7 +222,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   );
 
   const serverUrl = localServerUrl(api.url);
-  const adminConfig = writeAdminConfig(options.dataDir, serverUrl, config.tls.cert);
+  const adminConfig = writeAdminConfig(options.dataDir, serverUrl, config.tls.cert, { clientCertificate: security.admin });
   const registered = fleet ? await fleet.registered(10_000) : 0;
   // For the person at the terminal: what to copy, once everything is up (logs go to stderr).
   process.stdout.write(
@@ -208,11 +232,12 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
       `  API        ${serverUrl}`,
       `  kubectl    export KUBECONFIG=${adminConfig}`,
       `  machines   ${serverUrl}/debug/machines/ui`,
+      ...(insecure ? [`  WARNING    ${INSECURE_WARNING}`] : []),
       'ready',
       '',
     ].join('\n'),
   );
-  logger.info({ url: serverUrl, adminConfig, nodes: registered }, 'ready');
+  logger.info({ url: serverUrl, adminConfig, nodes: registered, authorizationMode: config.authorization?.modes, insecure }, 'ready');
 
   return {
     async shutdown() {
@@ -223,6 +248,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
       schedulerInformers?.stop();
       await schedulerConnection?.close();
       await hosted.shutdown();
+      await credentials?.close();
       await connection.close();
       await api.shutdown();
     },

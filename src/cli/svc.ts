@@ -7,10 +7,12 @@
 /**
  * The all-purpose `svc` executable: `svc up` (the whole control plane in one process),
  * `svc run` (host controller modules against an API server), `svc charts` (export state charts),
- * `svc nodes` (simulated nodes against an API server), `svc new controller` (a project of your own).
+ * `svc nodes` (simulated nodes against an API server), `svc new controller` (a project of your own),
+ * `svc certs issue` (client certificates from svc up's cluster CA).
  * Each subcommand lives in its own file (svc-<name>.ts) and owns its flags.
  */
 import { Command, CommanderError } from 'commander';
+import { certsCommand } from './svc-certs.js';
 import { chartsCommand } from './svc-charts.js';
 import { newCommand } from './svc-new.js';
 import { nodesCommand } from './svc-nodes.js';
@@ -28,7 +30,7 @@ const program = new Command('svc')
   .exitOverride()
   // Flags after a subcommand belong to it (`svc nodes fault NODE F --svcconfig X`).
   .enablePositionalOptions();
-for (const sub of [upCommand(), runCommand(), chartsCommand(), nodesCommand(), newCommand(), rbacCommand(), authCommand()]) program.addCommand(sub.exitOverride());
+for (const sub of [upCommand(), runCommand(), chartsCommand(), nodesCommand(), newCommand(), rbacCommand(), authCommand(), certsCommand()]) program.addCommand(sub.exitOverride());
 
 try {
   await program.parseAsync(process.argv);

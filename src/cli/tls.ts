@@ -14,17 +14,14 @@
  * - --tls-sni-cert-key: names from explicit patterns, else the cert's CN and SANs. Precedence:
  *   explicit names beat extracted names for the same name; exact names beat wildcards on lookup.
  */
-import { X509Certificate, webcrypto } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { createSecureContext, type SecureContext } from 'node:tls';
-// @peculiar/x509 (through tsyringe) needs a Reflect metadata polyfill loaded before it.
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import type { ServingCertificates } from '../apiserver/config.js';
 import type { NamedCertKey } from './flag-types.js';
+import { createCertificateAuthority, issueServingCertificate } from './pki.js';
 
 export type { ServingCertificates };
 
@@ -169,10 +166,6 @@ function checkPair(cert: string, key: string, what: string): void {
 // ---------------------------------------------------------------------------------------------
 // self-signed generation
 
-const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
-const YEAR_MS = 365 * 24 * 3600 * 1000;
-
 /**
  * Returns `<certDir>/<component>.crt|.key`, generating a CA and serving pair first when either
  * file is missing. Existing files are returned byte for byte.
@@ -205,51 +198,10 @@ export async function ensureSelfSignedCertificate(
 
 /** A CA plus a serving certificate for `hosts`; `cert` holds the serving cert then the CA cert. */
 export async function generateSelfSignedPair(hosts: string[], now: Date = new Date()): Promise<{ cert: string; key: string; caCert: string }> {
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-  const names = [...new Set(hosts.filter((h) => h !== ''))];
-  const first = names[0] ?? 'localhost';
-  const stamp = Math.floor(now.getTime() / 1000);
-  const notBefore = new Date(now.getTime() - 60_000);
-  const notAfter = new Date(now.getTime() + YEAR_MS);
-
-  const caKeys = (await webcrypto.subtle.generateKey(ECDSA, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    name: `CN=${first}-ca@${stamp}`,
-    keys: caKeys,
-    notBefore,
-    notAfter,
-    signingAlgorithm: SIGNING,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, true),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
-
-  const keys = (await webcrypto.subtle.generateKey(ECDSA, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const serving = await x509.X509CertificateGenerator.create({
-    subject: `CN=${first}@${stamp}`,
-    issuer: ca.subject,
-    notBefore,
-    notAfter,
-    publicKey: keys.publicKey,
-    signingKey: caKeys.privateKey,
-    signingAlgorithm: SIGNING,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
-      new x509.SubjectAlternativeNameExtension(names.map((h) => ({ type: isIP(h) ? 'ip' : 'dns', value: h }) as const)),
-    ],
-  });
-  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
-  const caCert = ca.toString('pem');
-  return {
-    cert: `${serving.toString('pem')}\n${caCert}\n`,
-    key: `${x509.PemConverter.encode(pkcs8, 'PRIVATE KEY')}\n`,
-    caCert: `${caCert}\n`,
-  };
+  const first = hosts.find((h) => h !== '') ?? 'localhost';
+  const ca = await createCertificateAuthority(`${first}-ca@${Math.floor(now.getTime() / 1000)}`, now);
+  const serving = await issueServingCertificate(ca, hosts, now);
+  return { cert: serving.cert, key: serving.key, caCert: ca.certPem };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,12 @@ import { systemClock, type Clock } from './clock.js';
 /** How old a read token may get before the file is read again (the established clients' minute). */
 export const TOKEN_FILE_MAX_AGE_MS = 60_000;
 
-export class FileTokenSource {
+/** Where a transport gets the bearer token of each request (read per request, so it may rotate). */
+export interface TokenSource {
+  token(): string;
+}
+
+export class FileTokenSource implements TokenSource {
   private current: string;
   private readAt: number;
 

@@ -24,7 +24,7 @@ import { apiError, isStatus, statusFor } from './api-errors.js';
 import { ContentTypes, DEFAULT_CONTENT_TYPE, JSON_MEDIA_TYPE, jsonCodec, type BodyCodec, type WatchDecoder, type WireWatchEvent } from './body-codecs.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import type { ClientConfig } from './svcconfig.js';
-import { FileTokenSource } from './file-token-source.js';
+import { FileTokenSource, type TokenSource } from './file-token-source.js';
 import { DEFAULT_BURST, DEFAULT_QPS, TokenBucket } from './token-bucket.js';
 import { ApiError, singleHeader, type Transport, type TransportRequest, type TransportResponse, type TransportStream } from './types.js';
 
@@ -68,6 +68,11 @@ export interface HttpTransportOptions {
   onRetry?: (retry: RetryInfo) => void;
   /** Called with each final response's headers, before its body is read (for logs and metrics). */
   onResponse?: (exchange: ExchangeInfo) => void;
+  /**
+   * The bearer token of each request, asked per request (e.g. a TokenRequest token kept fresh);
+   * wins over the configuration's token and token file.
+   */
+  tokenSource?: TokenSource;
 }
 
 /** What went over the wire for one request (the last try of it). */
@@ -146,8 +151,8 @@ export class HttpTransport implements Transport {
   private readonly retry: RetryPolicy;
   private readonly clock: Clock;
   private readonly baseHeaders: Record<string, string>;
-  /** Set when the token came from a file: read again once it is a minute old. */
-  private readonly tokenSource: FileTokenSource | undefined;
+  /** Set when the token came from a file (read again once it is a minute old) or from `opts.tokenSource`. */
+  private readonly tokenSource: TokenSource | undefined;
   private readonly onRetry: ((retry: RetryInfo) => void) | undefined;
   private readonly onResponse: ((exchange: ExchangeInfo) => void) | undefined;
 
@@ -179,7 +184,8 @@ export class HttpTransport implements Transport {
       ...(opts.requestTimeoutMs ? { headersTimeout: opts.requestTimeoutMs, bodyTimeout: opts.requestTimeoutMs } : {}),
     });
     this.baseHeaders = { 'user-agent': opts.userAgent ?? 'svc-client/0.1.0' };
-    if (config.tokenFile) this.tokenSource = new FileTokenSource(config.tokenFile, this.clock);
+    if (opts.tokenSource) this.tokenSource = opts.tokenSource;
+    else if (config.tokenFile) this.tokenSource = new FileTokenSource(config.tokenFile, this.clock);
     else if (config.token) this.baseHeaders['authorization'] = `Bearer ${config.token}`;
   }
 

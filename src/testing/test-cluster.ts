@@ -102,7 +102,7 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const controllerClient = connect(CONTROLLER_USER);
   const controllerInformers = createInformerFactory(controllerClient, { logger: logger.child({ module: 'informer' }) });
   const controllers = startBuiltinControllers({
-    settings: { selection: selectControllers(opts.controllers ?? []), config: { ...DEFAULT_CONTROLLER_MANAGER_CONFIG, ...opts.controllerConfig }, startIntervalMs: 0 },
+    settings: { selection: selectControllers(opts.controllers ?? []), config: { ...DEFAULT_CONTROLLER_MANAGER_CONFIG, ...opts.controllerConfig }, startIntervalMs: 0, useServiceAccountCredentials: false },
     client: controllerClient,
     informers: controllerInformers,
     logger: logger.child({ component: 'controller-manager' }),

@@ -124,6 +124,8 @@ test('the secure port serves /healthz, /metrics and /debug/scheduler; the deprec
   const p = startExecutable(SCHEDULER_BIN, [
     `--svcconfig=${svcconfig}`, `--secure-port=${secure}`, '--bind-address=127.0.0.1', `--port=${plain}`, '--address=127.0.0.1',
     `--cert-dir=${join(dir, 'certs')}`, '--leader-elect=false',
+    // No --authorization-svcconfig here: only the paths listed are served to anyone (test/e2e/component-auth covers the checks).
+    '--authorization-always-allow-paths=/healthz,/metrics,/debug/scheduler/*',
   ]);
   procs.push(p);
   await p.waitFor((l) => l.msg === 'caches synced; scheduling', 20_000, 'scheduling');

@@ -9,12 +9,14 @@ import { test } from 'uvu';
 import { Agent, request } from 'undici';
 import { freePort } from '../helpers/apiserver.js';
 import { ECHO_MODULE, startSvc, type SvcProcess } from '../helpers/svc-process.js';
-import { kubeconfigFor, kubectl } from '../helpers/kubectl.js';
+import { kubectl } from '../helpers/kubectl.js';
 
 interface Up {
   svc: SvcProcess;
   url: string;
   caFile: string;
+  /** The admin client configuration svc up writes (a client certificate in system:masters); there once 'ready' is logged. */
+  kubeconfig: string;
   agent: Agent;
   get(path: string): Promise<{ status: number; text: string }>;
   post(path: string, body: unknown): Promise<{ status: number; text: string }>;
@@ -38,7 +40,10 @@ async function startUp(extra: string[] = []): Promise<Up> {
   ]);
   await svc.waitFor((l) => l.msg === 'serving', 20_000, 'serving');
   const url = `https://127.0.0.1:${port}`;
-  const agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'apiserver.crt'), 'utf8'), servername: 'localhost' } });
+  // As the admin: the client certificate svc up issued (in --cert-dir before the port opens).
+  const agent = new Agent({
+    connect: { ca: readFileSync(join(certDir, 'apiserver.crt'), 'utf8'), servername: 'localhost', cert: readFileSync(join(certDir, 'admin.crt')), key: readFileSync(join(certDir, 'admin.key')) },
+  });
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const r = await request(`${url}${path}`, {
       method,
@@ -51,6 +56,7 @@ async function startUp(extra: string[] = []): Promise<Up> {
     svc,
     url,
     caFile: join(certDir, 'apiserver.crt'),
+    kubeconfig: join(dataDir, 'admin.svcconfig'),
     agent,
     get: (p) => call('GET', p),
     post: (p, b) => call('POST', p, b),
@@ -190,7 +196,8 @@ test('svc up runs simulated nodes: Ready nodes with leases, pods that run, finis
     assert.is(machines.actors.filter((a) => a.machineId === 'nodeAgent').length, 3, 'each node agent is a live machine');
 
     // A real kubectl: the nodes are Ready, a pod it runs is Running with an IP, a delete waits for its container to stop (1 s), not the 30 s grace period.
-    const kc = kubeconfigFor(up);
+    await up.svc.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
+    const kc = up.kubeconfig;
     const k = async (...args: string[]) => {
       const r = await kubectl(kc, args);
       assert.is(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
@@ -242,6 +249,7 @@ test('svc up: flag errors name the flag and exit 1', async () => {
     [['up', '--node-cpu=lots'], /invalid node shape: --node-cpu: "lots" is not a quantity/],
     [['up', '--node-profile=/no/such/profile.yaml'], /--node-profile/],
     [['up', '--node-lease-renew-interval=0s'], /--node-lease-renew-interval: must be greater than 0/],
+    [['up', '--insecure-allow-all', '--authorization-mode=AlwaysAllow'], /--insecure-allow-all and --authorization-mode cannot be combined/],
   ];
   await Promise.all(
     cases.map(async ([args, message]) => {

@@ -15,7 +15,7 @@ export interface SvcUp {
   dir: string;
   port: number;
   svc: SvcProcess;
-  /** The client configuration `svc up` writes (a kubeconfig). */
+  /** The client configuration `svc up` writes (a kubeconfig with the admin's client certificate). */
   kubeconfig: string;
   api: Connection;
   /** Writes `text` to `<dir>/<name>` and returns its path (a manifest for `kubectl -f`). */
@@ -33,7 +33,8 @@ export async function startSvcUp(prefix: string, args: string[] = ['--nodes=3', 
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const port = await freePort();
   const launch = async (): Promise<SvcProcess> => {
-    const p = startSvc(['up', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'data', 'certs')}`, ...args]);
+    // svc up's own defaults: loopback only, certificates in <data-dir>/certs, an admin client certificate.
+    const p = startSvc(['up', `--secure-port=${port}`, `--data-dir=${join(dir, 'data')}`, ...args]);
     await p.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
     return p;
   };

@@ -1,0 +1,109 @@
+// Delegated authentication and authorization on a component's secure port (the real `scheduler`
+// process against the real apiserver): /healthz is served to anyone, /metrics needs a user allowed
+// to see it. Without --authorization-svcconfig only system:masters (client certificate from
+// --client-ca-file) gets /metrics; anonymous and other users get the established 403 Status, a
+// certificate from another CA a 401; an authenticating proxy (--requestheader-*) names the user in
+// headers, believed only from its allowed certificate. The cluster CA and certificates come from src/cli/pki.ts.
+import * as assert from 'uvu/assert';
+import { test } from 'uvu';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateAuthority, ensureClusterCA, issueClientCertificate, type KeyPair } from '../../src/cli/pki.js';
+import { freePort, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
+import { eventually, writeSvcconfig } from '../helpers/client.js';
+import { SCHEDULER_BIN, startExecutable, type SvcProcess } from '../helpers/svc-process.js';
+
+let server: ApiServerProcess;
+const dir = mkdtempSync(join(tmpdir(), 'svc-component-auth-'));
+const procs: SvcProcess[] = [];
+
+test.before(async () => {
+  server = await startApiServer();
+});
+
+test.after(async () => {
+  for (const p of procs) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
+  await server.stop();
+  server.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function get(url: string, cert?: KeyPair, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  const { fetch, Agent } = await import('undici');
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false, ...(cert ? { cert: cert.cert, key: cert.key } : {}) } });
+  try {
+    const r = await fetch(url, { dispatcher, headers });
+    return { status: r.status, text: await r.text() };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+test('the cluster CA is made once (key 0600) and read back unchanged', async () => {
+  const certs = join(dir, 'certs');
+  const a = await ensureClusterCA(certs);
+  const b = await ensureClusterCA(certs);
+  assert.is(b.certPem, a.certPem);
+  assert.is(statSync(join(certs, 'ca.key')).mode & 0o777, 0o600);
+});
+
+test('scheduler secure port with --client-ca-file and no --authorization-svcconfig: /healthz for all, /metrics only for system:masters', async () => {
+  const ca = await ensureClusterCA(join(dir, 'certs'));
+  const admin = await issueClientCertificate(ca, { user: 'ops-admin', groups: ['system:masters'] });
+  const alice = await issueClientCertificate(ca, { user: 'alice', groups: ['devs'] });
+  const stranger = await issueClientCertificate(await createCertificateAuthority('other-ca'), { user: 'mallory', groups: ['system:masters'] });
+  const caFile = join(dir, 'client-ca.crt');
+  writeFileSync(caFile, ca.certPem);
+  // An authenticating proxy: its own CA, and only the proxy named front-proxy is believed.
+  const proxyCA = await createCertificateAuthority('front-proxy-ca');
+  const proxy = await issueClientCertificate(proxyCA, { user: 'front-proxy' });
+  const otherProxy = await issueClientCertificate(proxyCA, { user: 'other-proxy' });
+  const proxyCAFile = join(dir, 'proxy-ca.crt');
+  writeFileSync(proxyCAFile, proxyCA.certPem);
+  const port = await freePort();
+  const p = startExecutable(SCHEDULER_BIN, [
+    `--svcconfig=${writeSvcconfig(server)}`, '--port=0', `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false',
+    `--client-ca-file=${caFile}`, `--requestheader-client-ca-file=${proxyCAFile}`, '--requestheader-allowed-names=front-proxy',
+  ]);
+  procs.push(p);
+  await p.waitFor((l) => l.msg === 'serving securely', 20_000, 'serving');
+  const base = `https://127.0.0.1:${port}`;
+  await eventually(async () => (await get(`${base}/healthz`)).status === 200, 10_000, 'healthz');
+  assert.equal(await get(`${base}/healthz`, alice), { status: 200, text: 'ok' });
+
+  const anonymous = await get(`${base}/metrics`);
+  assert.is(anonymous.status, 403);
+  const status = JSON.parse(anonymous.text) as { kind: string; reason: string; message: string; code: number };
+  assert.equal([status.kind, status.reason, status.code], ['Status', 'Forbidden', 403]);
+  assert.is(status.message, 'forbidden: User "system:anonymous" cannot get path "/metrics"');
+
+  const asAlice = await get(`${base}/metrics`, alice);
+  assert.is(asAlice.status, 403);
+  assert.match(asAlice.text, 'User \\"alice\\" cannot get path \\"/metrics\\"');
+  assert.is((await get(`${base}/debug/machines`, alice)).status, 403);
+
+  const asAdmin = await get(`${base}/metrics`, admin);
+  assert.is(asAdmin.status, 200);
+  assert.match(asAdmin.text, 'scheduler_');
+
+  // A certificate from another authority is refused outright (401), not treated as anonymous.
+  const forged = await get(`${base}/metrics`, stranger);
+  assert.is(forged.status, 401);
+  assert.is((JSON.parse(forged.text) as { reason: string }).reason, 'Unauthorized');
+  assert.is((await get(`${base}/healthz`, stranger)).status, 401);
+
+  // Request headers from the proxy: the user and groups it names.
+  const viaProxy = (cert: KeyPair, headers: Record<string, string>) => get(`${base}/metrics`, cert, headers);
+  assert.is((await viaProxy(proxy, { 'x-remote-user': 'bob', 'x-remote-group': 'system:masters' })).status, 200);
+  const bob = await viaProxy(proxy, { 'x-remote-user': 'bob', 'x-remote-group': 'devs' });
+  assert.is(bob.status, 403);
+  assert.match(bob.text, 'User \\"bob\\" cannot get path');
+  // A certificate of the proxy CA whose name is not allowed is refused, headers or not.
+  assert.is((await viaProxy(otherProxy, { 'x-remote-user': 'bob', 'x-remote-group': 'system:masters' })).status, 401);
+
+  p.proc.kill('SIGTERM');
+  assert.is(await p.exited, 0);
+});
+
+test.run();
