@@ -25,6 +25,8 @@ export interface LoadOptions {
   next(i: number): LoadRequest;
   /** The status every answer must have; anything else fails the run with the answer's body. */
   expectStatus: number;
+  /** Sent with every request (e.g. `authorization: Bearer <token>`). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -75,7 +77,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
         method: r.method,
         path: r.path,
         body: r.body,
-        headers: r.body ? JSON_HEADERS : { accept: r.accept ?? 'application/json' },
+        headers: { ...(r.body ? JSON_HEADERS : { accept: r.accept ?? 'application/json' }), ...opts.headers },
       });
       if (res.statusCode !== opts.expectStatus) {
         const text = await res.body.text();

@@ -18,6 +18,8 @@ export interface WatchOptions {
   ca: string;
   /** Worker threads the watchers are spread over (each holds its own connections). */
   threads: number;
+  /** Sent with every watch request (e.g. a bearer token). */
+  watchHeaders?: Record<string, string>;
   /** The watch request, e.g. `/api/v1/namespaces/w/configmaps?watch=1&resourceVersion=123`. */
   watchPath: string;
   /** Where writes are POSTed. */
@@ -64,7 +66,7 @@ export async function measureWatchFanout(opts: WatchOptions): Promise<WatchResul
     // Watchers split as evenly as possible; a watch from a resourceVersion replays anything it
     // missed while connecting, so the warm-up writes also prove every watcher is attached.
     const count = Math.floor(opts.watchers / threads) + (t < opts.watchers % threads ? 1 : 0);
-    const data: WatchWorkerData = { url: opts.url, ca: opts.ca, path: opts.watchPath, watchers: count };
+    const data: WatchWorkerData = { url: opts.url, ca: opts.ca, path: opts.watchPath, watchers: count, ...(opts.watchHeaders ? { headers: opts.watchHeaders } : {}) };
     const w = new Worker(WORKER, { workerData: data });
     w.on('message', (m: WatchWorkerMessage) => {
       if (m.kind === 'attached') attached++;

@@ -23,6 +23,8 @@
  *                                    against svc up, 2,000 sources, documented and default client settings); replaces its section
  *   --only=services | BENCH_ONLY=services  only the Services part (create throughput with cluster-IP allocation against
  *                                    headless Services, 21,000 allocated and released, the repair loop's leak check); replaces its section
+ *   --only=auth | BENCH_ONLY=auth  only the authentication part (creates and gets at the bench concurrency and watch delivery,
+ *                                    open server vs client-certificate and token users under Node,RBAC); replaces its section
  *   --only=durability | BENCH_ONLY=durability  only the durability part (write rate of the embedded store with and
  *                                    without --data-dir-fsync, over HTTPS and in process); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
@@ -58,6 +60,8 @@ import { CONTROLLERS_HEADING, renderControllersSection } from './report-controll
 import { measureBackup } from './measure-backup.js';
 import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
 import { measureServices } from './measure-services.js';
+import { authRatios, measureAuth } from './measure-auth.js';
+import { AUTH_HEADING, renderAuthSection } from './report-auth.js';
 import { renderServicesSection, SERVICES_HEADING } from './report-services.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { measureDurability } from './measure-durability.js';
@@ -81,6 +85,7 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   controllers: mainControllersOnly,
   backup: mainBackupOnly,
   services: mainServicesOnly,
+  auth: mainAuthOnly,
   durability: mainDurabilityOnly,
 };
 if (only !== undefined && !Object.hasOwn(PARTS_ALONE, only)) {
@@ -357,6 +362,18 @@ async function mainServicesOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), SERVICES_HEADING, section));
   log('wrote the Services section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `--only=auth`: the authentication and authorization part alone against two fresh apiservers, spliced into docs/benchmarks.md. */
+async function mainAuthOnly(): Promise<void> {
+  const figures = await measureAuth(parent, { concurrency: CONCURRENCY, rounds: 5, createsPerRound: 3_000, getMs: 5_000, otherBindings: 400, watchers: 50, watchWrites: 300 }, log);
+  const r = authRatios(figures);
+  log(`auth: certificate keeps ${(r.certificate.creates * 100).toFixed(1)}% of creates, ${(r.certificate.gets * 100).toFixed(1)}% of gets; token ${(r.token.creates * 100).toFixed(1)}% / ${(r.token.gets * 100).toFixed(1)}%; watch p99 open ${figures.watch.open.p99Ms.toFixed(2)} ms, secured ${figures.watch.secured.p99Ms.toFixed(2)} ms`);
+  const section = renderAuthSection(figures, { command: 'BENCH_ONLY=auth npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), AUTH_HEADING, section));
+  log('wrote the authentication section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 

@@ -17,6 +17,12 @@ export const BARE_SERVER_BIN = join(ROOT, 'dist', 'bench', 'bare-server.js');
 /** The certificate names the generated serving certificate carries; we connect by IP, verify by name. */
 const SERVERNAME = 'localhost';
 
+/** PEM of a client certificate and its key, shown in the TLS handshake. */
+export interface ClientCertificate {
+  cert: string;
+  key: string;
+}
+
 export interface ServerProcess {
   /** `https://127.0.0.1:<port>` */
   url: string;
@@ -26,8 +32,8 @@ export interface ServerProcess {
   ca: string;
   /** Everything the process wrote to stdout and stderr so far (capped at the last 64 KiB). */
   output(): string;
-  /** A keep-alive pool of `connections` HTTP/1.1 connections that trusts `ca`. */
-  pool(connections: number): Pool;
+  /** A keep-alive pool of `connections` HTTP/1.1 connections that trusts `ca` (and shows `client`'s certificate when given). */
+  pool(connections: number, client?: ClientCertificate): Pool;
   /** Resident set size (VmRSS) of the server process, in bytes. */
   rssBytes(): number;
   /** Peak resident set size (VmHWM) of the server process, in bytes. */
@@ -166,7 +172,7 @@ async function spawnAndWait(
     proc,
     ca: trusted,
     output: () => out,
-    pool(connections) {
+    pool(connections, client) {
       const p = new Pool(url, {
         connections,
         pipelining: 1,
@@ -175,7 +181,7 @@ async function spawnAndWait(
         // Watches and big lists can take long; never cut them off from the client side.
         headersTimeout: 0,
         bodyTimeout: 0,
-        connect: { ca: trusted, servername: SERVERNAME },
+        connect: { ca: trusted, servername: SERVERNAME, ...(client ? { cert: client.cert, key: client.key } : {}) },
       });
       pools.push(p);
       return p;

@@ -14,6 +14,8 @@ export interface WatchWorkerData {
   ca: string;
   path: string;
   watchers: number;
+  /** Sent with every watch request (e.g. a bearer token). */
+  headers?: Record<string, string>;
 }
 
 export type WatchWorkerMessage =
@@ -46,7 +48,7 @@ async function run(data: WatchWorkerData): Promise<void> {
     const ac = new AbortController();
     aborts.push(ac);
     try {
-      const res = await pool.request({ method: 'GET', path: data.path, signal: ac.signal, headers: { accept: 'application/json' } });
+      const res = await pool.request({ method: 'GET', path: data.path, signal: ac.signal, headers: { accept: 'application/json', ...data.headers } });
       if (res.statusCode !== 200) throw new Error(`watch ${data.path}: ${res.statusCode}: ${(await res.body.text()).slice(0, 500)}`);
       port.postMessage({ kind: 'attached' } satisfies WatchWorkerMessage);
       let buf = '';
