@@ -29,7 +29,7 @@ export class InProcessRequest extends EventEmitter {
     readonly method: string,
     /** Path and query, as an HTTP request line carries them. */
     readonly url: string,
-    headers: Record<string, string>,
+    headers: Record<string, string | string[]>,
     readonly body: InProcessBody,
     readonly user: InProcessUser,
   ) {

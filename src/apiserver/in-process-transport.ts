@@ -15,7 +15,7 @@
  * every value on the way out is `structuredClone`d by the response (./in-process-exchange.ts).
  */
 import { apiError, isStatus, statusFor } from '../client/api-errors.js';
-import { ApiError, type Transport, type TransportRequest, type TransportResponse, type TransportStream } from '../client/types.js';
+import { ApiError, singleHeader, type Transport, type TransportRequest, type TransportResponse, type TransportStream } from '../client/types.js';
 import { type InProcessBody, InProcessRequest, InProcessResponse, type InProcessUser } from './in-process-exchange.js';
 import type { RequestPipeline } from './server.js';
 
@@ -52,7 +52,7 @@ export class InProcessTransport implements Transport {
   }
 
   async request(req: TransportRequest): Promise<TransportResponse> {
-    const { request, response } = this.exchange(req, 'whole', req.headers?.['accept'] ?? JSON_MEDIA_TYPE);
+    const { request, response } = this.exchange(req, 'whole', singleHeader(req, 'accept') ?? JSON_MEDIA_TYPE);
     // The response may end before the handler does (a --request-timeout 504): answer then, as HTTP does.
     await Promise.race([response.ended, this.pipeline.serve(request, response)]);
     await response.ended;
@@ -96,8 +96,8 @@ export class InProcessTransport implements Transport {
   }
 
   private exchange(req: TransportRequest, mode: 'whole' | 'stream', accept: string): { request: InProcessRequest; response: InProcessResponse } {
-    const headers: Record<string, string> = { 'user-agent': this.userAgent };
-    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+    const headers: Record<string, string | string[]> = { 'user-agent': this.userAgent };
+    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = typeof v === 'string' ? v : [...v];
     headers['accept'] = accept;
     const query = new URLSearchParams(req.query ?? {}).toString();
     const url = query ? `${req.path}?${query}` : req.path;

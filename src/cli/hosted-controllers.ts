@@ -28,6 +28,11 @@ export interface HostedControllersOptions {
   /** A controller's own client (--use-service-account-credentials); undefined for a name: `client`. Informers stay on `client`. */
   clientFor?: (controllerName: string) => ApiClient | undefined;
   informers: InformerFactory;
+  /**
+   * A controller's own informers, made with its own client (the test cluster runs a user's
+   * controller with exactly the permissions it declares, its watches included); default `informers`.
+   */
+  informersFor?: (controllerName: string) => InformerFactory | undefined;
   logger: Logger;
   registry: Registry;
   leaderElection: LeaderElectionOptions;
@@ -67,7 +72,7 @@ export function startHostedControllers(o: HostedControllersOptions): HostedContr
   const startControllers = () => o.definitions.map((d) =>
     d.start({
       client: o.clientFor?.(d.name) ?? o.client,
-      informers: o.informers,
+      informers: o.informersFor?.(d.name) ?? o.informers,
       logger: o.logger,
       registry: o.registry,
       // With a start interval the controllers wait to be told, one after the other.

@@ -26,7 +26,7 @@ import { type Clock, sleep, systemClock } from './clock.js';
 import type { ClientConfig } from './svcconfig.js';
 import { FileTokenSource, type TokenSource } from './file-token-source.js';
 import { DEFAULT_BURST, DEFAULT_QPS, TokenBucket } from './token-bucket.js';
-import { ApiError, type Transport, type TransportRequest, type TransportResponse, type TransportStream } from './types.js';
+import { ApiError, singleHeader, type Transport, type TransportRequest, type TransportResponse, type TransportStream } from './types.js';
 
 export interface RetryPolicy {
   /** Tries in all, the first included. Default 5; 1 turns retries off. */
@@ -243,12 +243,14 @@ export class HttpTransport implements Transport {
     const { body, contentType } = this.encode(req, bodyType);
     const query = new URLSearchParams(req.query ?? {}).toString();
     const path = `${this.pathPrefix}${req.path}${query ? `?${query}` : ''}`;
-    const headers: Record<string, string> = {
+    const accept = this.contentTypes.accept(req.typeMeta);
+    const headers: Record<string, string | string[]> = {
       ...this.baseHeaders,
       ...(this.tokenSource ? { authorization: `Bearer ${this.tokenSource.token()}` } : {}),
-      accept: this.contentTypes.accept(req.typeMeta),
-      ...req.headers,
+      accept,
     };
+    // A list goes as repeated header lines (undici sends each value of an array as its own line).
+    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k] = typeof v === 'string' ? v : [...v];
     if (contentType) headers['content-type'] = contentType;
     for (let attempt = 1; ; attempt++) {
       await this.limiter.take(signal);
@@ -271,7 +273,7 @@ export class HttpTransport implements Transport {
           path: req.path,
           status,
           requestContentType: contentType,
-          accept: headers['accept']!,
+          accept: singleHeader({ headers }, 'accept') ?? accept,
           responseContentType: flatHeaders(a.res.headers)['content-type'],
         });
         return a.res;
@@ -306,7 +308,7 @@ export class HttpTransport implements Transport {
 
   private encode(req: TransportRequest, bodyType: BodyType): { body?: Uint8Array; contentType?: string } {
     if (req.body === undefined) return {};
-    const explicit = req.headers?.['content-type'];
+    const explicit = singleHeader(req, 'content-type');
     if (req.body instanceof Uint8Array) return { body: req.body, contentType: explicit ?? 'application/octet-stream' };
     // Patches name their own (JSON-based) content type; everything else goes through the codecs.
     if (explicit) return { body: jsonCodec.encode(req.body), contentType: explicit };

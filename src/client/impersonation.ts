@@ -19,26 +19,22 @@ export interface ImpersonationConfig {
 }
 
 /** The headers for `config` (lower-case names). */
-export function impersonationHeaders(config: ImpersonationConfig): Record<string, string> {
+export function impersonationHeaders(config: ImpersonationConfig): Record<string, string | readonly string[]> {
   if (!config.user) throw apiError(400, 'impersonation needs a user name');
-  const h: Record<string, string> = { 'impersonate-user': config.user };
-  // A transport's headers carry one value per name: several groups go as one list-valued header
-  // (the same field on the wire as repeated lines), which a group name with a comma would corrupt.
-  const list = (what: string, values: readonly string[]): string => {
-    const bad = values.find((v) => v.includes(','));
-    if (bad !== undefined) throw apiError(400, `impersonation: the ${what} ${JSON.stringify(bad)} contains a comma, which this client cannot send`);
-    return values.join(', ');
-  };
-  if (config.groups?.length) h['impersonate-group'] = list('group', config.groups);
+  const h: Record<string, string | readonly string[]> = { 'impersonate-user': config.user };
+  // One header line per value, as the established client sends them: the server reads each line
+  // as one group (a line "a, b" is the single group "a, b", not two).
+  const list = (values: readonly string[]): readonly string[] => [...values];
+  if (config.groups?.length) h['impersonate-group'] = list(config.groups);
   if (config.uid) h['impersonate-uid'] = config.uid;
   for (const [key, values] of Object.entries(config.extra ?? {})) {
-    if (values.length) h[`impersonate-extra-${encodeURIComponent(key).toLowerCase()}`] = list(`value of extra ${key}`, values);
+    if (values.length) h[`impersonate-extra-${encodeURIComponent(key).toLowerCase()}`] = list(values);
   }
   return h;
 }
 
 /** `transport` with `headers` added to every request and stream (the caller's own headers win). */
-export function withHeaders(transport: Transport, headers: Readonly<Record<string, string>>): Transport {
+export function withHeaders(transport: Transport, headers: Readonly<Record<string, string | readonly string[]>>): Transport {
   const add = (req: TransportRequest): TransportRequest => ({ ...req, headers: { ...headers, ...req.headers } });
   return {
     request: (req) => transport.request(add(req)),

@@ -159,13 +159,20 @@ export interface ApiClient {
   ): Promise<T>;
 }
 
+/** The (first) value of request header `name` of `req` (lower-case name), for headers that have one. */
+export function singleHeader(req: Pick<TransportRequest, 'headers'>, name: string): string | undefined {
+  const v = req.headers?.[name];
+  return typeof v === 'string' ? v : v?.[0];
+}
+
 /** One HTTP-shaped exchange, as both transports carry it. */
 export interface TransportRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Absolute API path, e.g. `/api/v1/namespaces/default/pods`. */
   path: string;
   query?: Record<string, string>;
-  headers?: Record<string, string>;
+  /** Request headers (lower-case names); a list is sent as repeated header lines (e.g. `impersonate-group`). */
+  headers?: Record<string, string | readonly string[]>;
   /** An object (encoded by the transport per its content type) or raw bytes. */
   body?: unknown;
   /**

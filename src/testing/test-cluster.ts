@@ -9,6 +9,15 @@
  *   ...
  *   await cluster.stop();
  *
+ * Authorization is as a deployed cluster's (`--authorization-mode=Node,RBAC` unless
+ * `apiServerArgs` names a mode): each built-in controller calls as its own service account (as
+ * --use-service-account-credentials does), and each of `extraControllers` as the service account
+ * `default/<controller name>` bound to exactly the ClusterRole its definition declares
+ * (src/runtime/controller-permissions.ts: what it watches, owns and is triggered by, its Events,
+ * its `permissions`), for its writes and its watches alike. A permission the controller forgot to
+ * declare fails its test with the server's 403, as it would in a cluster; `client` is the
+ * loopback user (system:masters), for the test's own setup and checks.
+ *
  * Unlike a bare API server, namespaces, ReplicaSets and pods here behave as in a cluster (pods run,
  * finish and are removed) as far as the named controllers and the nodes make them. With `clock`,
  * the controllers and the nodes run on that clock (e.g. xstate's SimulatedClock); the API
@@ -28,7 +37,12 @@ import type { Clock } from '../client/clock.js';
 import { createInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from '../cli/apiserver-options.js';
-import { startBuiltinControllers, type BuiltinControllers } from '../cli/builtin-controllers.js';
+import { controllerAccounts, startBuiltinControllers, type BuiltinControllers } from '../cli/builtin-controllers.js';
+import { ensureServiceAccount, inProcessCredentials, serviceAccountUser } from '../cli/service-account-credentials.js';
+import { controllerClusterRole } from '../runtime/controller-permissions.js';
+import { resources } from '../client/typed.js';
+import type { ClusterRole, ClusterRoleBinding } from '../api/generated/kinds.js';
+import type { InformerFactory } from '../client/informer-types.js';
 import { connectInProcess, CONTROLLER_USER, inProcessNodeClients, NODES_USER, SCHEDULER_USER, type InProcessConnection } from '../cli/in-process-client.js';
 import { explicitlySetFlags } from '../cli/option-table.js';
 import { groupFromFlags, NodeFleet, nodeShapes, type FleetTimings, type NodeGroup } from '../nodes/index.js';
@@ -51,7 +65,7 @@ export interface TestClusterOptions {
   /** Node agent timings; default: fast ones suited to tests (50 ms pull, 20 ms start, 1 s lease). */
   nodeTimings?: Partial<FleetTimings>;
   clock?: Clock;
-  /** Extra API server flags, e.g. `['--watch-cache=false']`. */
+  /** Extra API server flags, e.g. `['--watch-cache=false']`; `--authorization-mode=AlwaysAllow` lifts the RBAC checks. */
   apiServerArgs?: readonly string[];
   /** Logs (default: silent, or the level in SVC_TEST_LOG). */
   logger?: Logger;
@@ -89,7 +103,11 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const program = createApiServerProgram();
   program.exitOverride();
   // Everything here talks in process; the HTTPS listener (loopback, a free port) is for kubectl and the like.
-  program.parse([`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(opts.apiServerArgs ?? [])], { from: 'user' });
+  const modeGiven = (opts.apiServerArgs ?? []).some((a) => a === '--authorization-mode' || a.startsWith('--authorization-mode='));
+  program.parse(
+    [`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(modeGiven ? [] : ['--authorization-mode=Node,RBAC']), ...(opts.apiServerArgs ?? [])],
+    { from: 'user' },
+  );
   const apiServer = await startApiServer(await buildApiServerConfig(resolveApiServerOptions(program.opts(), explicitlySetFlags(program)), logger.child({ component: 'apiserver' })));
   const connections: InProcessConnection[] = [];
   const connect = (user?: { username: string; groups: string[] }) => {
@@ -101,9 +119,22 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
 
   const controllerClient = connect(CONTROLLER_USER);
   const controllerInformers = createInformerFactory(controllerClient, { logger: logger.child({ module: 'informer' }) });
+  const settings = { selection: selectControllers(opts.controllers ?? []), config: { ...DEFAULT_CONTROLLER_MANAGER_CONFIG, ...opts.controllerConfig }, startIntervalMs: 0, useServiceAccountCredentials: true };
+  const root = connect();
+  // The built-in controllers as their own accounts (svc-system/<established name>), as svc up runs them.
+  const builtinClients = await inProcessCredentials({ root, accounts: controllerAccounts(settings), connect: (user) => connectInProcess(apiServer, { user }) });
+  // Each of the user's controllers as default/<name>, bound to exactly what it declares.
+  const own = new Map<string, { client: ApiClient; informers: InformerFactory }>();
+  for (const def of opts.extraControllers ?? []) {
+    const user = await bindDeclaredPermissions(root, def);
+    const client = connect(user);
+    own.set(def.name, { client, informers: createInformerFactory(client, { logger: logger.child({ module: 'informer', controller: def.name }) }) });
+  }
   const controllers = startBuiltinControllers({
-    settings: { selection: selectControllers(opts.controllers ?? []), config: { ...DEFAULT_CONTROLLER_MANAGER_CONFIG, ...opts.controllerConfig }, startIntervalMs: 0, useServiceAccountCredentials: false },
+    settings,
     client: controllerClient,
+    clientFor: (name) => own.get(name)?.client ?? builtinClients.clientFor(name),
+    informersFor: (name) => own.get(name)?.informers,
     informers: controllerInformers,
     logger: logger.child({ component: 'controller-manager' }),
     registry,
@@ -163,6 +194,9 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
         await scheduler?.stop();
         schedulerInformers?.stop();
         await controllers.shutdown();
+        for (const o of own.values()) o.informers.stop();
+        controllerInformers.stop();
+        await builtinClients.close();
         for (const c of connections) await c.close();
         await apiServer.shutdown();
         rmSync(dataDir, { recursive: true, force: true });
@@ -171,3 +205,29 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
     },
   };
 }
+
+/**
+ * Makes the service account `default/<name>` for a user's controller, a ClusterRole of what its
+ * definition declares and a ClusterRoleBinding of it to the account; returns the account's user.
+ */
+async function bindDeclaredPermissions(root: ApiClient, def: ControllerDefinition<SvcObject>): Promise<{ username: string; uid?: string; groups: string[] }> {
+  const name = accountName(def.name);
+  const account = await ensureServiceAccount(root, name, 'default');
+  const roleName = `svc-test:${name}`;
+  await root.create(resources.clusterroles, '', controllerClusterRole(roleName, [def.spec]) as unknown as ClusterRole);
+  await root.create(resources.clusterrolebindings, '', {
+    apiVersion: 'rbac.authorization.svc.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: roleName },
+    roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: roleName },
+    subjects: [{ kind: 'ServiceAccount', name, namespace: 'default' }],
+  } as ClusterRoleBinding);
+  return serviceAccountUser(account);
+}
+
+/** A controller's name as a service account's (a DNS label: lower case, digits and '-'). */
+function accountName(controller: string): string {
+  const n = controller.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '');
+  return n || 'controller';
+}
+
