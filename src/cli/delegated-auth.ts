@@ -9,7 +9,7 @@
  *   --requestheader-allowed-names when given), then the user from the first non-empty username
  *   header, groups and extra from theirs;
  * - client certificates verified against --client-ca-file (CommonName = user, Organizations =
- *   groups), with node:crypto's X509Certificate (./pki.ts);
+ *   groups);
  * - bearer tokens sent to the API server as a TokenReview through the client configuration of
  *   --authentication-svcconfig, answers cached --authentication-token-webhook-cache-ttl (failures
  *   are not cached);
@@ -24,23 +24,17 @@
  * --authorization-svcconfig, allow and deny answers cached for their two TTLs; without that file it
  * is forbidden (403). A review that fails is refused (403 naming the failure), never an allow.
  *
- * The reviews use the webhook authenticator and authorizer of src/apiserver/auth/ aimed at the API
- * server's review APIs: the established delegating components do the same (the webhook wire over
- * their client), so the wire, the retries and the caches have one home.
+ * The methods are the API server's own (src/apiserver/auth/: x509.ts, request-header.ts), and the
+ * reviews use its webhook authenticator and authorizer aimed at the API server's review APIs (the
+ * established delegating components do the same: the webhook wire over their client), so the
+ * verification, the wire, the retries and the caches have one home.
  */
-import type { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import { StatusError } from '../api/status.js';
 import type { SvcObject } from '../api/types.js';
-import {
-  AuthenticationChain,
-  AuthenticationFailure,
-  authenticationRequest,
-  BearerTokenAuthenticator,
-  type Authenticated,
-  type AuthenticationRequest,
-  type RequestAuthenticator,
-} from '../apiserver/auth/authentication.js';
+import { AuthenticationChain, authenticationRequest, BearerTokenAuthenticator, type RequestAuthenticator } from '../apiserver/auth/authentication.js';
+import { RequestHeaderAuthenticator } from '../apiserver/auth/request-header.js';
+import { ClientCertificateAuthenticator } from '../apiserver/auth/x509.js';
 import { MASTERS_GROUP, type UserInfo } from '../apiserver/auth/user.js';
 import { WebhookAuthorizer } from '../apiserver/auth/webhook-authorizer.js';
 import { WebhookTokenAuthenticator } from '../apiserver/auth/webhook-token.js';
@@ -51,7 +45,6 @@ import type { ApiClient, ResourceRef } from '../client/types.js';
 import type { Connection } from '../client/connect.js';
 import { OptionsError, readFlagFile } from './common-options.js';
 import type { DelegatedAuthOptions, RequestHeaderOptions } from './delegated-auth-flags.js';
-import { parseCertificateBundle, PkiError, verifyClientChain } from './pki.js';
 
 /** The checks a component's secure port runs on each request before its handlers. */
 export interface DelegatedAuth {
@@ -70,58 +63,6 @@ const TOKEN_REVIEW_PATH = '/apis/authentication.k8s.io/v1/tokenreviews';
 const SUBJECT_ACCESS_REVIEW_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 const CONFIG_MAPS: ResourceRef = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
 export const AUTHENTICATION_CONFIGMAP = { namespace: 'svc-system', name: 'extension-apiserver-authentication' } as const;
-
-// ---------------------------------------------------------------------------------------------
-// authentication methods
-
-/** --client-ca-file: a client certificate signed by one of the authorities is its CommonName. */
-export class ClientCertificateAuthenticator implements RequestAuthenticator {
-  readonly name = 'x509';
-  constructor(private readonly roots: readonly X509Certificate[]) {}
-
-  authenticate(req: AuthenticationRequest): Authenticated | null {
-    const chain = req.peerCertificates();
-    if (chain.length === 0) return null;
-    const v = verifyClientChain(chain, this.roots);
-    if (!v.ok) throw new AuthenticationFailure(this.name, `verifying certificate: ${v.reason}`);
-    return { user: { username: v.username, groups: v.groups } };
-  }
-}
-
-/** --requestheader-*: the user an authenticating proxy (itself verified by its certificate) names in headers. */
-export class RequestHeaderAuthenticator implements RequestAuthenticator {
-  readonly name = 'requestheader';
-  constructor(
-    private readonly roots: readonly X509Certificate[],
-    private readonly o: Omit<RequestHeaderOptions, 'clientCAFile'>,
-  ) {}
-
-  authenticate(req: AuthenticationRequest): Authenticated | null {
-    const chain = req.peerCertificates();
-    if (chain.length === 0) return null;
-    const v = verifyClientChain(chain, this.roots);
-    if (!v.ok) throw new AuthenticationFailure(this.name, `unable to verify the proxy's certificate: ${v.reason}`);
-    if (this.o.allowedNames.length > 0 && !this.o.allowedNames.includes(v.username)) {
-      throw new AuthenticationFailure(this.name, `x509: subject with cn=${v.username} is not in the allowed list`);
-    }
-    const values = (h: string): string[] => {
-      const raw = req.headers[h.toLowerCase()];
-      return (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((s) => s !== '');
-    };
-    const username = this.o.usernameHeaders.map((h) => values(h)[0]).find((s) => s !== undefined);
-    if (!username) return null;
-    const groups = this.o.groupHeaders.flatMap(values);
-    const extra: Record<string, string[]> = {};
-    for (const prefix of this.o.extraHeadersPrefix.map((p) => p.toLowerCase())) {
-      for (const [name, raw] of Object.entries(req.headers)) {
-        if (!name.startsWith(prefix) || name.length === prefix.length || raw === undefined) continue;
-        const key = decodeURIComponent(name.slice(prefix.length)).toLowerCase();
-        (extra[key] ??= []).push(...(Array.isArray(raw) ? raw : [raw]));
-      }
-    }
-    return { user: { username, groups, ...(Object.keys(extra).length ? { extra } : {}) } };
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // authorization
@@ -216,12 +157,12 @@ async function lookupAuthenticationConfigMap(client: ApiClient): Promise<LookedU
   return out;
 }
 
-function bundle(pem: string, what: string): X509Certificate[] {
+/** `make()`, with an unusable CA bundle an OptionsError (the daemon stops at start naming the flag). */
+function method(make: () => RequestAuthenticator): RequestAuthenticator {
   try {
-    return parseCertificateBundle(pem, what);
+    return make();
   } catch (e) {
-    if (e instanceof PkiError) throw new OptionsError(e.message);
-    throw e;
+    throw new OptionsError((e as Error).message);
   }
 }
 
@@ -256,8 +197,14 @@ export async function buildDelegatedAuth(o: DelegatedAuthOptions, deps: Delegate
     }
   }
   const methods: RequestAuthenticator[] = [];
-  if (rhCA) methods.push(new RequestHeaderAuthenticator(bundle(rhCA, 'requestheader-client-ca-file'), rh));
-  if (clientCA) methods.push(new ClientCertificateAuthenticator(bundle(clientCA, 'client-ca-file')));
+  if (rhCA) {
+    const caPem = rhCA;
+    methods.push(method(() => new RequestHeaderAuthenticator({ clientCA: caPem, allowedNames: rh.allowedNames, usernameHeaders: rh.usernameHeaders, groupHeaders: rh.groupHeaders, extraHeaderPrefixes: rh.extraHeadersPrefix })));
+  }
+  if (clientCA) {
+    const caPem = clientCA;
+    methods.push(method(() => new ClientCertificateAuthenticator(caPem)));
+  }
   if (authn) methods.push(new BearerTokenAuthenticator([new WebhookTokenAuthenticator({ client: authn, version: 'v1', cacheTtlMs: o.tokenCacheTtlMs }, [])]));
   const chain = new AuthenticationChain({
     methods,

@@ -6,14 +6,13 @@
  *   valid across restarts;
  * - `issueClientCertificate`: a client certificate as the established server reads one
  *   (CommonName = user name, each Organization = a group; extended key usage clientAuth);
- * - `issueServingCertificate`: a serving certificate for some hosts (serverAuth; DNS and IP SANs);
- * - `verifyClientChain`: checks a presented chain against a CA bundle (signatures, validity,
- *   clientAuth usage) and returns the user it names; used by the delegated authentication of the
- *   components' ports (`--client-ca-file`).
+ * - `issueServingCertificate`: a serving certificate for some hosts (serverAuth; DNS and IP SANs).
+ *
+ * Checking certificates is the API server's (src/apiserver/auth/x509.ts); the components' ports
+ * and the reuse check here use it.
  *
  * Keys are ECDSA P-256 (fast to make, accepted by kubectl and every client library). Generation is
- * @peculiar/x509 over WebCrypto; verification is node:crypto's X509Certificate (OpenSSL). No
- * hand-written crypto.
+ * @peculiar/x509 over WebCrypto. No hand-written crypto.
  */
 import { createPrivateKey, X509Certificate, webcrypto } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -23,6 +22,7 @@ import { join } from 'node:path';
 // @peculiar/x509 (through tsyringe) needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
+import { ChainVerifier, subjectOf } from '../apiserver/auth/x509.js';
 
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
@@ -211,8 +211,10 @@ export async function ensureClientCertificate(ca: CertificateAuthority, dir: str
       const cert = await readFile(certPath, 'utf8');
       const key = await readFile(keyPath, 'utf8');
       const leaf = new X509Certificate(cert);
-      const v = verifyClientChain([leaf], parseCertificateBundle(ca.certPem, 'the cluster CA'), Date.now() + RENEW_BEFORE_MS);
-      const same = v.ok && v.username === who.user && JSON.stringify(v.groups) === JSON.stringify(who.groups ?? []);
+      // Still this CA's, valid for 30 more days, naming the same user and groups, with its own key.
+      new ChainVerifier(ca.certPem, 'the cluster CA').verify([leaf], Date.now() + RENEW_BEFORE_MS);
+      const { commonName, organizations } = subjectOf(leaf);
+      const same = commonName === who.user && JSON.stringify(organizations) === JSON.stringify(who.groups ?? []);
       if (same && leaf.checkPrivateKey(createPrivateKey(key))) return { cert, key, certPath, keyPath };
     } catch {
       // Unreadable or foreign: issue a new one below.
@@ -224,75 +226,4 @@ export async function ensureClientCertificate(ca: CertificateAuthority, dir: str
   await chmod(keyPath, 0o600);
   await writeFile(certPath, pair.cert, { mode: 0o644 });
   return { ...pair, certPath, keyPath };
-}
-
-// ---------------------------------------------------------------------------------------------
-// verification
-
-/** The certificates of a PEM bundle (a `--client-ca-file`); throws PkiError naming `what` when it holds none. */
-export function parseCertificateBundle(pem: string, what: string): X509Certificate[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  const out: X509Certificate[] = [];
-  for (const b of blocks) {
-    try {
-      out.push(new X509Certificate(b));
-    } catch (e) {
-      throw new PkiError(`${what}: a certificate cannot be read: ${(e as Error).message}`);
-    }
-  }
-  if (out.length === 0) throw new PkiError(`${what}: no PEM certificate found`);
-  return out;
-}
-
-/** The user a client certificate names: CommonName = user, each Organization = a group (established). */
-export function certificateUser(cert: X509Certificate): { username: string; groups: string[] } {
-  const name = new x509.X509Certificate(cert.raw).subjectName;
-  return { username: name.getField('CN')[0] ?? '', groups: name.getField('O') };
-}
-
-function current(cert: X509Certificate, now: number): boolean {
-  return Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
-}
-
-/** Signed by `issuer` (name and signature both). */
-function issuedBy(cert: X509Certificate, issuer: X509Certificate): boolean {
-  return cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
-}
-
-/**
- * Checks the chain a client presented (leaf first, then any intermediates it sent) against `roots`:
- * every link signed by the next, ending at one of the roots, every certificate current, the leaf
- * allowed for client authentication (no extended key usage, or clientAuth among them). Returns the
- * reason it fails, or undefined when it holds.
- */
-export function chainProblem(chain: readonly X509Certificate[], roots: readonly X509Certificate[], now: number = Date.now()): string | undefined {
-  const leaf = chain[0];
-  if (!leaf) return 'no client certificate';
-  const usages = leaf.keyUsage;
-  if (usages && usages.length > 0 && !usages.includes(CLIENT_AUTH_OID) && !usages.includes('2.5.29.37.0')) return 'the certificate is not for client authentication (extended key usage)';
-  // Walk up from the leaf through presented intermediates (at most the chain's length, no loops).
-  let at: X509Certificate = leaf;
-  const pool = chain.slice(1);
-  for (let depth = 0; depth <= pool.length; depth++) {
-    if (!current(at, now)) return `certificate "${at.subject.replace(/\n/g, ', ')}" is not valid at this time (valid ${at.validFrom} to ${at.validTo})`;
-    const root = roots.find((r) => issuedBy(at, r));
-    if (root) return current(root, now) ? undefined : 'the signing authority is not valid at this time';
-    const next = pool.find((c) => c.ca && issuedBy(at, c));
-    if (!next) break;
-    at = next;
-  }
-  return 'certificate signed by unknown authority';
-}
-
-/** The user of a presented chain verified against `roots`, or the reason it is refused. */
-export function verifyClientChain(
-  chain: readonly X509Certificate[],
-  roots: readonly X509Certificate[],
-  now: number = Date.now(),
-): { ok: true; username: string; groups: string[] } | { ok: false; reason: string } {
-  const problem = chainProblem(chain, roots, now);
-  if (problem) return { ok: false, reason: problem };
-  const who = certificateUser(chain[0]!);
-  if (!who.username) return { ok: false, reason: 'the client certificate has no CommonName' };
-  return { ok: true, ...who };
 }

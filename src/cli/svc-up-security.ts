@@ -19,7 +19,7 @@
  * authenticated here: their transport carries their identity (src/cli/in-process-client.ts).
  */
 import { join } from 'node:path';
-import type { AuthorizationMode } from '../apiserver/auth/config.js';
+import type { AuthenticationConfig, AuthorizationMode } from '../apiserver/auth/config.js';
 import type { ApiServerOptions } from './apiserver-options.js';
 import { OptionsError } from './common-options.js';
 import { ensureClientCertificate, ensureClusterCA, type CertificateAuthority, type KeyPair } from './pki.js';
@@ -60,6 +60,16 @@ export function applyUpDefaults(options: ApiServerOptions, explicit: ReadonlySet
   if (!explicit.has('--cert-dir')) common.tls.certDir = join(options.dataDir, 'certs');
   const modes: AuthorizationMode[] = explicit.has('--authorization-mode') ? [...options.authorization.modes] : insecure ? ['AlwaysAllow'] : [...UP_AUTHORIZATION_MODES];
   return { ...options, common, certDirIsDefault: false, authorization: { ...options.authorization, modes } };
+}
+
+/**
+ * `authentication` with client certificates of the cluster CA accepted (after any --client-ca-file
+ * bundle of the operator's, so both authorities verify); unchanged with --insecure-allow-all.
+ */
+export function withClusterClientCA(authentication: AuthenticationConfig, security: UpSecurity): AuthenticationConfig {
+  if (!security.ca) return authentication;
+  const given = authentication.x509?.clientCA;
+  return { ...authentication, x509: { clientCA: given ? `${given.trimEnd()}\n${security.ca.certPem}` : security.ca.certPem } };
 }
 
 /** The cluster CA and the admin certificate in svc up's certificate folder (made on first start). */

@@ -42,7 +42,8 @@ import { nodeFleetFlags, resolveNodeFleetFlags, startFleetWithEndpoint } from '.
 import { addFlags, explicitlySetFlags, FlagValues, longFlag } from './option-table.js';
 import { versionLine } from './version.js';
 import { superviseDaemon, type DaemonStartContext, type RunningDaemon } from './program.js';
-import { applyUpDefaults, INSECURE_ALLOW_ALL_FLAG, INSECURE_WARNING, prepareUpCredentials } from './svc-up-security.js';
+import { DEFAULT_AUTHENTICATION } from '../apiserver/auth/config.js';
+import { applyUpDefaults, INSECURE_ALLOW_ALL_FLAG, INSECURE_WARNING, prepareUpCredentials, withClusterClientCA } from './svc-up-security.js';
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
 export const SVC_UP_LOCK_NAME = DEFAULT_CONTROLLER_MANAGER_LOCK;
@@ -92,7 +93,10 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const logger = createLogger('svc-up', options.common.logging);
   ctx.setLogger(logger);
   const definitions = await loadControllerModules(modules);
+  // Under RBAC the controllers run as their own service accounts unless told otherwise: the manager's
+  // own role only lists and watches, as established (kubeadm turns this flag on).
   const controllerSettings = resolveControllerSettings(opts);
+  if (!explicit.has('--use-service-account-credentials') && options.authorization.modes.includes('RBAC')) controllerSettings.useServiceAccountCredentials = true;
   const schedulerConfigPath = flags.optionalString('--scheduler-config');
   const nodeFleet = await resolveNodeFleetFlags(opts, '--nodes', '--node-profile');
   // The scheduler here takes the same feature gates as the API server (one --feature-gates).
@@ -115,6 +119,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   }
   const config = await buildApiServerConfig(options, logger);
   const security = await prepareUpCredentials(options.common.tls.certDir, insecure);
+  config.authentication = withClusterClientCA(config.authentication ?? DEFAULT_AUTHENTICATION, security);
   if (insecure) logger.warn(INSECURE_WARNING);
   const registry = new Registry();
   config.extraMetrics = registry;

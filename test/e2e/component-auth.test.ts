@@ -6,9 +6,10 @@
 // headers, believed only from its allowed certificate. The cluster CA and certificates come from src/cli/pki.ts.
 import * as assert from 'uvu/assert';
 import { test } from 'uvu';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeClientConfig } from '../../src/cli/admin-config.js';
 import { createCertificateAuthority, ensureClusterCA, issueClientCertificate, type KeyPair } from '../../src/cli/pki.js';
 import { freePort, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
 import { eventually, writeSvcconfig } from '../helpers/client.js';
@@ -104,6 +105,65 @@ test('scheduler secure port with --client-ca-file and no --authorization-svcconf
 
   p.proc.kill('SIGTERM');
   assert.is(await p.exited, 0);
+});
+
+test('with --authentication-svcconfig and --authorization-svcconfig: tokens reviewed and paths authorized by the API server (RBAC)', async () => {
+  const ca = await ensureClusterCA(join(dir, 'certs'));
+  const caFile = join(dir, 'rbac-ca.crt');
+  writeFileSync(caFile, ca.certPem);
+  const tokens = join(dir, 'tokens.csv');
+  writeFileSync(tokens, 'carol-token,carol,1003,"metrics-readers"\ndave-token,dave,1004\n');
+  const rbac = await startApiServer({ args: ['--authorization-mode=RBAC', `--client-ca-file=${caFile}`, `--token-auth-file=${tokens}`], readyStatus: 200 });
+  try {
+    // The scheduler's own identity: its established user (its default role may create TokenReviews and SubjectAccessReviews).
+    const own = await issueClientCertificate(ca, { user: 'system:svc-scheduler' });
+    const svcconfig = join(dir, 'scheduler.svcconfig');
+    writeClientConfig(svcconfig, { serverUrl: rbac.url, caPem: readFileSync(rbac.caFile, 'utf8'), userName: 'system:svc-scheduler', credentials: { clientCertificate: own } });
+    // An administrator lets group metrics-readers and user alice get /metrics.
+    const admin = await issueClientCertificate(ca, { user: 'ops', groups: ['system:masters'] });
+    const { Agent, request } = await import('undici');
+    const adminAgent = new Agent({ connect: { ca: readFileSync(rbac.caFile, 'utf8'), servername: 'localhost', cert: admin.cert, key: admin.key } });
+    const post = async (path: string, body: unknown) => (await request(`${rbac.url}${path}`, { method: 'POST', dispatcher: adminAgent, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })).statusCode;
+    assert.is(await post('/apis/rbac.authorization.svc.io/v1/clusterroles', { metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] }), 201);
+    assert.is(
+      await post('/apis/rbac.authorization.svc.io/v1/clusterrolebindings', {
+        metadata: { name: 'metrics-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'metrics-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.svc.io', kind: 'Group', name: 'metrics-readers' }, { apiGroup: 'rbac.authorization.svc.io', kind: 'User', name: 'alice' }],
+      }),
+      201,
+    );
+    await adminAgent.close();
+
+    const alice = await issueClientCertificate(ca, { user: 'alice' });
+    const bob = await issueClientCertificate(ca, { user: 'bob' });
+    const port = await freePort();
+    const p = startExecutable(SCHEDULER_BIN, [
+      `--svcconfig=${svcconfig}`, '--port=0', `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false',
+      `--authentication-svcconfig=${svcconfig}`, `--authorization-svcconfig=${svcconfig}`, `--client-ca-file=${caFile}`,
+    ]);
+    procs.push(p);
+    await p.waitFor((l) => l.msg === 'serving securely', 20_000, 'serving');
+    const base = `https://127.0.0.1:${port}`;
+    await eventually(async () => (await get(`${base}/healthz`)).status === 200, 10_000, 'healthz');
+    const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+
+    assert.is((await get(`${base}/metrics`, alice)).status, 200, 'alice: allowed by her binding (SubjectAccessReview)');
+    assert.is((await get(`${base}/metrics`, undefined, bearer('carol-token'))).status, 200, 'carol: token reviewed, allowed through her group');
+    const asBob = await get(`${base}/metrics`, bob);
+    assert.is(asBob.status, 403);
+    assert.match(asBob.text, 'forbidden: User \\"bob\\" cannot get path \\"/metrics\\"');
+    assert.is((await get(`${base}/metrics`, undefined, bearer('dave-token'))).status, 403, 'dave: known, not allowed');
+    assert.is((await get(`${base}/metrics`, undefined, bearer('no-such-token'))).status, 401, 'an unknown token is refused, not anonymous');
+    assert.is((await get(`${base}/debug/machines`, alice)).status, 403, 'alice may see /metrics only');
+    assert.is((await get(`${base}/metrics`)).status, 403, 'anonymous');
+
+    p.proc.kill('SIGTERM');
+    assert.is(await p.exited, 0);
+  } finally {
+    await rbac.stop();
+    rbac.cleanup();
+  }
 });
 
 test.run();
