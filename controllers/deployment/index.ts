@@ -140,12 +140,17 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
     }
   }
   const revision = newRS ? String(revisionOf(newRS)) : undefined;
+  /** The Deployment as last written here (the status update goes on top of the annotations' update). */
+  let written: Deployment = d;
   if (revision && revision !== '0' && (d.metadata.annotations?.[ANNOTATION_DEPLOYMENT_REVISION] !== revision || d.metadata.annotations?.[ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS] !== revision)) {
-    const annotations = { [ANNOTATION_DEPLOYMENT_REVISION]: revision, [ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS]: revision };
-    await ctx.client.patch(resources.deployments, ns, d.metadata.name ?? '', 'merge', { metadata: { annotations } }).catch(ignoreGone);
+    // An update, as the established controller writes it (its role may update deployments, not
+    // patch them); a stale cache is a 409 and the key is retried.
+    const annotations = { ...d.metadata.annotations, [ANNOTATION_DEPLOYMENT_REVISION]: revision, [ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS]: revision };
+    const updated = await ctx.client.update(resources.deployments, ns, { ...d, metadata: { ...d.metadata, annotations } }).catch(ignoreGone);
+    if (updated) written = updated;
   }
   if (canonicalJson(statusWithoutTimes(d.status)) !== canonicalJson(statusWithoutTimes(status)) || progressed) {
-    await ctx.client.updateStatus(resources.deployments, ns, { ...d, status } as SvcObject).catch(ignoreGone);
+    await ctx.client.updateStatus(resources.deployments, ns, { ...written, status } as SvcObject).catch(ignoreGone);
   }
   const waits = [o.syncPeriodMs];
   if (deadlineAt !== undefined) waits.push(deadlineAt - now + 1);

@@ -20,7 +20,11 @@
  * Either way a first token or account that cannot be had stops the start, naming the account.
  */
 import type { Logger } from 'pino';
-import type { ServiceAccount } from '../api/generated/kinds.js';
+import type { ClusterRole, ClusterRoleBinding, ServiceAccount } from '../api/generated/kinds.js';
+import type { SvcObject } from '../api/types.js';
+import { controllerClusterRole } from '../runtime/controller-permissions.js';
+import { createOrUpdate } from '../runtime/create-or-update.js';
+import type { ControllerDefinition } from '../runtime/define-controller.js';
 import { isAlreadyExists, isNotFound } from '../client/api-errors.js';
 import type { Connection } from '../client/connect.js';
 import type { TokenSource } from '../client/file-token-source.js';
@@ -183,3 +187,32 @@ export async function inProcessCredentials(o: {
   }
   return { clientFor: (name) => made.get(name)?.client, close: async () => void (await Promise.all([...made.values()].map((m) => m.close()))) };
 }
+
+/**
+ * A user's controller as its own service account `<namespace>/<controller name>`, bound to exactly
+ * the ClusterRole its definition declares (src/runtime/controller-permissions.ts), named
+ * `svc-controller:<account>`: made, or brought up to date (a restart on the same data after the
+ * module changed). Returns the account's user. The test cluster and `svc up --controller-module`
+ * under RBAC run users' controllers so.
+ */
+export async function bindDeclaredPermissions(root: ApiClient, def: ControllerDefinition<SvcObject>, namespace: string): Promise<{ username: string; uid?: string; groups: string[] }> {
+  const name = controllerAccountName(def.name);
+  const account = await ensureServiceAccount(root, name, namespace);
+  const roleName = `svc-controller:${namespace}:${name}`;
+  const { rules } = controllerClusterRole(roleName, [def.spec]);
+  await createOrUpdate<ClusterRole>(root, resources.clusterroles, '', roleName, (role) => {
+    role.rules = rules;
+  });
+  await createOrUpdate<ClusterRoleBinding>(root, resources.clusterrolebindings, '', roleName, (binding) => {
+    binding.roleRef = { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: roleName };
+    binding.subjects = [{ kind: 'ServiceAccount', name, namespace }];
+  });
+  return serviceAccountUser(account);
+}
+
+/** A controller's name as a service account's (a DNS label: lower case, digits and '-'). */
+export function controllerAccountName(controller: string): string {
+  const n = controller.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '');
+  return n || 'controller';
+}
+

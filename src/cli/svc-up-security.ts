@@ -25,11 +25,11 @@ import { OptionsError } from './common-options.js';
 import { ensureClientCertificate, ensureClusterCA, type CertificateAuthority, type KeyPair } from './pki.js';
 
 /**
- * THE SWITCH: the authorization modes `svc up` runs with by default. The established secure
- * default is ['Node', 'RBAC']; it stays AlwaysAllow until the Node and RBAC authorizers are built
- * (a mode absent from src/apiserver/auth/authorization-modes.ts is refused at start).
+ * The authorization modes `svc up` runs with by default: the established secure default. Every
+ * component runs as its own identity under them (scheduler, each built-in controller's service
+ * account, each simulated node, each --controller-module controller's service account).
  */
-export const UP_AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow'];
+export const UP_AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['Node', 'RBAC'];
 
 /** The admin user of the written client configuration. */
 export const UP_ADMIN = { user: 'svc-admin', groups: ['system:masters'] } as const;

@@ -44,6 +44,7 @@ import { versionLine } from './version.js';
 import { superviseDaemon, type DaemonStartContext, type RunningDaemon } from './program.js';
 import { DEFAULT_AUTHENTICATION } from '../apiserver/auth/config.js';
 import { applyUpDefaults, INSECURE_ALLOW_ALL_FLAG, INSECURE_WARNING, prepareUpCredentials, withClusterClientCA } from './svc-up-security.js';
+import type { ApiClient, InformerFactory } from '../client/index.js';
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
 export const SVC_UP_LOCK_NAME = DEFAULT_CONTROLLER_MANAGER_LOCK;
@@ -154,11 +155,28 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
         connect: (user) => connectInProcess(api, { user }),
       })
     : undefined;
+  // Under RBAC each --controller-module controller runs as svc-system/<its name>, bound to exactly
+  // what its definition declares (made by the server's own loopback user: the role may grant more
+  // than the controller manager holds), with informers of its own: watches are checked too.
+  const modulesAs = new Map<string, { client: ApiClient; informers: InformerFactory; close(): Promise<void> }>();
+  if (definitions.length > 0 && options.authorization.modes.includes('RBAC')) {
+    const { bindDeclaredPermissions } = await import('./service-account-credentials.js');
+    const setup = connectInProcess(api);
+    try {
+      for (const def of definitions) {
+        const own = connectInProcess(api, { user: await bindDeclaredPermissions(setup.client, def, 'svc-system') });
+        modulesAs.set(def.name, { client: own.client, informers: createInformerFactory(own.client, { logger: logger.child({ module: 'informer', controller: def.name }) }), close: () => own.close() });
+      }
+    } finally {
+      await setup.close();
+    }
+  }
   const hosted = startBuiltinControllers({
     settings: controllerSettings,
     extra: definitions,
     client,
-    ...(credentials ? { clientFor: credentials.clientFor } : {}),
+    clientFor: (name) => modulesAs.get(name)?.client ?? credentials?.clientFor(name),
+    informersFor: (name) => modulesAs.get(name)?.informers,
     informers,
     logger,
     registry,
@@ -254,6 +272,10 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
       await schedulerConnection?.close();
       await hosted.shutdown();
       await credentials?.close();
+      for (const m of modulesAs.values()) {
+        m.informers.stop();
+        await m.close();
+      }
       await connection.close();
       await api.shutdown();
     },

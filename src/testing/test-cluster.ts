@@ -38,10 +38,7 @@ import { createInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from '../cli/apiserver-options.js';
 import { controllerAccounts, startBuiltinControllers, type BuiltinControllers } from '../cli/builtin-controllers.js';
-import { ensureServiceAccount, inProcessCredentials, serviceAccountUser } from '../cli/service-account-credentials.js';
-import { controllerClusterRole } from '../runtime/controller-permissions.js';
-import { resources } from '../client/typed.js';
-import type { ClusterRole, ClusterRoleBinding } from '../api/generated/kinds.js';
+import { bindDeclaredPermissions, inProcessCredentials } from '../cli/service-account-credentials.js';
 import type { InformerFactory } from '../client/informer-types.js';
 import { connectInProcess, CONTROLLER_USER, inProcessNodeClients, NODES_USER, SCHEDULER_USER, type InProcessConnection } from '../cli/in-process-client.js';
 import { explicitlySetFlags } from '../cli/option-table.js';
@@ -126,7 +123,7 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   // Each of the user's controllers as default/<name>, bound to exactly what it declares.
   const own = new Map<string, { client: ApiClient; informers: InformerFactory }>();
   for (const def of opts.extraControllers ?? []) {
-    const user = await bindDeclaredPermissions(root, def);
+    const user = await bindDeclaredPermissions(root, def, 'default');
     const client = connect(user);
     own.set(def.name, { client, informers: createInformerFactory(client, { logger: logger.child({ module: 'informer', controller: def.name }) }) });
   }
@@ -204,30 +201,5 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
       return stopped;
     },
   };
-}
-
-/**
- * Makes the service account `default/<name>` for a user's controller, a ClusterRole of what its
- * definition declares and a ClusterRoleBinding of it to the account; returns the account's user.
- */
-async function bindDeclaredPermissions(root: ApiClient, def: ControllerDefinition<SvcObject>): Promise<{ username: string; uid?: string; groups: string[] }> {
-  const name = accountName(def.name);
-  const account = await ensureServiceAccount(root, name, 'default');
-  const roleName = `svc-test:${name}`;
-  await root.create(resources.clusterroles, '', controllerClusterRole(roleName, [def.spec]) as unknown as ClusterRole);
-  await root.create(resources.clusterrolebindings, '', {
-    apiVersion: 'rbac.authorization.svc.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: roleName },
-    roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: roleName },
-    subjects: [{ kind: 'ServiceAccount', name, namespace: 'default' }],
-  } as ClusterRoleBinding);
-  return serviceAccountUser(account);
-}
-
-/** A controller's name as a service account's (a DNS label: lower case, digits and '-'). */
-function accountName(controller: string): string {
-  const n = controller.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '');
-  return n || 'controller';
 }
 

@@ -53,7 +53,7 @@ test('a write the controller did not declare is a 403 for its account; declared,
   assert.is(declared.outcomes[0]!.error, undefined, String(declared.outcomes[0]!.error));
   assert.is((await cluster.client.get(resources.secrets, 'default', 'from-careful')).metadata.name, 'from-careful');
   // The accounts and their roles are there for people to look at (kubectl against cluster.url).
-  const role = await cluster.client.get(resources.clusterroles, '', 'svc-test:careful');
+  const role = await cluster.client.get(resources.clusterroles, '', 'svc-controller:default:careful');
   assert.ok(role.rules?.some((r) => r.resources?.includes('secrets') && r.verbs?.includes('create')));
 });
 

@@ -210,9 +210,12 @@ function clusterRoles(): BootstrapClusterRole[] {
       name: 'system:svc-controller-manager',
       rules: [
         eventsRule(),
-        // Leader election.
+        // Leader election: the Lease, and the Endpoints the default `endpointsleases` lock also
+        // writes (the established policy of the releases whose default lock that is).
         rule(['create'], [COORDINATION], ['leases']),
         rule(['get', 'update'], [COORDINATION], ['leases'], ['svc-controller-manager']),
+        rule(['create'], [CORE], ['endpoints']),
+        rule(['get', 'update'], [CORE], ['endpoints'], ['svc-controller-manager']),
         rule(['create'], [CORE], ['secrets', 'serviceaccounts']),
         rule(['delete'], [CORE], ['secrets']),
         rule(['get'], [CORE], ['namespaces', 'secrets', 'serviceaccounts', 'configmaps']),
@@ -228,8 +231,11 @@ function clusterRoles(): BootstrapClusterRole[] {
       name: 'system:svc-scheduler',
       rules: [
         eventsRule(),
+        // Leader election (the `endpointsleases` lock: its Endpoints and its Lease).
         rule(['create'], [COORDINATION], ['leases']),
         rule(['get', 'update'], [COORDINATION], ['leases'], ['svc-scheduler']),
+        rule(['create'], [CORE], ['endpoints']),
+        rule(['get', 'update'], [CORE], ['endpoints'], ['svc-scheduler']),
         rule(READ, [CORE], ['nodes']),
         rule(['get', 'list', 'watch', 'delete'], [CORE], ['pods']),
         rule(['create'], [CORE], ['pods/binding', 'bindings']),
