@@ -11,6 +11,9 @@ export interface Endpoint {
   url: string;
   /** The CA certificate the server's certificate is signed with (the self-signed apiserver.crt). */
   caFile: string;
+  /** A client certificate and key to present (e.g. svc up's admin certificate: it authorizes with Node,RBAC). */
+  certFile?: string;
+  keyFile?: string;
 }
 
 /** A server's answer: status, headers, the body as text and, when it parses, as JSON. */
@@ -67,7 +70,11 @@ export class ApiHttp {
     void this.agent?.destroy().catch(() => undefined);
     this.url = endpoint.url;
     this.agent = new Agent({
-      connect: { ca: readFileSync(endpoint.caFile, 'utf8'), servername: 'localhost' },
+      connect: {
+        ca: readFileSync(endpoint.caFile, 'utf8'),
+        servername: 'localhost',
+        ...(endpoint.certFile && endpoint.keyFile ? { cert: readFileSync(endpoint.certFile, 'utf8'), key: readFileSync(endpoint.keyFile, 'utf8') } : {}),
+      },
       keepAliveTimeout: 4000,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,

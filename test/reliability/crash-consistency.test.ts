@@ -33,7 +33,9 @@ test('kill -9 of apiserver: acknowledged writes kept, a resumed watch exactly on
 
 test('kill -9 of svc up: acknowledged writes kept, a resumed watch exactly once, workloads converge', async () => {
   const up = await startSvcUp('svc-crash-up', ['--nodes=3', '--leader-elect=false', ...FAST_NODE_FLAGS]);
-  const endpoint = { url: `https://127.0.0.1:${up.port}`, caFile: join(up.dir, 'data', 'certs', 'apiserver.crt') };
+  // As svc up's admin (its client certificate, system:masters): svc up authorizes with Node,RBAC.
+  const certs = join(up.dir, 'data', 'certs');
+  const endpoint = { url: `https://127.0.0.1:${up.port}`, caFile: join(certs, 'apiserver.crt'), certFile: join(certs, 'admin.crt'), keyFile: join(certs, 'admin.key') };
   const http = new ApiHttp(endpoint);
   const subject: CrashSubject = {
     label: 'svc up (embedded store)',
