@@ -7,7 +7,8 @@
 // namespace removes everything they hold; a Job completes; a CronJob (batch/v1) fires; kubectl 1.35
 // creates a CronJob and Services (addresses in range), exposes, undoes a rollout (old ReplicaSet
 // reused), reads logs (and -f) and scales to 0 (pods gone within 5 s); kill -9 of the leading
-// controller manager and scheduler hands over and work goes on.
+// controller manager and scheduler hands over and work goes on. Each check is a function of
+// `topologyChecks` so operators-topology-secure.test.ts runs a subset against the secure topology.
 import * as assert from 'uvu/assert';
 import { suite } from 'uvu';
 import { Agent, fetch } from 'undici';
