@@ -75,6 +75,9 @@ export const ${id} = defineController({
   name: '${name}',
   watches: resources.configmaps,
   selector: { labelSelector: \`\${LABEL}=true\` },
+  // RBAC rules for the writes it makes beyond what it watches: the copies (server-side apply is a
+  // patch that creates). The test cluster runs it with exactly these; \`svc rbac\` prints the role.
+  permissions: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch'] }],
   async reconcile(_key, { object, namespace, name, client }) {
     if (!object) return done(); // deleted: nothing to do
     await client.apply(
