@@ -28,8 +28,22 @@ export const SERVICE_ACCOUNT_UID_ANNOTATION = 'svc.io/service-account.uid';
 /** The data keys of a filled token Secret. */
 export const TOKEN_SECRET_KEYS = { token: 'token', caCrt: 'ca.crt', namespace: 'namespace' } as const;
 
+/** The user name of a service account (the established MakeUsername). The one home of service accounts' user names and groups. */
 export function serviceAccountUsername(namespace: string, name: string): string {
   return `${SERVICE_ACCOUNT_USER_PREFIX}${namespace}:${name}`;
+}
+
+/** The groups every service account of `namespace` is in: `system:serviceaccounts` and `system:serviceaccounts:<namespace>`. */
+export function serviceAccountGroups(namespace: string): string[] {
+  return [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`];
+}
+
+/** `system:serviceaccount:<ns>:<name>` -> its namespace and name; undefined for any other user name. */
+export function serviceAccountOfUsername(username: string): { namespace: string; name: string } | undefined {
+  if (!username.startsWith(SERVICE_ACCOUNT_USER_PREFIX)) return undefined;
+  const parts = username.slice(SERVICE_ACCOUNT_USER_PREFIX.length).split(':');
+  if (parts.length !== 2 || !parts[0] || !parts[1]) return undefined;
+  return { namespace: parts[0], name: parts[1] };
 }
 
 /** A legacy token for the account `name` (uid `uid`) of `namespace`, kept in Secret `secretName`: no audience, no expiry. */

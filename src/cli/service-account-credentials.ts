@@ -22,6 +22,8 @@
 import type { Logger } from 'pino';
 import type { ClusterRole, ClusterRoleBinding, ServiceAccount } from '../api/generated/kinds.js';
 import type { SvcObject } from '../api/types.js';
+import { serviceAccountGroups, serviceAccountUsername } from '../api/service-account-token-format.js';
+import { AUTHENTICATED_GROUP } from '../apiserver/auth/user.js';
 import { controllerClusterRole } from '../runtime/controller-permissions.js';
 import { createOrUpdate } from '../runtime/create-or-update.js';
 import type { ControllerDefinition } from '../runtime/define-controller.js';
@@ -59,9 +61,9 @@ export async function ensureServiceAccount(root: ApiClient, name: string, namesp
 export function serviceAccountUser(account: ServiceAccount): { username: string; uid?: string; groups: string[] } {
   const ns = account.metadata.namespace ?? CONTROLLER_ACCOUNT_NAMESPACE;
   return {
-    username: `system:serviceaccount:${ns}:${account.metadata.name}`,
+    username: serviceAccountUsername(ns, account.metadata.name!),
     ...(account.metadata.uid ? { uid: account.metadata.uid } : {}),
-    groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+    groups: [...serviceAccountGroups(ns), AUTHENTICATED_GROUP],
   };
 }
 

@@ -15,6 +15,8 @@ import { Command } from 'commander';
 import type { ApiClient, DiscoveredResource, ResourceRef } from '../client/types.js';
 import { connect } from '../client/connect.js';
 import type { SvcObject } from '../api/types.js';
+import { serviceAccountGroups, serviceAccountUsername } from '../api/service-account-token-format.js';
+import { AUTHENTICATED_GROUP } from '../apiserver/auth/user.js';
 
 const SUBJECT_ACCESS_REVIEWS: ResourceRef = { group: 'authorization.svc.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false };
 const CLUSTER_ROLE_BINDINGS: ResourceRef = { group: 'rbac.authorization.svc.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false };
@@ -46,7 +48,7 @@ interface ReviewUser {
 function reviewUserOf(s: Subject): ReviewUser {
   if (s.kind === 'User') return { user: s.name, groups: [] };
   if (s.kind === 'Group') return { user: '', groups: [s.name] };
-  return { user: `system:serviceaccount:${s.namespace}:${s.name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${s.namespace}`, 'system:authenticated'] };
+  return { user: serviceAccountUsername(s.namespace!, s.name), groups: [...serviceAccountGroups(s.namespace!), AUTHENTICATED_GROUP] };
 }
 
 /** `deployments.apps/scale` -> group apps, resource deployments, subresource scale. */

@@ -26,7 +26,7 @@ import { forbidden, internalError, type StatusError } from '../../api/status.js'
 import { headerValues, type AuthenticationRequest } from './authentication.js';
 import type { AccessAttributes, Authorizer } from './authorization.js';
 import { unescapeExtraKey } from './request-header.js';
-import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from './user.js';
+import { ANONYMOUS_USER, AUTHENTICATED_GROUP, serviceAccountGroups, serviceAccountOfUsername, serviceAccountUsername, UNAUTHENTICATED_GROUP, type UserInfo } from './user.js';
 
 export const IMPERSONATE_USER_HEADER = 'impersonate-user';
 export const IMPERSONATE_GROUP_HEADER = 'impersonate-group';
@@ -35,7 +35,6 @@ export const IMPERSONATE_EXTRA_PREFIX = 'impersonate-extra-';
 
 /** The group of the uids and userextras resources (the established authentication.k8s.io). */
 const AUTHENTICATION_GROUP = 'authentication.svc.io';
-const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 /** One thing asked for, and how it is authorized. */
 interface Impersonation {
@@ -46,14 +45,6 @@ interface Impersonation {
   name: string;
   /** userextras: the extra key. */
   subresource: string;
-}
-
-/** `system:serviceaccount:<ns>:<name>` -> [ns, name], or undefined for any other user name. */
-function serviceAccountOf(username: string): [string, string] | undefined {
-  if (!username.startsWith(SERVICE_ACCOUNT_PREFIX)) return undefined;
-  const parts = username.slice(SERVICE_ACCOUNT_PREFIX.length).split(':');
-  if (parts.length !== 2 || !parts[0] || !parts[1]) return undefined;
-  return [parts[0], parts[1]];
 }
 
 /** The header names of a request, lower case, once each. */
@@ -70,8 +61,8 @@ export function impersonationRequests(req: Pick<AuthenticationRequest, 'headers'
   const core = { group: '', version: '', namespace: '', subresource: '' };
   const user = headerValues(req, IMPERSONATE_USER_HEADER)[0] ?? '';
   if (user) {
-    const sa = serviceAccountOf(user);
-    out.push(sa ? { ...core, resource: 'serviceaccounts', namespace: sa[0], name: sa[1] } : { ...core, resource: 'users', name: user });
+    const sa = serviceAccountOfUsername(user);
+    out.push(sa ? { ...core, resource: 'serviceaccounts', namespace: sa.namespace, name: sa.name } : { ...core, resource: 'users', name: user });
   }
   const groups = headerValues(req, IMPERSONATE_GROUP_HEADER);
   for (const g of groups) out.push({ ...core, resource: 'groups', name: g });
@@ -123,8 +114,8 @@ export async function impersonatedUser(req: Pick<AuthenticationRequest, 'headers
         username = r.name;
         break;
       case 'serviceaccounts':
-        username = `${SERVICE_ACCOUNT_PREFIX}${r.namespace}:${r.name}`;
-        if (!groupsGiven) groups = ['system:serviceaccounts', `system:serviceaccounts:${r.namespace}`];
+        username = serviceAccountUsername(r.namespace, r.name);
+        if (!groupsGiven) groups = serviceAccountGroups(r.namespace);
         break;
       case 'groups':
         groups.push(r.name);

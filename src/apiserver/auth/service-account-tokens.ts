@@ -27,7 +27,7 @@ import { decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload
 import type { SvcObject } from '../../api/types.js';
 import { type Authenticated, AuthenticationFailure, type TokenAuthenticator } from './authentication.js';
 import type { SigningKey, VerificationKey } from '../../api/service-account-keys.js';
-import { LEGACY_CLAIMS, LEGACY_ISSUER, PRIVATE_CLAIM, SERVICE_ACCOUNTS_GROUP, serviceAccountUsername } from '../../api/service-account-token-format.js';
+import { LEGACY_CLAIMS, LEGACY_ISSUER, PRIVATE_CLAIM, serviceAccountGroups, serviceAccountUsername } from '../../api/service-account-token-format.js';
 import type { UserInfo } from './user.js';
 
 export const EXTRA_POD_NAME = 'authentication.kubernetes.io/pod-name';
@@ -42,7 +42,7 @@ export function serviceAccountUser(namespace: string, name: string, uid: string,
   return {
     username: serviceAccountUsername(namespace, name),
     uid,
-    groups: [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`],
+    groups: serviceAccountGroups(namespace),
     ...(extra && Object.keys(extra).length ? { extra } : {}),
   };
 }

@@ -22,15 +22,8 @@ export const AUTHENTICATED_GROUP = 'system:authenticated';
 /** Members may do anything, whatever the authorization modes say (the established superuser group). */
 export const MASTERS_GROUP = 'system:masters';
 
-/** Service accounts' user names are `system:serviceaccount:<namespace>:<name>`. */
-export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
-/** Every service account is in this group, and in `system:serviceaccounts:<namespace>`. */
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
-
-/** The user name of a service account (the established MakeUsername). */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`;
-}
+/** Service accounts' user names and groups have one home, beside their tokens' format. */
+export { SERVICE_ACCOUNTS_GROUP, serviceAccountGroups, serviceAccountOfUsername, serviceAccountUsername } from '../../api/service-account-token-format.js';
 
 export const ANONYMOUS: Readonly<UserInfo> = Object.freeze({ username: ANONYMOUS_USER, groups: Object.freeze([UNAUTHENTICATED_GROUP]) as unknown as string[] });
 
