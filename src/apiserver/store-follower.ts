@@ -1,6 +1,6 @@
 /**
  * `followStore(store, handler)`: an in-server informer over one resource's store, for server parts
- * that keep an index of objects current (the Node authorizer's graph). It lists the store (from
+ * that keep an index of objects current (the Node authorizer's graph, the RBAC policy index). It lists the store (from
  * its watch cache when it has one: no storage read per object), hands every object to `reset`,
  * then hands each change to `upsert`/`remove` in revision order, from the watch cache's event
  * stream (or, for a resource without a cache, a store watch decoded by the store's own codec).

@@ -17,8 +17,8 @@ import type { Logger } from 'pino';
 import { canonicalGroup } from '../../../api/established-spelling.js';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from '../../../api/kinds/index.js';
 import type { ResourceDefinition, SvcObject } from '../../../api/types.js';
-import { type CacheEvent, type CacheWatchHandle, WatchCache } from '../../../storage/watch-cache.js';
 import type { ResourceStore } from '../../resource-store.js';
+import { StoreFollower } from '../../store-follower.js';
 import { serviceAccountUsername, type UserInfo } from '../user.js';
 import { type CompiledRule, compileRule, type PolicyRule, rulesOf } from './rules.js';
 
@@ -155,24 +155,13 @@ class BindingIndex {
   }
 }
 
-/** One kind's feed: the cache it reads and how each object lands in the index. */
-interface Feed {
-  def: ResourceDefinition;
-  store: ResourceStore;
-  cache: WatchCache;
-  own: boolean;
-  handle?: CacheWatchHandle;
-  apply(obj: SvcObject, deleted: boolean): void;
-}
-
 export class RbacPolicyIndex {
   private readonly clusterRoles = new Map<string, IndexedRole>();
   /** `<namespace>/<name>` -> role. */
   private readonly roles = new Map<string, IndexedRole>();
   private readonly clusterBindings = new BindingIndex();
   private readonly roleBindings = new Map<string, BindingIndex>();
-  private readonly feeds: Feed[] = [];
-  private stopped = false;
+  private readonly followers: StoreFollower[] = [];
 
   private constructor(private readonly logger: Logger) {}
 
@@ -193,16 +182,22 @@ export class RbacPolicyIndex {
         } catch {
           throw new Error(`RBAC needs the ${def.group}/${def.version} API (${def.plural}), which --runtime-config disabled`);
         }
-        let cache = store.cache;
-        let own = false;
-        if (!cache) {
-          cache = new WatchCache({ store: store.kv, prefix: store.keys.resourcePrefix, capacity: 100, decode: (v, r) => store.decodeStored(v, r), logger: logger.child({ cache: `rbac-${def.plural}` }) });
-          await cache.start();
-          own = true;
-        }
-        const feed: Feed = { def, store, cache, own, apply };
-        index.feeds.push(feed);
-        index.follow(feed);
+        // The server's own in-server informer (its watch cache when there is one): every relist
+        // replaces this kind's part of the index, so a missed change is never kept.
+        const follower = new StoreFollower(
+          store,
+          {
+            reset: (all) => {
+              index.clear(def);
+              for (const o of all) apply(o, false);
+            },
+            upsert: (o) => apply(o, false),
+            remove: (o) => apply(o, true),
+          },
+          logger.child({ resource: def.plural }),
+        );
+        index.followers.push(follower);
+        await follower.start();
       }
     } catch (err) {
       index.stop();
@@ -212,31 +207,7 @@ export class RbacPolicyIndex {
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const f of this.feeds) {
-      f.handle?.close();
-      if (f.own) f.cache.stop();
-    }
-  }
-
-  /** Reads the cache's current contents, then every change after them. */
-  private follow(feed: Feed): void {
-    if (this.stopped) return;
-    const { items, revision } = feed.cache.list();
-    this.clear(feed.def);
-    for (const v of items) feed.apply(v.object, false);
-    feed.handle = feed.cache.watch(
-      revision,
-      (events: CacheEvent[]) => {
-        for (const ev of events) feed.apply(ev.object, ev.type === 'DELETED');
-      },
-      (err) => {
-        // The cache re-lists by itself after a failed store watch: start over from its contents.
-        this.logger.warn({ err, resource: feed.def.plural }, 'RBAC policy feed interrupted; reading the policy again');
-        feed.handle?.close();
-        setTimeout(() => this.follow(feed), 100).unref();
-      },
-    );
+    for (const f of this.followers) f.stop();
   }
 
   private clear(def: ResourceDefinition): void {
