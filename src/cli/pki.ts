@@ -146,53 +146,49 @@ export interface ClientIdentity {
   lifetimeMs?: number;
 }
 
-/** A client certificate for `who`, signed by `ca` (CN = user, O = groups, clientAuth). */
-export async function issueClientCertificate(ca: CertificateAuthority, who: ClientIdentity, now: Date = new Date()): Promise<KeyPair> {
-  if (!who.user) throw new PkiError('a client certificate needs a user name (its CommonName)');
+/**
+ * A leaf certificate signed by `ca`: a new key, valid from a minute before `now` for `lifetimeMs`,
+ * not a CA, for digital signatures and key encipherment, with the one extended `usage` and the
+ * authority key identifier, plus `extensions`.
+ */
+async function issueLeaf(ca: CertificateAuthority, subject: x509.JsonName, usage: string, lifetimeMs: number, now: Date, extensions: x509.Extension[] = []): Promise<{ cert: x509.X509Certificate; key: string }> {
   const { issuer, signingKey, aki } = await signingParts(ca);
   const keys = await newKeys();
-  // Groups first, then the CN: the order openssl and kubeadm print ("O = system:masters, CN = ...").
-  const subject = [...(who.groups ?? []).map((g) => ({ O: [g] })), { CN: [who.user] }];
   const cert = await x509.X509CertificateGenerator.create({
     subject,
     issuer,
     notBefore: new Date(now.getTime() - 60_000),
-    notAfter: new Date(now.getTime() + (who.lifetimeMs ?? LEAF_LIFETIME_MS)),
+    notAfter: new Date(now.getTime() + lifetimeMs),
     publicKey: keys.publicKey,
     signingKey,
     signingAlgorithm: SIGNING,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      new x509.ExtendedKeyUsageExtension([usage]),
       aki,
+      ...extensions,
     ],
   });
-  return { cert: `${cert.toString('pem')}\n`, key: await privatePem(keys.privateKey) };
+  return { cert, key: await privatePem(keys.privateKey) };
+}
+
+/** A client certificate for `who`, signed by `ca` (CN = user, O = groups, clientAuth). */
+export async function issueClientCertificate(ca: CertificateAuthority, who: ClientIdentity, now: Date = new Date()): Promise<KeyPair> {
+  if (!who.user) throw new PkiError('a client certificate needs a user name (its CommonName)');
+  // Groups first, then the CN: the order openssl and kubeadm print ("O = system:masters, CN = ...").
+  const subject = [...(who.groups ?? []).map((g) => ({ O: [g] })), { CN: [who.user] }];
+  const { cert, key } = await issueLeaf(ca, subject, x509.ExtendedKeyUsage.clientAuth, who.lifetimeMs ?? LEAF_LIFETIME_MS, now);
+  return { cert: `${cert.toString('pem')}\n`, key };
 }
 
 /** A serving certificate for `hosts` (IPs and DNS names), signed by `ca`; `cert` holds it then the CA's. */
 export async function issueServingCertificate(ca: CertificateAuthority, hosts: string[], now: Date = new Date()): Promise<KeyPair> {
-  const { issuer, signingKey, aki } = await signingParts(ca);
   const names = [...new Set(hosts.filter((h) => h !== ''))];
-  const keys = await newKeys();
-  const cert = await x509.X509CertificateGenerator.create({
-    subject: [{ CN: [`${names[0] ?? 'localhost'}@${Math.floor(now.getTime() / 1000)}`] }],
-    issuer,
-    notBefore: new Date(now.getTime() - 60_000),
-    notAfter: new Date(now.getTime() + LEAF_LIFETIME_MS),
-    publicKey: keys.publicKey,
-    signingKey,
-    signingAlgorithm: SIGNING,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      aki,
-      new x509.SubjectAlternativeNameExtension(names.map((h) => ({ type: isIP(h) ? 'ip' : 'dns', value: h }) as const)),
-    ],
-  });
-  return { cert: `${cert.toString('pem')}\n${ca.certPem}`, key: await privatePem(keys.privateKey) };
+  const { cert, key } = await issueLeaf(ca, [{ CN: [`${names[0] ?? 'localhost'}@${Math.floor(now.getTime() / 1000)}`] }], x509.ExtendedKeyUsage.serverAuth, LEAF_LIFETIME_MS, now, [
+    new x509.SubjectAlternativeNameExtension(names.map((h) => ({ type: isIP(h) ? 'ip' : 'dns', value: h }) as const)),
+  ]);
+  return { cert: `${cert.toString('pem')}\n${ca.certPem}`, key };
 }
 
 /** Reissued when less than this is left (so a long-running cluster never finds its admin locked out). */
