@@ -84,23 +84,34 @@ async function churn(server: ApiServerProcess, scale: Scale, label: string, expe
     }
     await eventually(() => watchers.every((w) => w.recorder.stats.lists > 0), 60_000, 'every watcher listed');
 
-    // Chaos: a cut every cutEveryMs; one in six keeps the watcher offline 2.5 compaction intervals.
+    // Chaos: a cut every cutEveryMs of a watcher at random; every sixth cut (the third, the ninth,
+    // ...) keeps the watcher offline 2.5 compaction intervals instead. Counted, not drawn: a run
+    // whose writer is quick must still contain outages.
+    const outageMs = 2.5 * compactionMs;
     let writing = true;
+    let cutsMade = 0;
     let outages = 0;
+    let secondOutageEnds = 0;
     const chaos = (async () => {
       while (writing) {
         await sleep(scale.cutEveryMs);
         const w = watchers[Math.floor(Math.random() * watchers.length)]!;
-        if (Math.random() < 1 / 6) {
-          outages++;
-          w.proxy.outage(2.5 * compactionMs);
+        if (++cutsMade % 6 === 3) {
+          if (++outages === 2) secondOutageEnds = Date.now() + outageMs;
+          w.proxy.outage(outageMs);
         } else w.proxy.cut();
       }
     })();
 
     // The writer: lanes of names, each name changed by one lane only, so each key's log is in order.
     const writeStarted = Date.now();
-    await churnConfigMaps({ log, lanes: Array.from({ length: scale.lanes }, () => client), namespaces: NAMESPACES, namesPerLane: scale.namesPerLane, changes: scale.changes, prefix: '' });
+    const lanes = Array.from({ length: scale.lanes }, () => client);
+    let changes = await churnConfigMaps({ log, lanes, namespaces: NAMESPACES, namesPerLane: scale.namesPerLane, changes: scale.changes, prefix: '' });
+    // Where 410s are the point, history must move on while a watcher is away: keep writing (fresh
+    // names per round) until two outages happened and the second has ended with writes after it.
+    for (let round = 1; expect.expectGone && (outages < 2 || Date.now() < secondOutageEnds + compactionMs) && Date.now() - writeStarted < 60_000; round++) {
+      changes += await churnConfigMaps({ log, lanes, namespaces: NAMESPACES, namesPerLane: 3, changes: 50, prefix: `r${round}-` });
+    }
     const writeMs = Date.now() - writeStarted;
     writing = false;
     await chaos;
@@ -137,8 +148,8 @@ async function churn(server: ApiServerProcess, scale: Scale, label: string, expe
     const relists = sum((w) => w.recorder.stats.lists - 1);
     const regressions = watchers.flatMap((w) => w.regressions.map((r) => `watcher ${w.index}: ${r}`));
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`[figure] watch-churn ${label}: changes ${log.count}, watchers ${watchers.length}, writes/s ${Math.round((scale.changes / writeMs) * 1000)}`);
-    console.log(`[figure] watch-churn ${label}: disconnects forced ${disconnects} (${outages} outages of ${2.5 * compactionMs} ms), 410s seen ${gone}, re-lists ${relists}, watches opened ${sum((w) => w.recorder.stats.watches)}, events received ${sum((w) => w.recorder.stats.events)}`);
+    console.log(`[figure] watch-churn ${label}: changes ${log.count}, watchers ${watchers.length}, writes/s ${Math.round((changes / writeMs) * 1000)}`);
+    console.log(`[figure] watch-churn ${label}: disconnects forced ${disconnects} (${outages} outages of ${outageMs} ms), 410s seen ${gone}, re-lists ${relists}, watches opened ${sum((w) => w.recorder.stats.watches)}, events received ${sum((w) => w.recorder.stats.events)}`);
     console.log(`[figure] watch-churn ${label}: gaps ${audit.gaps}, duplicates ${audit.duplicates}, misplaced deletes ${audit.misplacedDeletes}, deletes no watcher saw ${audit.unplacedDeletes}, informer regressions ${regressions.length}, caches unequal to a fresh list ${unequal}, time ${seconds} s`);
     assert.is(audit.gaps, 0, `gaps:\n${audit.problems.join('\n')}`);
     assert.is(audit.duplicates, 0, `duplicates:\n${audit.problems.join('\n')}`);
