@@ -16,6 +16,15 @@ export interface ControllerManagerConfig {
   concurrentServiceEndpointSyncs: number;
   concurrentTtlAfterFinishedSyncs: number;
   concurrentServiceAccountTokenSyncs: number;
+  /** `--concurrent-resource-quota-syncs` and `--resource-quota-sync-period`. */
+  concurrentResourceQuotaSyncs: number;
+  resourceQuotaSyncPeriodMs: number;
+  /** The `--horizontal-pod-autoscaler-*` flags. */
+  hpaSyncPeriodMs: number;
+  hpaDownscaleStabilizationMs: number;
+  hpaTolerance: number;
+  hpaCpuInitializationPeriodMs: number;
+  hpaInitialReadinessDelayMs: number;
   /** PEM of --service-account-private-key-file (the serviceaccount-token controller signs with it; absent: that controller is off). */
   serviceAccountPrivateKey?: string;
   /** PEM of --root-ca-file (`ca.crt` of token Secrets). */
@@ -47,6 +56,13 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   concurrentServiceEndpointSyncs: 5,
   concurrentTtlAfterFinishedSyncs: 5,
   concurrentServiceAccountTokenSyncs: 5,
+  concurrentResourceQuotaSyncs: 5,
+  resourceQuotaSyncPeriodMs: 5 * 60_000,
+  hpaSyncPeriodMs: 15_000,
+  hpaDownscaleStabilizationMs: 5 * 60_000,
+  hpaTolerance: 0.1,
+  hpaCpuInitializationPeriodMs: 5 * 60_000,
+  hpaInitialReadinessDelayMs: 30_000,
   terminatedPodGcThreshold: 12_500,
   podGcPeriodMs: 20_000,
   namespaceSyncPeriodMs: 5 * 60_000,

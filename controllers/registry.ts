@@ -24,6 +24,7 @@ import { namespaceController } from './namespace/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
+import { resourceQuotaController } from './resourcequota/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
 import { serviceAccountTokenController } from './serviceaccount-token/index.js';
 import { signingKeyFrom } from '../src/api/service-account-keys.js';
@@ -129,7 +130,12 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'Keeps spec.replicas pods of a ReplicationController running.',
     build: (cfg) => def(replicationControllerController(cfg.concurrentRcSyncs)),
   },
-  { name: 'resourcequota', defaultOn: true, summary: 'Keeps ResourceQuota usage.' },
+  {
+    name: 'resourcequota',
+    defaultOn: true,
+    summary: 'Keeps ResourceQuota usage.',
+    build: (cfg) => def(resourceQuotaController({ concurrency: cfg.concurrentResourceQuotaSyncs, syncPeriodMs: cfg.resourceQuotaSyncPeriodMs })),
+  },
   { name: 'root-ca-cert-publisher', defaultOn: true, summary: 'Publishes the root CA in every namespace.' },
   { name: 'route', defaultOn: true, summary: 'Configures cloud routes for pod CIDRs.' },
   { name: 'service', defaultOn: true, summary: 'Cloud load balancers for Services.' },

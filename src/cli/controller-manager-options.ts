@@ -228,6 +228,8 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     endpointSliceUpdatesBatchPeriodMs: f.number('--endpointslice-updates-batch-period'),
     featureGates: parseFeatureGates(f.list('--feature-gates')),
     concurrentServiceAccountTokenSyncs: f.number('--concurrent-serviceaccount-token-syncs'),
+    concurrentResourceQuotaSyncs: f.number('--concurrent-resource-quota-syncs'),
+    resourceQuotaSyncPeriodMs: f.number('--resource-quota-sync-period'),
     ...serviceAccountTokenKeys(f),
   };
   return { selection, config, startIntervalMs, useServiceAccountCredentials: f.bool('--use-service-account-credentials') };

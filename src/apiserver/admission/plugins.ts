@@ -12,6 +12,9 @@ import type { ResourceStore } from '../resource-store.js';
 import { AdmissionChain, type AdmissionPlugin } from './chain.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { nodeRestriction } from './node-restriction.js';
+import { resourceQuotaAdmission, type QuotaAccess } from './resource-quota.js';
+import type { ResourceQuota } from '../../api/generated/kinds.js';
+import type { ObjectView } from '../resource-store.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -60,7 +63,31 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const node = peeker(ctx, 'nodes');
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
+  // Last, as established: it charges usage, so it runs once every other plugin has admitted.
+  ['ResourceQuota', (ctx) => resourceQuotaAdmission(quotaAccess(ctx))],
 ]);
+
+/** The ResourceQuota plugin's reads (names from the cache, quotas as stored) and precondition writes. */
+function quotaAccess(ctx: AdmissionContext): QuotaAccess {
+  const def = ctx.registry.lookup('', 'v1', 'resourcequotas');
+  if (!def) return { names: async () => [], read: async () => undefined, write: async () => undefined };
+  const store = ctx.storeFor(def);
+  return {
+    names: async (namespace) => (await store.list({ namespace, filtered: false })).items.map((v) => v.object.metadata.name ?? ''),
+    read: async (namespace, name) => {
+      const view = await store.getForUpdate(namespace, name);
+      return view ? { quota: view.object as ResourceQuota, token: view } : undefined;
+    },
+    write: async (next, read) => {
+      const current = read.token as ObjectView;
+      // The stored object is frozen (shared with the cache): write a private copy with the new status.
+      const draft = store.draft(current);
+      draft['status'] = next.status;
+      const { value, unchanged } = store.encode(draft, current);
+      if (!unchanged) await store.replace(draft, value, current.revision, false);
+    },
+  };
+}
 
 /** The plugins this server builds, in run order. */
 export function builtAdmissionPlugins(): string[] {

@@ -23,7 +23,7 @@ export const resourceQuotaDefinition = defineKind({
     const status = asRecord(o['status']);
     const errs = [...validateResourceList('spec.hard', spec['hard']), ...validateResourceList('status.hard', status['hard']), ...validateResourceList('status.used', status['used'])];
     asArray(spec['scopes']).forEach((s, i) => {
-      errs.push(...oneOf(`spec.scopes[${i}]`, s, ['BestEffort', 'NotBestEffort', 'NotTerminating', 'PriorityClass', 'Terminating']));
+      errs.push(...oneOf(`spec.scopes[${i}]`, s, ['BestEffort', 'CrossNamespacePodAffinity', 'NotBestEffort', 'NotTerminating', 'PriorityClass', 'Terminating']));
     });
     return errs;
   },

@@ -293,11 +293,13 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   endpoint: 'endpoint-controller',
   endpointslice: 'endpointslice-controller',
   garbagecollector: 'generic-garbage-collector',
+  horizontalpodautoscaling: 'horizontal-pod-autoscaler',
   job: 'job-controller',
   namespace: 'namespace-controller',
   podgc: 'pod-garbage-collector',
   replicaset: 'replicaset-controller',
   replicationcontroller: 'replication-controller',
+  resourcequota: 'resourcequota-controller',
   serviceaccount: 'service-account-controller',
   'serviceaccount-token': null,
   statefulset: 'statefulset-controller',
@@ -406,6 +408,18 @@ function controllerRoles(): BootstrapClusterRole[] {
       ],
     ],
     [
+      'horizontal-pod-autoscaler',
+      [
+        rule(['get', 'list', 'watch'], [AUTOSCALING], ['horizontalpodautoscalers']),
+        rule(['update'], [AUTOSCALING], ['horizontalpodautoscalers/status']),
+        rule(['get', 'update'], ['*'], ['*/scale']),
+        rule(['list', 'watch'], [CORE], ['pods']),
+        rule(['get', 'list', 'watch'], ['metrics.svc.io'], ['pods']),
+        rule(['get', 'list'], ['custom.metrics.svc.io', 'external.metrics.svc.io'], ['*']),
+        eventsRule(),
+      ],
+    ],
+    [
       'replication-controller',
       [
         rule(['get', 'list', 'watch', 'update'], [CORE], ['replicationcontrollers']),
@@ -414,6 +428,10 @@ function controllerRoles(): BootstrapClusterRole[] {
         rule(['list', 'watch', 'patch', 'create', 'delete'], [CORE], ['pods']),
         eventsRule(),
       ],
+    ],
+    [
+      'resourcequota-controller',
+      [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [CORE], ['resourcequotas/status']), eventsRule()],
     ],
     ['service-account-controller', [rule(['create'], [CORE], ['serviceaccounts']), eventsRule()]],
     [
