@@ -19,6 +19,7 @@ import { disruptionController } from './disruption/index.js';
 import { endpointController } from './endpoint/index.js';
 import { endpointSliceController } from './endpointslice/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
+import { hpaController } from './horizontalpodautoscaling/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
 import { podGcController } from './podgc/index.js';
@@ -52,6 +53,8 @@ const JOB_WORKERS = 5;
 const DISRUPTION_WORKERS = 1;
 /** Nor has the clusterrole-aggregation controller; the established manager runs 5. */
 const CLUSTERROLE_AGGREGATION_WORKERS = 5;
+/** Nor has the horizontalpodautoscaling controller; the established manager runs 5. */
+const HPA_WORKERS = 5;
 /** Nor has the daemonset controller; the established manager runs 2. */
 const DAEMONSET_WORKERS = 2;
 
@@ -98,7 +101,22 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'Deletes objects whose owners are gone (background, foreground, orphan).',
     build: (cfg) => (cfg.enableGarbageCollector ? garbageCollectorController({ concurrency: cfg.concurrentGcSyncs }) : { off: '--enable-garbage-collector=false' }),
   },
-  { name: 'horizontalpodautoscaling', defaultOn: true, summary: 'Scales workloads by observed usage.' },
+  {
+    name: 'horizontalpodautoscaling',
+    defaultOn: true,
+    summary: 'Scales workloads by observed usage.',
+    build: (cfg) =>
+      def(
+        hpaController({
+          concurrency: HPA_WORKERS,
+          syncPeriodMs: cfg.hpaSyncPeriodMs,
+          downscaleStabilizationMs: cfg.hpaDownscaleStabilizationMs,
+          tolerance: cfg.hpaTolerance,
+          cpuInitializationPeriodMs: cfg.hpaCpuInitializationPeriodMs,
+          initialReadinessDelayMs: cfg.hpaInitialReadinessDelayMs,
+        }),
+      ),
+  },
   { name: 'job', defaultOn: true, summary: 'Runs pods to completion.', build: () => def(jobController(JOB_WORKERS)) },
   {
     name: 'namespace',

@@ -189,6 +189,9 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
   if (f.number('--attach-detach-reconcile-sync-period') <= S) throw new OptionsError('invalid value for --attach-detach-reconcile-sync-period: must exceed one second');
   const tolerance = f.number('--horizontal-pod-autoscaler-tolerance');
   if (tolerance < 0) throw new OptionsError(`invalid value ${tolerance} for --horizontal-pod-autoscaler-tolerance: must not be negative`);
+  for (const flag of ['--resource-quota-sync-period', '--horizontal-pod-autoscaler-sync-period']) {
+    if (f.number(flag) <= 0) throw new OptionsError(`invalid value for ${flag}: must be positive`);
+  }
   const zone = f.number('--unhealthy-zone-threshold');
   if (zone <= 0 || zone > 1) throw new OptionsError(`invalid value ${zone} for --unhealthy-zone-threshold: must be above 0 and at most 1`);
   for (const flag of ['--node-eviction-rate', '--secondary-node-eviction-rate']) {
@@ -230,6 +233,11 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     concurrentServiceAccountTokenSyncs: f.number('--concurrent-serviceaccount-token-syncs'),
     concurrentResourceQuotaSyncs: f.number('--concurrent-resource-quota-syncs'),
     resourceQuotaSyncPeriodMs: f.number('--resource-quota-sync-period'),
+    hpaSyncPeriodMs: f.number('--horizontal-pod-autoscaler-sync-period'),
+    hpaDownscaleStabilizationMs: f.number('--horizontal-pod-autoscaler-downscale-stabilization'),
+    hpaTolerance: tolerance,
+    hpaCpuInitializationPeriodMs: f.number('--horizontal-pod-autoscaler-cpu-initialization-period'),
+    hpaInitialReadinessDelayMs: f.number('--horizontal-pod-autoscaler-initial-readiness-delay'),
     ...serviceAccountTokenKeys(f),
   };
   return { selection, config, startIntervalMs, useServiceAccountCredentials: f.bool('--use-service-account-credentials') };
