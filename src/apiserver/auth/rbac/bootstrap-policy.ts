@@ -200,8 +200,12 @@ function clusterRoles(): BootstrapClusterRole[] {
       ],
     },
     // Ours: the simulated-node fleet's shared informers (each node writes as system:node:<name>,
-    // which the Node authorizer decides; the fleet only watches the pods and nodes it serves).
-    { name: 'system:svc-nodes', rules: [rule(READ, [CORE], ['pods', 'nodes'])] },
+    // which the Node authorizer decides; the fleet only watches the pods and nodes it serves) and
+    // the usage it reports as the metrics server would (PodMetrics, NodeMetrics: what the HPA reads).
+    {
+      name: 'system:svc-nodes',
+      rules: [rule(READ, [CORE], ['pods', 'nodes']), rule(['get', 'create', 'update', 'delete'], ['metrics.svc.io'], ['pods', 'nodes'])],
+    },
     { name: 'system:svc-aggregator', rules: [rule(READ, [CORE], ['services', 'endpoints'])] },
     { name: `system:${CERTIFICATES}:certificatesigningrequests:nodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/nodeclient'])] },
     { name: `system:${CERTIFICATES}:certificatesigningrequests:selfnodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/selfnodeclient'])] },
