@@ -11,6 +11,7 @@ import { resources } from '../../src/client/index.js';
 import { ANNOTATION_CPU_USAGE } from '../../src/nodes/sim-annotations.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
+import { customResourceDefinition } from '../helpers/objects.js';
 
 let cluster: TestCluster;
 const SYNC_MS = 1_000;
@@ -101,6 +102,25 @@ test('an External metric without an external metrics API: ScalingActive=False Fa
   assert.equal([c.status, c.reason], ['False', 'FailedGetExternalMetric']);
   assert.match(c.message ?? '', /unable to get external metric queue_depth/);
   assert.is(await replicasOf('ext'), 1);
+});
+
+test('a custom resource with a scale subresource is scaled through it (below minReplicas: raised to it)', async () => {
+  const group = 'hpa.example.com';
+  const ref = { group, version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true };
+  const crd = customResourceDefinition(group, 'widgets', 'Widget');
+  crd.spec!.versions![0]!.subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } };
+  await cluster.client.create(resources.customresourcedefinitions, '', crd);
+  await eventually(async () => cluster.client.list(ref).then(() => true, () => false), 10_000, 'widgets served');
+  await cluster.client.create(ref, 'default', { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec: { replicas: 1 } } as SvcObject);
+  const hpa = {
+    apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'w', namespace: 'default' },
+    spec: { scaleTargetRef: { apiVersion: `${group}/v1`, kind: 'Widget', name: 'w' }, minReplicas: 3, maxReplicas: 5 },
+  } as HorizontalPodAutoscaler;
+  await cluster.client.create(resources.horizontalpodautoscalers, 'default', hpa);
+  await eventually(async () => ((await cluster.client.get(ref, 'default', 'w')).spec as { replicas?: number }).replicas === 3, 20_000, 'widget scaled to 3');
+  await eventually(async () => (await hpaV2('w')).status?.desiredReplicas === 3, 10_000, 'status written');
+  const events = (await cluster.client.list(resources.events, { namespace: 'default' })).items as unknown as { reason?: string; message?: string; involvedObject?: { name?: string } }[];
+  assert.ok(events.some((e) => e.involvedObject?.name === 'w' && e.reason === 'SuccessfulRescale' && e.message === 'New size: 3; reason: Current number of replicas below Spec.MinReplicas'));
 });
 
 test.run();
