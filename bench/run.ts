@@ -27,6 +27,8 @@
  *                                    open server vs client-certificate and token users under Node,RBAC); replaces its section
  *   --only=durability | BENCH_ONLY=durability  only the durability part (write rate of the embedded store with and
  *                                    without --data-dir-fsync, over HTTPS and in process); replaces its section
+ *   --only=quota | BENCH_ONLY=quota  only the resource-quota part (usage of 10,000 pods recalculated by the controller); replaces its section
+ *   --only=hpa | BENCH_ONLY=hpa  only the autoscaling part (100 Deployments' HPAs reacting to a rise in usage); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,6 +68,7 @@ import { renderServicesSection, SERVICES_HEADING } from './report-services.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { measureDurability } from './measure-durability.js';
 import { DURABILITY_HEADING, renderDurabilitySection } from './report-durability.js';
+import { HPA_HEADING, measureHpa, measureQuota, QUOTA_HEADING, renderHpaSection, renderQuotaSection } from './measure-autoscaling.js';
 import { connectInProcess } from '../src/cli/in-process-client.js';
 import { connect, resources } from '../src/client/index.js';
 import { ROOT, type ServerProcess, startApiServer, startBareServer, writeSvcconfigFor } from './server-process.js';
@@ -87,6 +90,8 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   services: mainServicesOnly,
   auth: mainAuthOnly,
   durability: mainDurabilityOnly,
+  quota: mainQuotaOnly,
+  hpa: mainHpaOnly,
 };
 if (only !== undefined && !Object.hasOwn(PARTS_ALONE, only)) {
   console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are ${Object.keys(PARTS_ALONE).map((p) => JSON.stringify(p)).join(', ')}`);
@@ -245,6 +250,26 @@ async function mainDurabilityOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), DURABILITY_HEADING, section));
   log('wrote the durability section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `--only=quota`: quota usage of 10,000 pods by the resourcequota controller, spliced into docs/benchmarks.md. */
+async function mainQuotaOnly(): Promise<void> {
+  const figures = await measureQuota(10_000, log);
+  log(`quota: ${JSON.stringify(figures)}`);
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), QUOTA_HEADING, renderQuotaSection(figures, { command: 'BENCH_ONLY=quota npm run bench', date: startedAt, loadAtStart })));
+  log('wrote the resource quota section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `--only=hpa`: 100 Deployments' HPAs reacting to a rise in usage, spliced into docs/benchmarks.md. */
+async function mainHpaOnly(): Promise<void> {
+  const figures = await measureHpa(100, 10, log);
+  log(`hpa: ${JSON.stringify(figures)}`);
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), HPA_HEADING, renderHpaSection(figures, { command: 'BENCH_ONLY=hpa npm run bench', date: startedAt, loadAtStart })));
+  log('wrote the horizontal pod autoscaling section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 
