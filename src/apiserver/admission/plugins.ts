@@ -73,7 +73,8 @@ function quotaAccess(ctx: AdmissionContext): QuotaAccess {
   if (!def) return { names: async () => [], read: async () => undefined, write: async () => undefined };
   const store = ctx.storeFor(def);
   return {
-    names: async (namespace) => (await store.list({ namespace, filtered: false })).items.map((v) => v.object.metadata.name ?? ''),
+    // resourceVersion 0: from the watch cache, as the established plugin reads quotas from its informer.
+    names: async (namespace) => (await store.list({ namespace, resourceVersion: '0', filtered: false })).items.map((v) => v.object.metadata.name ?? ''),
     read: async (namespace, name) => {
       const view = await store.getForUpdate(namespace, name);
       return view ? { quota: view.object as ResourceQuota, token: view } : undefined;
