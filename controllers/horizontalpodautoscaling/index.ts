@@ -21,6 +21,7 @@
  */
 import type { HorizontalPodAutoscaler, Pod, PodMetrics } from '../../src/api/generated/kinds.js';
 import { parseDurationMs } from '../../src/api/duration.js';
+import { canonicalJson } from '../../src/api/json-walk.js';
 import { parseLabelSelector } from '../../src/api/labels.js';
 import { rfc3339 } from '../../src/api/time.js';
 import { formatMilli, toMilli } from '../../src/api/quota/amounts.js';
@@ -52,6 +53,7 @@ type MetricStatus = NonNullable<HpaStatus['currentMetrics']>[number];
 
 const DISCOVERY_TTL_MS = 30_000;
 const METRICS = resources['pods.metrics.svc.io'];
+const SCALABLE_BUILTINS: readonly ResourceRef[] = [resources.deployments, resources.replicasets, resources.statefulsets, resources.replicationcontrollers];
 
 /** One metric's proposal: replicas, what to call it, its status entry. */
 interface Proposal {
@@ -86,10 +88,18 @@ export function hpaController(o: HpaOptions): ControllerDefinition<Hpa> {
   const lastSync = new Map<string, { at: number; generation: number | undefined }>();
   let discovered: { at: number; list: DiscoveredResource[] } | undefined;
 
+  /** One discovery at a time, shared by the workers. */
+  let discovering: Promise<DiscoveredResource[]> | undefined;
   async function scaleRef(client: ApiClient, apiVersion: string, kind: string, now: number): Promise<ResourceRef> {
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-    const find = () => discovered!.list.find((r) => r.kind === kind && r.group === group);
-    if (!discovered || now - discovered.at > DISCOVERY_TTL_MS || !find()) discovered = { at: now, list: await client.discover() };
+    // Built-in scalable kinds need no discovery.
+    const builtin = SCALABLE_BUILTINS.find((r) => r.kind === kind && r.group === group);
+    if (builtin) return builtin;
+    const find = () => discovered?.list.find((r) => r.kind === kind && r.group === group);
+    if (!discovered || now - discovered.at > DISCOVERY_TTL_MS || !find()) {
+      discovering ??= client.discover().finally(() => (discovering = undefined));
+      discovered = { at: now, list: await discovering };
+    }
     const r = find();
     if (!r) throw new Error(`no matches for kind "${kind}" in group "${group}"`);
     return r;
@@ -196,7 +206,8 @@ export function hpaController(o: HpaOptions): ControllerDefinition<Hpa> {
       const status: HpaStatus = { ...(hpa.status ?? {}), observedGeneration: hpa.metadata.generation };
       const writeStatus = async () => {
         status.conditions = conditions;
-        if (JSON.stringify(status) === JSON.stringify(hpa.status ?? {})) return;
+        // Key order aside: an unchanged status is not written (no event, no extra sync).
+        if (canonicalJson(status) === canonicalJson(hpa.status ?? {})) return;
         await ctx.client.updateStatus(resources.horizontalpodautoscalers, ns, { ...hpa, status } as Hpa);
       };
       const target = spec.scaleTargetRef ?? {};

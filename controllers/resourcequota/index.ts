@@ -15,6 +15,7 @@
  * - Writes: `resourcequotas/status` with the cached resourceVersion (a conflict is retried).
  */
 import type { ResourceQuota } from '../../src/api/generated/kinds.js';
+import { canonicalJson } from '../../src/api/json-walk.js';
 import { QuotaAmounts } from '../../src/api/quota/amounts.js';
 import { countName, isPodComputeResource, isPodKind, matchingResources, usageOf, type QuotaKind } from '../../src/api/quota/evaluators.js';
 import { quotaSelectors, quotaSelects, scopeAllowsResource } from '../../src/api/quota/scopes.js';
@@ -156,7 +157,7 @@ export function resourceQuotaController(o: ResourceQuotaOptions): ControllerDefi
       const extra = await uncachedCounts(ctx.client, q, now);
       const used = quotaUsage(q, (ref) => ctx.cacheOf<SvcObject>(ref).byIndex('namespace', ns), ctx.cache.byIndex('namespace', ns).length, now, extra);
       const status = { hard: { ...(q.spec?.hard ?? {}) }, used: used.toList() };
-      if (JSON.stringify(q.status ?? {}) !== JSON.stringify(status)) {
+      if (canonicalJson(q.status ?? {}) !== canonicalJson(status)) {
         try {
           await ctx.client.updateStatus(resources.resourcequotas, ns, { ...q, status } as ResourceQuota);
         } catch (e) {

@@ -77,8 +77,10 @@ test('cpu up: scales up within a sync period; cpu down: scales down only after t
   await eventually(async () => (await runningPods('web')).length === 6, 20_000, 'six pods running');
 
   // Down: every pod at 10m (10%): desired 2 (ceil(0.2 x 6)); held at 6 during the window.
-  await setUsage('web', '10m');
+  // The window runs from the last high recommendation: at worst the last sync before the first
+  // pod's usage fell, at most one sync period before the lowering began.
   const loweredAt = Date.now();
+  await setUsage('web', '10m');
   await eventually(async () => (await hpaV2('web')).status?.currentMetrics?.[0]?.resource?.current?.averageUtilization === 10, 20_000, 'low usage observed');
   const held = (await hpaV2('web')).status?.conditions?.find((c) => c.type === 'AbleToScale');
   assert.is(await replicasOf('web'), 6, 'no scale-down within the stabilization window');
