@@ -70,11 +70,11 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
 /** The ResourceQuota plugin's reads (names from the cache, quotas as stored) and precondition writes. */
 function quotaAccess(ctx: AdmissionContext): QuotaAccess {
   const def = ctx.registry.lookup('', 'v1', 'resourcequotas');
-  if (!def) return { names: async () => [], read: async () => undefined, write: async () => undefined };
+  if (!def) return { cached: async () => [], read: async () => undefined, write: async () => undefined };
   const store = ctx.storeFor(def);
   return {
     // resourceVersion 0: from the watch cache, as the established plugin reads quotas from its informer.
-    names: async (namespace) => (await store.list({ namespace, resourceVersion: '0', filtered: false })).items.map((v) => v.object.metadata.name ?? ''),
+    cached: async (namespace) => (await store.list({ namespace, resourceVersion: '0', filtered: false })).items.map((v) => v.object as ResourceQuota),
     read: async (namespace, name) => {
       const view = await store.getForUpdate(namespace, name);
       return view ? { quota: view.object as ResourceQuota, token: view } : undefined;

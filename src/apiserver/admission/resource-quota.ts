@@ -34,8 +34,8 @@ export interface StoredQuota {
 
 /** The plugin's access to stored quotas (the server's resourcequotas store). */
 export interface QuotaAccess {
-  /** Names of the namespace's quotas (a cache may serve this). */
-  names(namespace: string): Promise<string[]>;
+  /** The namespace's quotas as a cache has them (to find the ones concerned; each is read again before a charge). */
+  cached(namespace: string): Promise<ResourceQuota[]>;
   /** One quota as stored now (never a cache). */
   read(namespace: string, name: string): Promise<StoredQuota | undefined>;
   /** Stores `next` if the quota is still as read; throws ConflictError otherwise. */
@@ -122,7 +122,10 @@ export function resourceQuotaAdmission(access: QuotaAccess, now: () => number = 
       !!a.object &&
       (a.operation === 'CREATE' || (a.operation === 'UPDATE' && a.def.group === '' && UPDATE_CHARGED.has(a.def.plural))),
     async validate(a) {
-      const quotaNames = (await access.names(a.namespace)).sort();
+      const quotas = await access.cached(a.namespace);
+      if (quotas.length === 0) return;
+      // Only quotas that concern this object are read and charged (most creates concern none).
+      const quotaNames = quotas.filter((q) => restricted(a, q).length > 0).map((q) => q.metadata.name ?? '').sort();
       if (quotaNames.length === 0) return;
       const delta = requested(a);
       if (delta.isZero()) return;
