@@ -20,6 +20,13 @@ export interface ControllerManagerConfig {
   serviceAccountPrivateKey?: string;
   /** PEM of --root-ca-file (`ca.crt` of token Secrets). */
   rootCA?: string;
+  /**
+   * PEM of --cluster-signing-cert-file and --cluster-signing-key-file (csrsigning signs with them);
+   * absent when both flags are at their defaults and those files do not exist: csrsigning is off.
+   */
+  clusterSigning?: { certPem: string; keyPem: string };
+  /** --experimental-cluster-signing-duration: the longest validity csrsigning gives. */
+  clusterSigningDurationMs: number;
   /** `--terminated-pod-gc-threshold`; 0 or less: finished pods are not collected by count. */
   terminatedPodGcThreshold: number;
   /** How often podgc looks (the established value is 20 s; not a flag). */
@@ -47,6 +54,7 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   concurrentServiceEndpointSyncs: 5,
   concurrentTtlAfterFinishedSyncs: 5,
   concurrentServiceAccountTokenSyncs: 5,
+  clusterSigningDurationMs: 8760 * 3_600_000,
   terminatedPodGcThreshold: 12_500,
   podGcPeriodMs: 20_000,
   namespaceSyncPeriodMs: 5 * 60_000,

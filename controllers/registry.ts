@@ -13,6 +13,9 @@ import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import { cronJobController } from './cronjob/index.js';
+import { csrApprovingController } from './csrapproving/index.js';
+import { csrCleanerController } from './csrcleaner/index.js';
+import { csrSigningController } from './csrsigning/index.js';
 import { daemonSetController } from './daemonset/index.js';
 import { deploymentController } from './deployment/index.js';
 import { disruptionController } from './disruption/index.js';
@@ -51,6 +54,8 @@ const JOB_WORKERS = 5;
 const DISRUPTION_WORKERS = 1;
 /** Nor has the clusterrole-aggregation controller; the established manager runs 5. */
 const CLUSTERROLE_AGGREGATION_WORKERS = 5;
+/** Nor have csrapproving and csrsigning; the established manager runs 5 each. */
+const CSR_WORKERS = 5;
 /** Nor has the daemonset controller; the established manager runs 2. */
 const DAEMONSET_WORKERS = 2;
 
@@ -67,9 +72,22 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: () => def(clusterRoleAggregationController(CLUSTERROLE_AGGREGATION_WORKERS)),
   },
   { name: 'cronjob', defaultOn: true, summary: 'Creates Jobs on a schedule.', build: () => def(cronJobController(JOB_WORKERS)) },
-  { name: 'csrapproving', defaultOn: true, summary: 'Approves node client certificate requests.' },
-  { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },
-  { name: 'csrsigning', defaultOn: true, summary: 'Signs approved certificate requests.' },
+  {
+    name: 'csrapproving',
+    defaultOn: true,
+    summary: 'Approves node client certificate requests their requester may make (SubjectAccessReview).',
+    build: () => def(csrApprovingController(CSR_WORKERS)),
+  },
+  { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.', build: () => def(csrCleanerController()) },
+  {
+    name: 'csrsigning',
+    defaultOn: true,
+    summary: 'Signs approved certificate requests of the built-in signers (needs --cluster-signing-cert-file and --cluster-signing-key-file).',
+    build: (cfg) =>
+      cfg.clusterSigning
+        ? def(csrSigningController({ ...cfg.clusterSigning, durationMs: cfg.clusterSigningDurationMs, concurrency: CSR_WORKERS }))
+        : { off: 'no CA to sign with: --cluster-signing-cert-file and --cluster-signing-key-file are at their defaults and those files do not exist' },
+  },
   { name: 'daemonset', defaultOn: true, summary: 'One pod per eligible node.', build: () => def(daemonSetController(DAEMONSET_WORKERS)) },
   {
     name: 'deployment',

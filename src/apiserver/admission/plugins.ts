@@ -12,6 +12,10 @@ import type { ResourceStore } from '../resource-store.js';
 import { AdmissionChain, type AdmissionPlugin } from './chain.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { nodeRestriction } from './node-restriction.js';
+import { certificateApproval } from './certificate-approval.js';
+import { certificateSigning } from './certificate-signing.js';
+import { certificateSubjectRestriction } from './certificate-subject-restriction.js';
+import type { Authorizer } from '../auth/authorization.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -33,10 +37,12 @@ export const ALL_ADMISSION_PLUGINS = [
   'StorageObjectInUseProtection', 'TaintNodesByCondition', 'ValidatingAdmissionWebhook',
 ] as const;
 
-/** What a plugin may read: the server's stores (through their watch caches). */
+/** What a plugin may read: the server's stores (through their watch caches), and ask: its authorizer. */
 export interface AdmissionContext {
   registry: ResourceRegistry;
   storeFor(def: ResourceDefinition): ResourceStore;
+  /** The server's authorization chain (the Certificate* plugins ask it about signers). */
+  authorizer(): Authorizer;
 }
 
 type PluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
@@ -49,7 +55,7 @@ function peeker(ctx: AdmissionContext, plural: string): (namespace: string, name
   return (namespace, name) => store.peek(namespace, name);
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle before NodeRestriction). */
+/** Built plugins, in the established run order (NamespaceLifecycle, NodeRestriction, then the Certificate* three). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -60,6 +66,9 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const node = peeker(ctx, 'nodes');
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
+  ['CertificateApproval', (ctx) => certificateApproval(() => ctx.authorizer())],
+  ['CertificateSigning', (ctx) => certificateSigning(() => ctx.authorizer())],
+  ['CertificateSubjectRestriction', () => certificateSubjectRestriction()],
 ]);
 
 /** The plugins this server builds, in run order. */
