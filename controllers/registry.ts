@@ -11,6 +11,7 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { bootstrapSignerController } from './bootstrapsigner/index.js';
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import { cronJobController } from './cronjob/index.js';
 import { csrApprovingController } from './csrapproving/index.js';
@@ -31,6 +32,7 @@ import { serviceAccountController } from './serviceaccount/index.js';
 import { serviceAccountTokenController } from './serviceaccount-token/index.js';
 import { signingKeyFrom } from '../src/api/service-account-keys.js';
 import { statefulSetController } from './statefulset/index.js';
+import { tokenCleanerController } from './tokencleaner/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
 /** A controller that cannot run with the given settings says why (logged; it stays off). */
@@ -63,7 +65,7 @@ const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as
 
 export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'attachdetach', defaultOn: true, summary: 'Attaches and detaches volumes to and from nodes.' },
-  { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.' },
+  { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.', build: () => def(bootstrapSignerController()) },
   { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.' },
   {
     name: 'clusterrole-aggregation',
@@ -178,7 +180,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'Pods with stable names and claims, in order.',
     build: (cfg) => def(statefulSetController(cfg.concurrentStatefulSetSyncs)),
   },
-  { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.' },
+  { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.', build: () => def(tokenCleanerController()) },
   { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.' },
   {
     name: 'ttl-after-finished',

@@ -288,6 +288,8 @@ function clusterRoleBindings(): BootstrapBinding[] {
  * controller signs account tokens, so it cannot itself depend on one).
  */
 export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>> = Object.freeze({
+  // bootstrapsigner and tokencleaner: namespaced Roles only (svc-public, svc-system), as established.
+  bootstrapsigner: 'bootstrap-signer',
   'clusterrole-aggregation': 'clusterrole-aggregation-controller',
   cronjob: 'cronjob-controller',
   csrapproving: 'certificate-controller',
@@ -307,6 +309,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   serviceaccount: 'service-account-controller',
   'serviceaccount-token': null,
   statefulset: 'statefulset-controller',
+  tokencleaner: 'token-cleaner',
   'ttl-after-finished': 'ttl-after-finished-controller',
 });
 
