@@ -121,6 +121,11 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const config = await buildApiServerConfig(options, logger);
   const security = await prepareUpCredentials(options.common.tls.certDir, insecure);
   config.authentication = withClusterClientCA(config.authentication ?? DEFAULT_AUTHENTICATION, security);
+  // csrsigning signs with the cluster CA the server trusts for client certificates (as kubeadm sets
+  // --cluster-signing-*-file), unless those flags name other files.
+  if (security.ca && !controllerSettings.config.clusterSigning && !explicit.has('--cluster-signing-cert-file') && !explicit.has('--cluster-signing-key-file')) {
+    controllerSettings.config.clusterSigning = { certPem: security.ca.certPem, keyPem: security.ca.keyPem };
+  }
   if (insecure) logger.warn(INSECURE_WARNING);
   const registry = new Registry();
   config.extraMetrics = registry;

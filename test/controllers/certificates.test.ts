@@ -17,7 +17,8 @@ import * as assert from 'uvu/assert';
 import { startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
 import { eventually } from '../helpers/client.js';
 import { kubectl, KUBECTL_V35 } from '../helpers/kubectl.js';
-import { createCA, type CertificateAuthority } from '../helpers/pki.js';
+import { clientAgent, createCA, type CertificateAuthority } from '../helpers/pki.js';
+import { request, type Agent } from 'undici';
 import { CONTROLLER_MANAGER_BIN, startExecutable, type SvcProcess } from '../helpers/svc-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-csr-'));
@@ -25,6 +26,7 @@ let ca: CertificateAuthority;
 let server: ApiServerProcess;
 let manager: SvcProcess;
 let admin: string;
+let adminAgent: Agent;
 const TOKEN_ID = 'abcdef';
 const TOKEN = `${TOKEN_ID}.0123456789abcdef`;
 
@@ -54,10 +56,20 @@ const csrObject = (name: string, csr: string, signerName: string, usages: string
 
 const run = async (cfg: string, args: string[], input?: string) => kubectl(cfg, args, 60_000, { bin: KUBECTL_V35, ...(input !== undefined ? { input } : {}) });
 
+/** The CSR as the admin reads it (HTTP, not kubectl: polled often). */
 async function csr(name: string): Promise<Record<string, any>> {
-  const r = await run(admin, ['get', 'csr', name, '-o', 'json']);
-  assert.is(r.code, 0, r.stderr);
-  return JSON.parse(r.stdout) as Record<string, any>;
+  const r = await request(`${server.url}/apis/certificates.svc.io/v1/certificatesigningrequests/${name}`, { dispatcher: adminAgent });
+  const body = await r.body.text();
+  assert.is(r.statusCode, 200, body);
+  return JSON.parse(body) as Record<string, any>;
+}
+
+/** Creates objects as the admin over HTTP (setup, where kubectl proves nothing). */
+async function post(path: string, ...objects: unknown[]): Promise<void> {
+  for (const o of objects) {
+    const r = await request(`${server.url}${path}`, { method: 'POST', dispatcher: adminAgent, headers: { 'content-type': 'application/json' }, body: JSON.stringify(o) });
+    assert.is(r.statusCode, 201, await r.body.text());
+  }
 }
 
 /** `kubectl auth whoami` with the CSR's certificate and the key it was made with. */
@@ -73,6 +85,7 @@ test.before(async () => {
   ca = await createCA('cluster-ca');
   const root = await ca.issue({ cn: 'admin', orgs: ['system:masters'] });
   server = await startApiServer({ args: [`--client-ca-file=${ca.certFile}`, '--authorization-mode=RBAC', '--enable-bootstrap-token-auth'] });
+  adminAgent = clientAgent(server, root);
   admin = config('admin.yaml', `{client-certificate: ${root.certFile}, client-key: ${root.keyFile}}`);
   manager = startExecutable(CONTROLLER_MANAGER_BIN, [
     `--svcconfig=${admin}`, '--bind-address=127.0.0.1', '--secure-port=0', `--cert-dir=${join(dir, 'cm-certs')}`, '--leader-elect=false',
@@ -82,6 +95,7 @@ test.before(async () => {
 
 test.after(async () => {
   await manager?.stop();
+  await adminAgent?.close();
   await server?.stop();
   server?.cleanup();
   ca?.cleanup();
@@ -104,6 +118,8 @@ test('openssl CSR, kubectl certificate approve, the signed certificate logs in a
   await eventually(async () => !!(await csr('alice'))['status']?.['certificate'], 30_000, 'the certificate');
   const status = (await csr('alice'))['status'];
   assert.equal(status['conditions'].map((c: { type: string; reason: string }) => [c.type, c.reason]), [['Approved', 'KubectlApprove']]);
+  const table = await run(admin, ['get', 'csr', 'alice', '--no-headers']);
+  assert.match(table.stdout, /^alice\s+\S+\s+svc\.io\/svc-apiserver-client\s+admin\s+<none>\s+Approved,Issued\s*$/m, table.stdout);
   const who = JSON.parse(await whoami('alice', alice.key));
   assert.is(who['status']['userInfo']['username'], 'alice');
   assert.ok(who['status']['userInfo']['groups'].includes('devs'), JSON.stringify(who));
@@ -121,8 +137,8 @@ test('a bootstrap token user asks for a node client certificate: auto-approved, 
     apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `bootstrappers-${i}` },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:bootstrappers' }],
   }));
-  const made = await run(admin, ['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [secret, ...bindings] }));
-  assert.is(made.code, 0, made.stderr);
+  await post('/api/v1/namespaces/svc-system/secrets', secret);
+  await post('/apis/rbac.authorization.svc.io/v1/clusterrolebindings', ...bindings);
   const node = openssl('node-1', '/O=system:nodes/CN=system:node:node-1');
   const joiner = config('bootstrap.yaml', `{token: ${TOKEN}}`);
   const created = await run(joiner, ['create', '-f', '-'], JSON.stringify(csrObject('node-csr-1', node.csr, 'svc.io/svc-apiserver-client-svclet', ['digital signature', 'client auth'])));
@@ -137,7 +153,7 @@ test('a bootstrap token user asks for a node client certificate: auto-approved, 
   assert.is(who['status']['userInfo']['username'], 'system:node:node-1');
   // The token's user may not approve anything itself (no update on the approval subresource).
   const other = openssl('node-2', '/O=system:nodes/CN=system:node:node-2');
-  assert.is((await run(joiner, ['create', '-f', '-'], JSON.stringify(csrObject('bad-usage', other.csr, 'svc.io/svc-apiserver-client-svclet', ['server auth', 'digital signature'])))).code, 0);
+  await post('/apis/certificates.svc.io/v1/certificatesigningrequests', csrObject('bad-usage', other.csr, 'svc.io/svc-apiserver-client-svclet', ['server auth', 'digital signature']));
   const self = await run(joiner, ['certificate', 'deny', 'bad-usage']);
   assert.is.not(self.code, 0);
   assert.match(self.stderr, /forbidden/);
@@ -150,15 +166,10 @@ test('admission: no system:masters for the client signer; approving needs approv
   assert.match(refused.stderr, /use of svc\.io\/svc-apiserver-client signer with system:masters group is not allowed/);
   // Someone who may update the approval subresource but not approve for the signer.
   const mallory = await ca.issue({ cn: 'mallory' });
-  const grant = {
-    apiVersion: 'v1', kind: 'List', items: [
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'csr-updater' }, rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests', 'certificatesigningrequests/approval'], verbs: ['get', 'update'] }] },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'csr-updater' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'csr-updater' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }] },
-    ],
-  };
-  assert.is((await run(admin, ['create', '-f', '-'], JSON.stringify(grant))).code, 0);
+  await post('/apis/rbac.authorization.svc.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'csr-updater' }, rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests', 'certificatesigningrequests/approval'], verbs: ['get', 'update'] }] });
+  await post('/apis/rbac.authorization.svc.io/v1/clusterrolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'csr-updater' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'csr-updater' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }] });
   const plain = openssl('plain', '/CN=system:node:x');
-  assert.is((await run(admin, ['create', '-f', '-'], JSON.stringify(csrObject('plain', plain.csr, 'svc.io/svc-apiserver-client-svclet', ['digital signature', 'client auth'])))).code, 0);
+  await post('/apis/certificates.svc.io/v1/certificatesigningrequests', csrObject('plain', plain.csr, 'svc.io/svc-apiserver-client-svclet', ['digital signature', 'client auth']));
   const asMallory = config('mallory.yaml', `{client-certificate: ${mallory.certFile}, client-key: ${mallory.keyFile}}`);
   const denied = await run(asMallory, ['certificate', 'approve', 'plain']);
   assert.is.not(denied.code, 0);

@@ -14,6 +14,7 @@ import { isQualifiedName } from '../../validation/names.js';
 import { asArray, asRecord, defineKind, fieldString } from '../define.js';
 import { atomicList, bytes, conditions, int32, mapOf, obj, objectSchema, openObj, str } from '../schema-dsl.js';
 import { canonicalSignerName } from '../../certificate-signers.js';
+import { certificateSigningRequestColumns } from '../columns/core.js';
 
 export const KEY_USAGES = [
   'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment',
@@ -32,6 +33,7 @@ export const certificateSigningRequestDefinition = defineKind({
   namespaced: false,
   shortNames: ['csr'],
   subresources: ['status', 'approval'],
+  tableColumns: certificateSigningRequestColumns,
   schema: objectSchema({
     spec: obj({
       request: bytes(),
