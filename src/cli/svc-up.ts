@@ -139,6 +139,8 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     ...(schedulerConfig ? [async (req: Parameters<typeof debugScheduler>[0], res: Parameters<typeof debugScheduler>[1]) => debugScheduler(req, res)] : []),
     ...(config.extraHandlers ?? []),
   ];
+  // The root CA pods get (root-ca-cert-publisher, token Secrets): the one the written client configuration trusts.
+  if (controllerSettings.config.rootCA === undefined) controllerSettings.config = { ...controllerSettings.config, rootCA: config.tls.cert };
   const api = await startApiServer(config);
   (await import('../apiserver/memory-reclaimer.js')).startMemoryReclaimer({ logger });
 
