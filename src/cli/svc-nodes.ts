@@ -121,7 +121,7 @@ export async function startFleetWithEndpoint(
     lookup: (namespace, name) => fleet?.findPod(namespace, name),
     // Projected volume files (tokens among them) only for users the API server allows nodes/proxy.
     volumes: (namespace, name) => fleet?.findPodVolumes(namespace, name),
-    authorizeVolumeRead: reviewingAuthorizer(options.client),
+    authorizeVolumeRead: reviewingAuthorizer((node) => (node && options.clientFor ? options.clientFor(node) : options.client)),
     key: pair.key,
     cert: pair.cert,
     host: agent.address,

@@ -1,6 +1,8 @@
 /**
  * Who may read a pod's volume files from the node-agent endpoint (svclet-server.ts): as the
- * established node agent decides for its API, by asking the API server, through the fleet's client:
+ * established node agent decides for its API, by asking the API server as the node itself (its
+ * client: `system:node:<name>` under --node-identity=impersonate, whose node rules allow both
+ * reviews; else the fleet's credential):
  *
  * - the bearer token of the request is sent as a TokenReview (no token, or one the API server does
  *   not accept: 401; client certificates are not looked at here);
@@ -27,9 +29,10 @@ const SUBJECT_ACCESS_REVIEWS: ResourceRef = { group: 'authorization.svc.io', ver
 type Loose = Record<string, unknown>;
 const rec = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
 
-/** Reviews with `client` (the fleet's own credential). */
-export function reviewingAuthorizer(client: ApiClient): VolumeReadAuthorizer {
+/** Reviews with the client of the node running the pod (`clientFor(node)`). */
+export function reviewingAuthorizer(clientFor: (node: string) => ApiClient): VolumeReadAuthorizer {
   return async (authorization, node) => {
+    const client = clientFor(node);
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!m) return { code: 401, message: 'Unauthorized' };
     let user: Loose;
