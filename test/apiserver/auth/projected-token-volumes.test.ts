@@ -123,6 +123,13 @@ test('root-ca-cert-publisher publishes the CA; the ServiceAccount plugin mounts 
   // Deleted, it comes back (as the controller's own service account, under RBAC).
   await admin.client.delete(resources.configmaps, NS, 'svc-root-ca.crt');
   await eventually(async () => (await admin.client.get<ConfigMap>(resources.configmaps, NS, 'svc-root-ca.crt').catch(() => undefined))?.data?.['ca.crt'] === caPem, 30_000, 'svc-root-ca.crt restored');
+  // Changed, it is put back.
+  const cm = await admin.client.get<ConfigMap>(resources.configmaps, NS, 'svc-root-ca.crt');
+  await admin.client.update<ConfigMap>(resources.configmaps, NS, { ...cm, data: { 'ca.crt': 'not a CA', extra: 'x' } });
+  await eventually(async () => {
+    const now = await admin.client.get<ConfigMap>(resources.configmaps, NS, 'svc-root-ca.crt');
+    return now.data?.['ca.crt'] === caPem && now.data?.['extra'] === undefined;
+  }, 30_000, 'svc-root-ca.crt data put back');
 
   await eventually(async () => Boolean(await admin.client.get(resources.serviceaccounts, NS, 'default').catch(() => undefined)), 30_000, 'default account');
   const created = await admin.client.create<Pod>(resources.pods, NS, {
