@@ -194,7 +194,8 @@ export function serviceAccountAdmission(lookups: ServiceAccountLookups, opts: Se
       if (isMirror(pod)) return;
       const spec = rec(pod.spec);
       pod.spec = spec;
-      if (!str(spec['serviceAccountName'])) spec['serviceAccountName'] = DEFAULT_SERVICE_ACCOUNT;
+      // Admission runs before defaulting here: the deprecated `serviceAccount` still names the account.
+      if (!str(spec['serviceAccountName'])) spec['serviceAccountName'] = str(spec['serviceAccount']) || DEFAULT_SERVICE_ACCOUNT;
       // A missing account is refused in the validating phase, where the pod's name is final.
       const acct = await account(a.namespace, str(spec['serviceAccountName']));
       if (!acct) return;

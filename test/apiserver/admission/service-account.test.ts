@@ -127,6 +127,12 @@ test('a missing account is refused with the established message; default is retr
   assert.is(other.liveCalls(), 2);
 });
 
+test('the deprecated serviceAccount field still names the account', async () => {
+  const { plugin } = setup({ accounts: [{ metadata: { name: 'old', namespace: 'ns' } }] });
+  const spec = await admit(plugin, attrs({ serviceAccount: 'old', containers: [{ name: 'c', image: 'x' }] }));
+  assert.is(spec['serviceAccountName'], 'old');
+});
+
 test('image pull secrets come from the account when the pod has none', async () => {
   const account = { metadata: { name: 'default', namespace: 'ns' }, imagePullSecrets: [{ name: 'reg' }] } as SvcObject;
   const { plugin } = setup({ accounts: [account] });
