@@ -18,7 +18,10 @@ export interface ControllerManagerConfig {
   concurrentServiceAccountTokenSyncs: number;
   /** PEM of --service-account-private-key-file (the serviceaccount-token controller signs with it; absent: that controller is off). */
   serviceAccountPrivateKey?: string;
-  /** PEM of --root-ca-file (`ca.crt` of token Secrets). */
+  /**
+   * PEM of --root-ca-file, else the CA of the manager's client configuration (`ca.crt` of token
+   * Secrets; what root-ca-cert-publisher publishes: absent, that controller is off).
+   */
   rootCA?: string;
   /** `--terminated-pod-gc-threshold`; 0 or less: finished pods are not collected by count. */
   terminatedPodGcThreshold: number;
