@@ -18,7 +18,10 @@ export interface ControllerManagerConfig {
   concurrentServiceAccountTokenSyncs: number;
   /** PEM of --service-account-private-key-file (the serviceaccount-token controller signs with it; absent: that controller is off). */
   serviceAccountPrivateKey?: string;
-  /** PEM of --root-ca-file (`ca.crt` of token Secrets). */
+  /**
+   * PEM of --root-ca-file, else the CA of the manager's client configuration (`ca.crt` of token
+   * Secrets; what root-ca-cert-publisher publishes: absent, that controller is off).
+   */
   rootCA?: string;
   /**
    * PEM of --cluster-signing-cert-file and --cluster-signing-key-file (csrsigning signs with them);

@@ -28,6 +28,7 @@ import { namespaceController } from './namespace/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
+import { rootCACertPublisherController } from './rootcacertpublisher/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
 import { serviceAccountTokenController } from './serviceaccount-token/index.js';
 import { signingKeyFrom } from '../src/api/service-account-keys.js';
@@ -150,7 +151,16 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(replicationControllerController(cfg.concurrentRcSyncs)),
   },
   { name: 'resourcequota', defaultOn: true, summary: 'Keeps ResourceQuota usage.' },
-  { name: 'root-ca-cert-publisher', defaultOn: true, summary: 'Publishes the root CA in every namespace.' },
+  {
+    name: 'root-ca-cert-publisher',
+    defaultOn: true,
+    summary: 'Publishes the root CA in every namespace (ConfigMap svc-root-ca.crt).',
+    // One worker, as established (it has no --concurrent-* flag).
+    build: (cfg) =>
+      cfg.rootCA !== undefined
+        ? def(rootCACertPublisherController({ rootCA: cfg.rootCA, concurrency: 1 }))
+        : { off: 'no root CA: neither --root-ca-file nor a certificate authority in the client configuration' },
+  },
   { name: 'route', defaultOn: true, summary: 'Configures cloud routes for pod CIDRs.' },
   { name: 'service', defaultOn: true, summary: 'Cloud load balancers for Services.' },
   {

@@ -61,7 +61,7 @@ function managerFlags(): FlagSpec[] {
     of('csrsigning', { flags: '--cluster-signing-cert-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_CERT_FILE, help: 'PEM CA certificate used to issue cluster-scoped certificates.' }),
     of('csrsigning', { flags: '--cluster-signing-key-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_KEY_FILE, help: 'PEM RSA or ECDSA key for signing them.' }),
     of('csrsigning', { flags: '--experimental-cluster-signing-duration', type: 'duration', default: 8760 * 3_600_000, help: 'Validity of signed certificates.' }),
-    of('serviceaccount-token', { flags: '--root-ca-file', type: 'string', help: 'Root CA (PEM bundle) placed in service account token secrets.' }),
+    of('serviceaccount-token', { flags: '--root-ca-file', type: 'string', help: "Root CA (PEM bundle) placed in service account token secrets and published in every namespace (ConfigMap svc-root-ca.crt) by root-ca-cert-publisher; default: the certificate authority of the client configuration." }),
     of('serviceaccount-token', { flags: '--service-account-private-key-file', type: 'string', help: 'PEM RSA or ECDSA key for signing service account tokens.' }),
     {
       flags: '--use-service-account-credentials',

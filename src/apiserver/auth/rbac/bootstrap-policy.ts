@@ -306,6 +306,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   podgc: 'pod-garbage-collector',
   replicaset: 'replicaset-controller',
   replicationcontroller: 'replication-controller',
+  'root-ca-cert-publisher': 'root-ca-cert-publisher',
   serviceaccount: 'service-account-controller',
   'serviceaccount-token': null,
   statefulset: 'statefulset-controller',
@@ -436,6 +437,7 @@ function controllerRoles(): BootstrapClusterRole[] {
         eventsRule(),
       ],
     ],
+    ['root-ca-cert-publisher', [rule(['create', 'update'], [CORE], ['configmaps']), eventsRule()]],
     ['service-account-controller', [rule(['create'], [CORE], ['serviceaccounts']), eventsRule()]],
     [
       'statefulset-controller',
