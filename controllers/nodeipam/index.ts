@@ -158,8 +158,17 @@ export function nodeIpamController(o: NodeIpamOptions): ControllerDefinition<Nod
       try {
         await ctx.client.patch(resources.nodes, '', key, 'merge', { spec: { podCIDR: got.cidrs[0], podCIDRs: got.cidrs } });
       } catch (e) {
+        if (e instanceof ApiError && e.code === 404) {
+          allocator.release(key);
+          return done();
+        }
+        // The write may have gone through (the answer lost or unreadable): the node says.
+        const now = await ctx.client.get<Node>(resources.nodes, '', key).catch(() => undefined);
+        if (now && now.metadata.uid === uid && podCidrsOf(now).join(',') === got.cidrs.join(',')) {
+          ctx.logger.warn({ node: key, podCIDRs: got.cidrs, err: String(e) }, 'node CIDR write answered with an error but took effect');
+          return done();
+        }
         allocator.release(key);
-        if (e instanceof ApiError && e.code === 404) return done();
         ctx.logger.error({ node: key, podCIDRs: got.cidrs, err: String(e) }, 'Failed to update node PodCIDR');
         void ctx.recorder.event(node, 'Normal', 'CIDRAssignmentFailed', `Node ${key} status is now: CIDRAssignmentFailed`);
         throw e;

@@ -172,8 +172,12 @@ export interface ControllerManagerOptions extends ControllerSettings {
   delegatedAuth: DelegatedAuthOptions;
 }
 
-/** The controller selection and settings from the flags; throws OptionsError naming the flag. */
-export function resolveControllerSettings(opts: Record<string, unknown>): ControllerSettings {
+/**
+ * The controller selection and settings from the flags; throws OptionsError naming the flag.
+ * `sharedServiceRange`: `--service-cluster-ip-range` is also the API server's (`svc up`), so it is
+ * honoured there even when no node CIDRs are allocated (and, when they are, kept out of them).
+ */
+export function resolveControllerSettings(opts: Record<string, unknown>, o: { sharedServiceRange?: boolean } = {}): ControllerSettings {
   const f = new FlagValues(opts);
   let selection: ControllerSelection;
   try {
@@ -201,7 +205,7 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
   const featureGates = parseFeatureGates(f.list('--feature-gates'));
   const config: ControllerManagerConfig = {
     ...DEFAULT_CONTROLLER_MANAGER_CONFIG,
-    ...nodeIpamSettings(f, featureGates),
+    ...nodeIpamSettings(f, featureGates, o.sharedServiceRange ?? false),
     concurrentReplicaSetSyncs: f.number('--concurrent-replicaset-syncs'),
     concurrentRcSyncs: f.number('--concurrent_rc_syncs'),
     concurrentGcSyncs: f.number('--concurrent-gc-syncs'),
@@ -236,7 +240,7 @@ const DEFAULT_NODE_CIDR_MASK_IPV6 = 64;
  * most 16 bits shorter); `--service-cluster-ip-range` one or two CIDRs. CloudAllocator needs a
  * cloud provider, which this version does not have: refused by name.
  */
-function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>>): Pick<ControllerManagerConfig, 'allocateNodeCidrs' | 'clusterCidrs' | 'nodeCidrMaskSizes' | 'serviceCidrs'> {
+function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>>, sharedServiceRange: boolean): Pick<ControllerManagerConfig, 'allocateNodeCidrs' | 'clusterCidrs' | 'nodeCidrMaskSizes' | 'serviceCidrs'> {
   const v4 = f.number('--node-cidr-mask-size-ipv4');
   const v6 = f.number('--node-cidr-mask-size-ipv6');
   if (v4 < 1 || v4 > 32) throw new OptionsError(`invalid value ${v4} for --node-cidr-mask-size-ipv4: must be from 1 to 32`);
@@ -246,7 +250,7 @@ function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>
   const allocate = f.bool('--allocate-node-cidrs');
   const clusterText = f.optionalString('--cluster-cidr')?.trim() ?? '';
   const serviceText = f.optionalString('--service-cluster-ip-range')?.trim() ?? '';
-  if ((clusterText || serviceText) && !allocate) throw new OptionsError('--cluster-cidr and --service-cluster-ip-range need --allocate-node-cidrs=true');
+  if ((clusterText || (serviceText && !sharedServiceRange)) && !allocate) throw new OptionsError('--cluster-cidr and --service-cluster-ip-range need --allocate-node-cidrs=true');
   if (f.string('--cidr-allocator-type') === 'CloudAllocator') {
     throw new OptionsError('--cidr-allocator-type=CloudAllocator needs a cloud provider (--cloud-provider), which this version does not build yet; use RangeAllocator');
   }
