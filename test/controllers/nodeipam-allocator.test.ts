@@ -134,6 +134,11 @@ test('options: resolved per family, the established refusals by flag', () => {
   const dual = settings(['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16,fd00::/48', '--feature-gates=IPv6DualStack=true', '--node-cidr-mask-size-ipv4=25']).config;
   assert.equal([dual.clusterCidrs, dual.nodeCidrMaskSizes], [['10.244.0.0/16', 'fd00::/48'], [25, 64]]);
   assert.is(settings([]).config.allocateNodeCidrs, false);
+  // svc up: --service-cluster-ip-range is the API server's too, so it needs no --allocate-node-cidrs there.
+  const cmd = createControllerManagerProgram();
+  cmd.exitOverride();
+  cmd.parse(['--service-cluster-ip-range=10.96.0.0/12'], { from: 'user' });
+  assert.is(resolveControllerSettings(cmd.opts(), { sharedServiceRange: true }).config.allocateNodeCidrs, false);
   const refused: [string[], RegExp][] = [
     [['--allocate-node-cidrs'], /Must specify --cluster-cidr if --allocate-node-cidrs is set/],
     [['--cluster-cidr=10.0.0.0/8'], /need --allocate-node-cidrs=true/],
