@@ -18,6 +18,7 @@ import { EventRecorder, type EventType } from '../runtime/event-recorder.js';
 import type { NodeShape } from './node-shape.js';
 import { podBehaviour, type NodeFault } from './sim-annotations.js';
 import { PodIPPool } from './pod-ip-pool.js';
+import { PodVolumes } from './pod-volumes.js';
 import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
@@ -95,6 +96,8 @@ export class SimNode {
   private readonly recorder: EventRecorder;
   /** Pods that finished here, until deleted: their lives, for their logs. */
   private readonly finishedPods = new Map<string, SimPod>();
+  /** Its pods' projected volumes (service-account tokens, the root CA, ...), filled as the node. */
+  private readonly volumes: PodVolumes;
 
   constructor(
     readonly shape: NodeShape,
@@ -106,6 +109,13 @@ export class SimNode {
     this.hostIP = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
     this.ips = new PodIPPool(index);
     this.recorder = new EventRecorder({ client: ctx.client, component: NODE_AGENT_COMPONENT, host: shape.name, clock: ctx.clock, logger: ctx.logger, limiter: ctx.eventLimiter });
+    this.volumes = new PodVolumes({ client: ctx.client, clock: ctx.clock, logger: ctx.logger, frozen: () => this.crashed });
+  }
+
+  /** What the projected volumes of pod `namespace/name` hold now, while it runs here. */
+  podVolumeFiles(namespace: string, name: string): ReadonlyMap<string, ReadonlyMap<string, string>> | undefined {
+    for (const [uid, p] of this.pods) if (p.name === name && p.namespace === namespace) return this.volumes.files(uid);
+    return undefined;
   }
 
   /** The simulated life of pod `namespace/name` on this node (running or finished), if it is here. */
@@ -239,6 +249,7 @@ export class SimNode {
       const usage = podUsage(pod, this.shape.podUsage);
       tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: 0, pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
+      if (!pod.metadata.deletionTimestamp) this.volumes.start(pod);
       if (!pod.metadata.deletionTimestamp) for (const c of [...sim.inits, ...sim.containers]) this.pullEvents(tracked, c, true);
       if (!this.crashed) this.tick(uid);
     } else if (tracked.pod !== pod) {
@@ -255,6 +266,7 @@ export class SimNode {
     const uid = pod.metadata.uid ?? '';
     this.finished.delete(uid);
     this.finishedPods.delete(uid);
+    this.volumes.stop(uid);
     const tracked = this.pods.get(uid);
     if (!tracked) return;
     this.ctx.clock.clearTimeout(tracked.timer);
@@ -271,6 +283,7 @@ export class SimNode {
       this.ctx.clock.clearTimeout(p.timer);
       if (p.removal !== undefined) this.ctx.clock.clearTimeout(p.removal);
     }
+    this.volumes.stopAll();
     this.pods.clear();
     this.finished.clear();
     this.finishedPods.clear();
@@ -294,6 +307,7 @@ export class SimNode {
     if (p.sim.finished && p.removal === undefined) {
       // Finished: nothing more happens to it here; its IP goes back to the pool.
       this.pods.delete(uid);
+      this.volumes.stop(uid);
       this.finished.add(uid);
       this.finishedPods.set(uid, p.sim);
       this.releaseIPs(p.sim);
