@@ -105,7 +105,9 @@ nodes (registered in ${f.registerSeconds.toFixed(1)} s, no podCIDR yet), then th
 | ${n0(s.nodes)} CIDRs distinct, the new node's not among them | ${f.distinct ? 'yes' : 'NO'} |
 
 Each allocation is one merge patch of the node's spec; the bitmap work is microseconds (the allocator's unit test hands
-out 1,000 CIDRs in a few milliseconds), so the rate is the API server's patch rate. The established controller manager's
+out 1,000 CIDRs in a few milliseconds), so the rate is that of node patches the API server takes while the same process
+also serves the 1,000 nodes' heartbeats and their informers: it moves with the machine's load (the figure above was
+taken beside other builds and tests). The established controller manager's
 default client limit (20 QPS, 30 burst) would bound it to about 20 nodes/s; the standalone \`controller-manager\` keeps
 those defaults (\`--svc-api-qps\`).
 `;
