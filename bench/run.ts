@@ -17,6 +17,8 @@
  *   --only=nodes | BENCH_ONLY=nodes  only the simulated-nodes part (pod startup latency on 500 nodes at 100 pods/s,
  *                                    the scale run: 5,000 nodes and 150,000 pods, about 12 min and 4 GiB);
  *                                    replaces its section of docs/benchmarks.md
+ *   --only=nodeipam | BENCH_ONLY=nodeipam  only the node IPAM part (1,000 simulated nodes given pod CIDRs by the nodeipam
+ *     controller: nodes allocated per second, and a restart); replaces its section of docs/benchmarks.md
  *   --only=controllers | BENCH_ONLY=controllers  only the controller-manager part (a Deployment of 1,000 on 500 nodes, its
  *                                    rolling update, 100 x 10 Deployments at once, RSS, CPU by layer); replaces its section
  *   --only=backup | BENCH_ONLY=backup  only the controller-authoring part (the guide's backup controller under svc run
@@ -58,6 +60,7 @@ import { type LargeObjectFigures, measureLargeObjects } from './measure-large-ob
 import { measureScale, measureStartup, type NodesBenchSettings } from './measure-nodes.js';
 import { NODES_HEADING, renderNodesSection } from './report-nodes.js';
 import { measureControllers } from './measure-controllers.js';
+import { measureNodeIpam, NODEIPAM_HEADING, renderNodeIpamSection } from './measure-nodeipam.js';
 import { CONTROLLERS_HEADING, renderControllersSection } from './report-controllers.js';
 import { measureBackup } from './measure-backup.js';
 import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
@@ -86,6 +89,7 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   'large-objects': mainLargeObjectsOnly,
   nodes: mainNodesOnly,
   controllers: mainControllersOnly,
+  nodeipam: mainNodeIpamOnly,
   backup: mainBackupOnly,
   services: mainServicesOnly,
   auth: mainAuthOnly,
@@ -326,6 +330,16 @@ async function mainControllersOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), CONTROLLERS_HEADING, section));
   log('wrote the controller-manager section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function mainNodeIpamOnly(): Promise<void> {
+  const figures = await measureNodeIpam({ nodes: 1_000, clusterCidr: '10.0.0.0/8', maskSize: 24 }, log);
+  log(`nodeipam: ${JSON.stringify(figures)}`);
+  const section = renderNodeIpamSection(figures, { command: 'BENCH_ONLY=nodeipam npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), NODEIPAM_HEADING, section));
+  log('wrote the node IPAM section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 

@@ -50,6 +50,16 @@ export interface ControllerManagerConfig {
   /** `--endpoint-updates-batch-period` and `--endpointslice-updates-batch-period` (0: none). */
   endpointUpdatesBatchPeriodMs: number;
   endpointSliceUpdatesBatchPeriodMs: number;
+  /**
+   * nodeipam (`--allocate-node-cidrs`, `--cluster-cidr`, `--node-cidr-mask-size*`,
+   * `--service-cluster-ip-range`), resolved and checked: off when `allocateNodeCidrs` is false;
+   * otherwise one or two cluster CIDRs (two: dual-stack, one per family, primary first) with the
+   * node mask size of each, and the service ranges the allocator keeps out of them.
+   */
+  allocateNodeCidrs: boolean;
+  clusterCidrs: readonly string[];
+  nodeCidrMaskSizes: readonly number[];
+  serviceCidrs: readonly string[];
   /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
   featureGates: Readonly<Record<string, boolean>>;
 }
@@ -82,5 +92,9 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   maxEndpointsPerSlice: 100,
   endpointUpdatesBatchPeriodMs: 0,
   endpointSliceUpdatesBatchPeriodMs: 0,
+  allocateNodeCidrs: false,
+  clusterCidrs: [],
+  nodeCidrMaskSizes: [],
+  serviceCidrs: [],
   featureGates: {},
 });

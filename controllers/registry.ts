@@ -26,6 +26,7 @@ import { garbageCollectorController } from './garbagecollector/index.js';
 import { hpaController } from './horizontalpodautoscaling/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
+import { nodeIpamController } from './nodeipam/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -145,7 +146,15 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'Empties and removes namespaces being deleted.',
     build: (cfg) => def(namespaceController({ concurrency: cfg.concurrentNamespaceSyncs, syncPeriodMs: cfg.namespaceSyncPeriodMs })),
   },
-  { name: 'nodeipam', defaultOn: true, summary: 'Allocates pod CIDRs to nodes.' },
+  {
+    name: 'nodeipam',
+    defaultOn: true,
+    summary: 'Allocates pod CIDRs to nodes (needs --allocate-node-cidrs and --cluster-cidr).',
+    build: (cfg) =>
+      cfg.allocateNodeCidrs
+        ? def(nodeIpamController({ clusterCidrs: cfg.clusterCidrs, nodeCidrMaskSizes: cfg.nodeCidrMaskSizes, serviceCidrs: cfg.serviceCidrs }))
+        : { off: '--allocate-node-cidrs is false: nodes get no pod CIDRs' },
+  },
   { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
   { name: 'persistentvolume-binder', defaultOn: true, summary: 'Binds claims to volumes.' },
   { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.' },

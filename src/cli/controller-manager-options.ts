@@ -18,6 +18,8 @@ import {
 } from './controller-host-options.js';
 import { delegatedAuthFlags, resolveDelegatedAuthOptions, type DelegatedAuthOptions } from './delegated-auth-flags.js';
 import { parseFeatureGates } from './feature-gates.js';
+import { cidrText, parseCidr } from '../api/net/ip-address.js';
+import { CidrSet, CidrSetError } from '../../controllers/nodeipam/cidr-set.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
 import { createDaemonProgram } from './program.js';
 
@@ -175,8 +177,12 @@ export interface ControllerManagerOptions extends ControllerSettings {
   delegatedAuth: DelegatedAuthOptions;
 }
 
-/** The controller selection and settings from the flags; throws OptionsError naming the flag. */
-export function resolveControllerSettings(opts: Record<string, unknown>): ControllerSettings {
+/**
+ * The controller selection and settings from the flags; throws OptionsError naming the flag.
+ * `sharedServiceRange`: `--service-cluster-ip-range` is also the API server's (`svc up`), so it is
+ * honoured there even when no node CIDRs are allocated (and, when they are, kept out of them).
+ */
+export function resolveControllerSettings(opts: Record<string, unknown>, o: { sharedServiceRange?: boolean } = {}): ControllerSettings {
   const f = new FlagValues(opts);
   let selection: ControllerSelection;
   try {
@@ -202,22 +208,12 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
   for (const flag of ['--node-eviction-rate', '--secondary-node-eviction-rate']) {
     if (f.number(flag) < 0) throw new OptionsError(`invalid value ${f.number(flag)} for ${flag}: must not be negative`);
   }
-  const v4 = f.number('--node-cidr-mask-size-ipv4');
-  const v6 = f.number('--node-cidr-mask-size-ipv6');
-  if (v4 < 1 || v4 > 32) throw new OptionsError(`invalid value ${v4} for --node-cidr-mask-size-ipv4: must be from 1 to 32`);
-  if (v6 < 1 || v6 > 128) throw new OptionsError(`invalid value ${v6} for --node-cidr-mask-size-ipv6: must be from 1 to 128`);
-  const mask = f.number('--node-cidr-mask-size');
-  if (mask !== 0) {
-    const m = mask;
-    if (m < 1 || m > 128) throw new OptionsError(`invalid value ${m} for --node-cidr-mask-size: must be from 1 to 128`);
-  }
-  if ((f.optionalString('--cluster-cidr') || f.optionalString('--service-cluster-ip-range')) && !f.bool('--allocate-node-cidrs')) {
-    throw new OptionsError('--cluster-cidr and --service-cluster-ip-range need --allocate-node-cidrs=true');
-  }
   const startIntervalMs = f.number('--controller-start-interval');
   if (startIntervalMs < 0) throw new OptionsError('invalid value for --controller-start-interval: must not be negative');
+  const featureGates = parseFeatureGates(f.list('--feature-gates'));
   const config: ControllerManagerConfig = {
     ...DEFAULT_CONTROLLER_MANAGER_CONFIG,
+    ...nodeIpamSettings(f, featureGates, o.sharedServiceRange ?? false),
     concurrentReplicaSetSyncs: f.number('--concurrent-replicaset-syncs'),
     concurrentRcSyncs: f.number('--concurrent_rc_syncs'),
     concurrentGcSyncs: f.number('--concurrent-gc-syncs'),
@@ -234,7 +230,7 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     maxEndpointsPerSlice: f.number('--max-endpoints-per-slice'),
     endpointUpdatesBatchPeriodMs: f.number('--endpoint-updates-batch-period'),
     endpointSliceUpdatesBatchPeriodMs: f.number('--endpointslice-updates-batch-period'),
-    featureGates: parseFeatureGates(f.list('--feature-gates')),
+    featureGates,
     concurrentServiceAccountTokenSyncs: f.number('--concurrent-serviceaccount-token-syncs'),
     concurrentResourceQuotaSyncs: f.number('--concurrent-resource-quota-syncs'),
     resourceQuotaSyncPeriodMs: f.number('--resource-quota-sync-period'),
@@ -249,6 +245,83 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
   };
   if (config.clusterSigningDurationMs <= 0) throw new OptionsError('invalid value for --experimental-cluster-signing-duration: must be positive');
   return { selection, config, startIntervalMs, useServiceAccountCredentials: f.bool('--use-service-account-credentials') };
+}
+
+const DEFAULT_NODE_CIDR_MASK_IPV4 = 24;
+const DEFAULT_NODE_CIDR_MASK_IPV6 = 64;
+
+/**
+ * The nodeipam flags resolved and checked as the established manager checks them at start (each
+ * failure names the flag): `--cluster-cidr` one CIDR or two of different families (two need the
+ * IPv6DualStack gate); the mask of each family from `--node-cidr-mask-size` (single-stack only) or
+ * `--node-cidr-mask-size-ipv4/-ipv6`; a cluster CIDR not longer than its node mask (and, IPv6, at
+ * most 16 bits shorter); `--service-cluster-ip-range` one or two CIDRs. CloudAllocator needs a
+ * cloud provider, which this version does not have: refused by name.
+ */
+function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>>, sharedServiceRange: boolean): Pick<ControllerManagerConfig, 'allocateNodeCidrs' | 'clusterCidrs' | 'nodeCidrMaskSizes' | 'serviceCidrs'> {
+  const v4 = f.number('--node-cidr-mask-size-ipv4');
+  const v6 = f.number('--node-cidr-mask-size-ipv6');
+  if (v4 < 1 || v4 > 32) throw new OptionsError(`invalid value ${v4} for --node-cidr-mask-size-ipv4: must be from 1 to 32`);
+  if (v6 < 1 || v6 > 128) throw new OptionsError(`invalid value ${v6} for --node-cidr-mask-size-ipv6: must be from 1 to 128`);
+  const mask = f.number('--node-cidr-mask-size');
+  if (mask !== 0 && (mask < 1 || mask > 128)) throw new OptionsError(`invalid value ${mask} for --node-cidr-mask-size: must be from 1 to 128`);
+  const allocate = f.bool('--allocate-node-cidrs');
+  const clusterText = f.optionalString('--cluster-cidr')?.trim() ?? '';
+  const serviceText = f.optionalString('--service-cluster-ip-range')?.trim() ?? '';
+  if ((clusterText || (serviceText && !sharedServiceRange)) && !allocate) throw new OptionsError('--cluster-cidr and --service-cluster-ip-range need --allocate-node-cidrs=true');
+  if (f.string('--cidr-allocator-type') === 'CloudAllocator') {
+    throw new OptionsError('--cidr-allocator-type=CloudAllocator needs a cloud provider (--cloud-provider), which this version does not build yet; use RangeAllocator');
+  }
+  if (!allocate) return { allocateNodeCidrs: false, clusterCidrs: [], nodeCidrMaskSizes: [], serviceCidrs: [] };
+  if (!clusterText) throw new OptionsError('Controller: Must specify --cluster-cidr if --allocate-node-cidrs is set (e.g. --cluster-cidr=10.244.0.0/16)');
+  const parse = (flag: string, text: string) =>
+    text.split(',').map((t) => {
+      const c = parseCidr(t.trim());
+      if (!c) throw new OptionsError(`invalid value "${text}" for ${flag}: invalid CIDR address: ${t.trim()} (expected e.g. 10.244.0.0/16 or fd00:10:244::/56)`);
+      return c;
+    });
+  const clusters = parse('--cluster-cidr', clusterText);
+  if (clusters.length > 2) throw new OptionsError(`invalid value "${clusterText}" for --cluster-cidr: length of clusterCIDRs is:${clusters.length} more than max allowed of 2`);
+  const dualStack = clusters.length === 2;
+  if (dualStack && !gates['IPv6DualStack']) {
+    throw new OptionsError(`invalid value "${clusterText}" for --cluster-cidr: len of ClusterCIDRs==2 and dualstack feature is not enabled (add --feature-gates=IPv6DualStack=true, or give one CIDR)`);
+  }
+  if (dualStack && clusters[0]!.family === clusters[1]!.family) {
+    throw new OptionsError(`invalid value "${clusterText}" for --cluster-cidr: len of ClusterCIDRs==2 and they are not configured as dual stack (at least one from each IPFamily)`);
+  }
+  const v4Set = v4 !== DEFAULT_NODE_CIDR_MASK_IPV4;
+  const v6Set = v6 !== DEFAULT_NODE_CIDR_MASK_IPV6;
+  let masks: number[];
+  if (dualStack) {
+    if (mask !== 0) throw new OptionsError('usage of --node-cidr-mask-size is not allowed with dual-stack clusters; use --node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6');
+    masks = clusters.map((c) => (c.family === 'IPv4' ? v4 : v6));
+  } else if (mask !== 0) {
+    if (v4Set || v6Set) {
+      throw new OptionsError('usage of --node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6 is not allowed if --node-cidr-mask-size is set. For dual-stack clusters please unset it and use IPFamily specific flags');
+    }
+    masks = [mask];
+  } else if (clusters[0]!.family === 'IPv6') {
+    if (v4Set) throw new OptionsError('usage of --node-cidr-mask-size-ipv4 is not allowed for a single-stack IPv6 cluster');
+    masks = [v6];
+  } else {
+    if (v6Set) throw new OptionsError('usage of --node-cidr-mask-size-ipv6 is not allowed for a single-stack IPv4 cluster');
+    masks = [v4];
+  }
+  const clusterCidrs = clusters.map(cidrText);
+  clusters.forEach((c, i) => {
+    if (c.prefixLength > masks[i]!) {
+      throw new OptionsError(`Controller: Invalid --cluster-cidr, mask size of cluster CIDR must be less than or equal to --node-cidr-mask-size configured for CIDR family: ${clusterCidrs[i]} and /${masks[i]}`);
+    }
+    try {
+      new CidrSet(clusterCidrs[i]!, masks[i]!);
+    } catch (e) {
+      if (e instanceof CidrSetError) throw new OptionsError(`invalid --cluster-cidr ${clusterCidrs[i]} with node mask /${masks[i]}: ${e.message}`);
+      throw e;
+    }
+  });
+  const services = serviceText ? parse('--service-cluster-ip-range', serviceText) : [];
+  if (services.length > 2) throw new OptionsError(`invalid value "${serviceText}" for --service-cluster-ip-range: at most two CIDRs (one per family)`);
+  return { allocateNodeCidrs: true, clusterCidrs, nodeCidrMaskSizes: masks, serviceCidrs: services.map(cidrText) };
 }
 
 /** --service-account-private-key-file and --root-ca-file, read and checked (a key that cannot sign is refused by name). */

@@ -97,7 +97,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const definitions = await loadControllerModules(modules);
   // Under RBAC the controllers run as their own service accounts unless told otherwise: the manager's
   // own role only lists and watches, as established (kubeadm turns this flag on).
-  const controllerSettings = resolveControllerSettings(opts);
+  const controllerSettings = resolveControllerSettings(opts, { sharedServiceRange: true });
   if (!explicit.has('--use-service-account-credentials') && options.authorization.modes.includes('RBAC')) controllerSettings.useServiceAccountCredentials = true;
   const schedulerConfigPath = flags.optionalString('--scheduler-config');
   const nodeFleet = await resolveNodeFleetFlags(opts, '--nodes', '--node-profile');

@@ -10,7 +10,8 @@
  * containers stopped (their stop time, or the whole grace period when they ignore SIGTERM); its
  * containers' simulated output is served by the fleet's node-agent endpoint (svclet-server.ts,
  * started by src/cli, found through `findPod`); a deleted Node stops its agent; the faults named in
- * a Node's `sim.svc.io/faults` annotation are shown within one informer event. `stop()` ends every
+ * a Node's `sim.svc.io/faults` annotation are shown within one informer event; pods take their
+ * addresses from their node's `spec.podCIDRs` once it has them (./pod-ip-pool.ts). `stop()` ends every
  * timer and watch and waits for writes in flight.
  */
 import type { Logger } from 'pino';
@@ -224,6 +225,7 @@ export class NodeFleet {
       this.members.delete(member.node.name);
       return;
     }
+    member.node.onNode(e.object);
     const { faults, unknown } = nodeFaults(e.object.metadata.annotations);
     const key = [...faults].sort().join(',');
     if (unknown.length) this.opts.logger.warn({ node: member.node.name, unknown }, 'unknown simulated faults ignored');

@@ -17,6 +17,7 @@ import { resources } from '../client/typed.js';
 import { EventRecorder, type EventType } from '../runtime/event-recorder.js';
 import type { NodeShape } from './node-shape.js';
 import { podBehaviour, type NodeFault } from './sim-annotations.js';
+import { PodIPPool } from './pod-ip-pool.js';
 import { PodVolumes } from './pod-volumes.js';
 import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
@@ -78,9 +79,10 @@ export class SimNode {
   readonly name: string;
   readonly hostIP: string;
   private uid = '';
-  private podCidrBase: string;
-  private readonly freeIPs: number[] = [];
-  private nextIP = 2;
+  /** Its pods' addresses: from its podCIDRs once it has them (./pod-ip-pool.ts). */
+  private readonly ips: PodIPPool;
+  /** A NetworkUnavailable condition another component (the nodeipam controller) set on the Node: reported as is, not overwritten. */
+  private foreignNetwork: Condition | undefined;
   private readonly pods = new Map<string, TrackedPod>();
   /** Pods that finished here (until they are deleted): an older event of theirs must not start them again. */
   private readonly finished = new Set<string>();
@@ -105,7 +107,7 @@ export class SimNode {
     this.name = shape.name;
     const n = index + 1;
     this.hostIP = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
-    this.podCidrBase = `10.${244 + ((index >> 8) & 7)}.${index & 255}.`;
+    this.ips = new PodIPPool(index);
     this.recorder = new EventRecorder({ client: ctx.client, component: NODE_AGENT_COMPONENT, host: shape.name, clock: ctx.clock, logger: ctx.logger, limiter: ctx.eventLimiter });
     this.volumes = new PodVolumes({ client: ctx.client, clock: ctx.clock, logger: ctx.logger, frozen: () => this.crashed });
   }
@@ -146,9 +148,20 @@ export class SimNode {
       });
     }
     this.uid = node.metadata.uid ?? '';
-    const cidr = node.spec?.podCIDR;
-    const m = cidr ? /^(\d+\.\d+\.\d+\.)0\/24$/.exec(cidr) : null;
-    if (m) this.podCidrBase = m[1]!;
+    this.onNode(node);
+  }
+
+  /**
+   * Its Node as the API has it now (registration, then every change the fleet's informer sees):
+   * pod addresses follow `spec.podCIDRs` (or `spec.podCIDR`); a NetworkUnavailable condition the
+   * nodeipam controller set (reason CIDRNotAvailable) is kept in what this node reports, as a
+   * real node agent, which never writes that condition, would leave it.
+   */
+  onNode(node: Node): void {
+    const cidrs = node.spec?.podCIDRs?.length ? node.spec.podCIDRs : node.spec?.podCIDR ? [node.spec.podCIDR] : [];
+    this.ips.setCidrs(cidrs);
+    const net = node.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
+    this.foreignNetwork = net && net.reason === 'CIDRNotAvailable' ? net : undefined;
   }
 
   renewLease(): void {
@@ -170,6 +183,7 @@ export class SimNode {
     const now = this.ctx.clock.now();
     const heartbeat = rfc3339(now);
     const conditions: Condition[] = CONDITIONS.map((c) => {
+      if (c.type === 'NetworkUnavailable' && this.foreignNetwork && !(c.fault && faults.has(c.fault))) return { ...this.foreignNetwork };
       const [status, reason, message] = c.fault && faults.has(c.fault) ? c.faulty : c.healthy;
       const prev = this.transitions.get(c.type);
       const since = prev && prev[0] === status ? prev[1] : heartbeat;
@@ -230,8 +244,8 @@ export class SimNode {
         if (pod.metadata.deletionTimestamp) this.removeNow(uid, pod.metadata.namespace ?? '', pod.metadata.name ?? '');
         return;
       }
-      const podIP = pod.spec?.hostNetwork ? this.hostIP : this.allocateIP();
-      const sim = new SimPod(pod, this.ctx.timings, this.ctx.clock.now(), podIP, this.hostIP);
+      const podIPs = pod.spec?.hostNetwork ? [this.hostIP] : this.allocateIPs();
+      const sim = new SimPod(pod, this.ctx.timings, this.ctx.clock.now(), podIPs, this.hostIP);
       const usage = podUsage(pod, this.shape.podUsage);
       tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: 0, pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
@@ -258,7 +272,7 @@ export class SimNode {
     this.ctx.clock.clearTimeout(tracked.timer);
     if (tracked.removal !== undefined) this.ctx.clock.clearTimeout(tracked.removal);
     this.pods.delete(uid);
-    this.releaseIP(tracked.sim.podIP);
+    this.releaseIPs(tracked.sim);
     tracked.usage = undefined;
     this.reportUsage(uid, tracked);
   }
@@ -296,7 +310,7 @@ export class SimNode {
       this.volumes.stop(uid);
       this.finished.add(uid);
       this.finishedPods.set(uid, p.sim);
-      this.releaseIP(p.sim.podIP);
+      this.releaseIPs(p.sim);
       return;
     }
     const next = p.sim.nextAt(now);
@@ -433,19 +447,17 @@ export class SimNode {
     }
   }
 
-  private allocateIP(): string {
-    const host = this.freeIPs.pop() ?? (this.nextIP <= 254 ? this.nextIP++ : undefined);
-    if (host === undefined) {
-      this.ctx.logger.warn({ node: this.name }, 'simulated node ran out of pod IPs in its /24; reusing .254');
-      return `${this.podCidrBase}254`;
-    }
-    return `${this.podCidrBase}${host}`;
+  /** One address per podCIDR, none in use on this node; none at all when a range ran out (logged: the pod runs without an address). */
+  private allocateIPs(): string[] {
+    const ips = this.ips.take();
+    if (ips) return ips;
+    this.ctx.logger.warn({ node: this.name, podCIDRs: this.ips.cidrs }, 'simulated node ran out of pod IPs in its range; the pod gets none');
+    return [];
   }
 
-  private releaseIP(ip: string): void {
-    if (ip === this.hostIP || !ip.startsWith(this.podCidrBase)) return;
-    const host = Number(ip.slice(this.podCidrBase.length));
-    if (host >= 2 && host <= 254 && !this.freeIPs.includes(host)) this.freeIPs.push(host);
+  private releaseIPs(sim: SimPod): void {
+    if (sim.podIPs[0] === this.hostIP) return; // hostNetwork
+    this.ips.give(sim.podIPs);
   }
 }
 

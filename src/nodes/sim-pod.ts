@@ -111,7 +111,8 @@ export class SimPod {
     private readonly pod: Pod,
     private readonly timings: SimTimings,
     now: number,
-    readonly podIP: string,
+    /** Its addresses, one per family of the node's podCIDRs, primary first (the host's for hostNetwork; none when the node's range ran out). */
+    readonly podIPs: readonly string[],
     readonly hostIP: string,
   ) {
     this.uid = pod.metadata.uid ?? '';
@@ -121,7 +122,7 @@ export class SimPod {
     this.containers = (pod.spec?.containers ?? []).map((c) => ({
       name: c.name ?? '',
       image: c.image ?? '',
-      probes: containerProbes(c as Parameters<typeof containerProbes>[0], podIP),
+      probes: containerProbes(c as Parameters<typeof containerProbes>[0], podIPs[0] ?? ''),
       pullPolicy: pullPolicy(c as { image?: string; imagePullPolicy?: string }),
     }));
     this.inits = (pod.spec?.initContainers ?? []).map((c) => ({ name: c.name ?? '', image: c.image ?? '', probes: undefined, pullPolicy: pullPolicy(c as { image?: string; imagePullPolicy?: string }) }));
@@ -334,7 +335,7 @@ export class SimPod {
       phase,
       conditions,
       hostIP: this.hostIP,
-      ...(phase === 'Pending' ? {} : { podIP: this.podIP, podIPs: [{ ip: this.podIP }] }),
+      ...(phase === 'Pending' || !this.podIPs.length ? {} : { podIP: this.podIPs[0], podIPs: this.podIPs.map((ip) => ({ ip })) }),
       startTime: rfc3339(this.firstSeen),
       ...(this.inits.length ? { initContainerStatuses: this.inits.map((c, i) => this.initContainerStatus(c, i, now)) as unknown as Array<Record<string, unknown>> } : {}),
       containerStatuses: containerStatuses as unknown as Array<Record<string, unknown>>,

@@ -279,4 +279,23 @@ test('a crashed node freezes its pods; a deleted node stops its agent', async ()
   await eventually(() => agent.getSnapshot().status === 'done', 3_000, 'the agent stopped');
 });
 
+test('a podCIDR given after registration: pods take dual-stack IPs from it; the controller\'s NetworkUnavailable is kept in heartbeats', async () => {
+  await client.patch(resources.nodes, '', 'sim-2', 'merge', { spec: { podCIDR: '10.77.5.0/24', podCIDRs: ['10.77.5.0/24', 'fd00:77:5::/64'] } });
+  const fresh = await getNode('sim-2');
+  const conditions = (fresh.status?.conditions ?? []).map((c) => (c.type === 'NetworkUnavailable' ? { ...c, status: 'True', reason: 'CIDRNotAvailable', message: 'set by the nodeipam controller' } : c));
+  await client.updateStatus(resources.nodes, '', { ...fresh, status: { ...fresh.status, conditions } });
+  await eventually(async () => {
+    await client.create(resources.pods, 'default', pod(`cidr-${Date.now()}`, { nodeName: 'sim-2' }));
+    const pods = (await client.list<Pod>(resources.pods, { namespace: 'default' })).items.filter((p) => p.metadata.name!.startsWith('cidr-') && p.status?.podIP);
+    return pods.some((p) => p.status!.podIP!.startsWith('10.77.5.'));
+  }, 5_000, 'a pod with an IP from the new podCIDR');
+  const p = (await client.list<Pod>(resources.pods, { namespace: 'default' })).items.find((x) => x.status?.podIP?.startsWith('10.77.5.'))!;
+  assert.is(p.status!.podIPs!.length, 2);
+  assert.match(p.status!.podIPs![1]!.ip!, /^fd00:77:5::/);
+  const beat = (await getNode('sim-2')).status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime;
+  await eventually(async () => (await getNode('sim-2')).status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime !== beat, 5_000, 'a heartbeat since');
+  const net = (await getNode('sim-2')).status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
+  assert.equal([net?.status, net?.reason], ['True', 'CIDRNotAvailable']);
+});
+
 test.run();

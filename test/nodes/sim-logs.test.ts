@@ -15,7 +15,7 @@ const run = (over: Partial<ContainerRun> = {}): ContainerRun => ({ namespace: 'n
 
 function sim(annotations: Record<string, string> = {}, spec: Partial<NonNullable<Pod['spec']>> = {}): SimPod {
   const p = pod('p', { nodeName: 'n' }, { metadata: { name: 'p', namespace: 'ns', uid: 'uid-1234-5678', annotations }, spec: { containers: [{ name: 'c', image: 'app' }], ...spec } });
-  return new SimPod(p, T, T0, '10.244.0.2', '172.16.0.1');
+  return new SimPod(p, T, T0, ['10.244.0.2'], '172.16.0.1');
 }
 
 test('a container prints one default line per start, naming itself, its image, pod and start', () => {

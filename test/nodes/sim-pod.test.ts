@@ -11,7 +11,7 @@ const T0 = Date.UTC(2026, 10, 25);
 
 function sim(annotations: Record<string, string> = {}, spec: Partial<NonNullable<Pod['spec']>> = {}): SimPod {
   const p = pod('p', { nodeName: 'n' }, { metadata: { name: 'p', uid: 'uid-1234-5678', annotations }, spec: { containers: [{ name: 'c', image: 'app' }], ...spec } });
-  return new SimPod(p, T, T0, '10.244.0.2', '172.16.0.1');
+  return new SimPod(p, T, T0, ['10.244.0.2'], '172.16.0.1');
 }
 
 const at = (s: SimPod, ms: number) => {

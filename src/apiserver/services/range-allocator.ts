@@ -31,7 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { ConflictError, KeyExistsError, KeyNotFoundError, type KVRecord, type KVStore } from '../../storage/types.js';
-import { Bitmap } from './bitmap.js';
+import { Bitmap } from '../../api/net/bitmap.js';
 
 export class AllocatedError extends Error {
   constructor(readonly offset: number, what: string) {

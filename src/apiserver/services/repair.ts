@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { prepareForCreate } from '../object-rules.js';
 import type { ResourceStore } from '../resource-store.js';
-import { Bitmap } from './bitmap.js';
+import { Bitmap } from '../../api/net/bitmap.js';
 import type { RangeAllocator } from './range-allocator.js';
 import { clusterIPsOf, needsClusterIP, nodePortsOf, type ServiceAllocations } from './service-allocation.js';
 

@@ -19,8 +19,9 @@ import { goStringSlice as goStrings } from '../../api/validation/field-errors.js
 import type { SvcObject } from '../../api/types.js';
 import { storageErrorStatus } from '../resource-store.js';
 import type { FinishWrite, WriteHooks } from '../write-hooks.js';
-import { clusterIPBandStart, nodePortBandStart } from './bitmap.js';
-import { canonicalIp, familyOf, type IPFamily, ServiceIPRange } from './ip-range.js';
+import { clusterIPBandStart, nodePortBandStart } from './allocation-bands.js';
+import { canonicalIp, familyOf, type IPFamily } from '../../api/net/ip-address.js';
+import { ServiceIPRange } from './ip-range.js';
 import { AllocatedError, RangeAllocator, RangeFullError } from './range-allocator.js';
 import type { KVStore } from '../../storage/types.js';
 

@@ -87,8 +87,8 @@ export const CORE_V1_PROTO: ProtoPackageTable = {
     // Node
     Node: { fields: { metadata: '1 ObjectMeta', spec: '2 NodeSpec', status: '3 NodeStatus' } },
     NodeSpec: {
-      fields: { podCIDR: '1 string', externalID: '2 string', providerID: '3 string', unschedulable: '4 bool', taints: '5 repeated Taint', configSource: '6 NodeConfigSource' },
-      notOnWire: ['podCIDRs'],
+      // podCIDRs is field 7 of the established NodeSpec (after configSource, added with dual-stack).
+      fields: { podCIDR: '1 string', externalID: '2 string', providerID: '3 string', unschedulable: '4 bool', taints: '5 repeated Taint', configSource: '6 NodeConfigSource', podCIDRs: '7 repeated string' },
     },
     Taint: { fields: { key: '1 string', value: '2 string', effect: '3 string', timeAdded: '4 Time' } },
     NodeConfigSource: { fields: { configMap: '2 ConfigMapNodeConfigSource' } },

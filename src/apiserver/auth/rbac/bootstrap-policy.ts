@@ -308,6 +308,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   horizontalpodautoscaling: 'horizontal-pod-autoscaler',
   job: 'job-controller',
   namespace: 'namespace-controller',
+  nodeipam: 'node-controller',
   podgc: 'pod-garbage-collector',
   replicaset: 'replicaset-controller',
   replicationcontroller: 'replication-controller',
@@ -420,6 +421,17 @@ function controllerRoles(): BootstrapClusterRole[] {
         rule(['get', 'list', 'watch', 'delete'], [CORE], ['namespaces']),
         rule(['update'], [CORE], ['namespaces/finalize', 'namespaces/status']),
         rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+      ],
+    ],
+    [
+      'node-controller',
+      [
+        rule(['get', 'list', 'update', 'delete', 'patch'], [CORE], ['nodes']),
+        rule(['patch', 'update'], [CORE], ['nodes/status']),
+        // used for pod eviction (nodelifecycle runs as this account too)
+        rule(['update'], [CORE], ['pods/status']),
+        rule(['list', 'delete'], [CORE], ['pods']),
+        eventsRule(),
       ],
     ],
     ['pod-garbage-collector', [rule(['list', 'watch', 'delete'], [CORE], ['pods']), rule(['get', 'list'], [CORE], ['nodes']), rule(['patch'], [CORE], ['pods/status'])]],

@@ -1,9 +1,11 @@
 /**
- * The allocation bitmap of one range (cluster IPs or node ports): bit i set = offset i taken, in
- * the byte layout of the established RangeAllocation `data` (bit i is bit i%8 of byte i/8, i.e.
- * the big.Int bytes little-end first), and the established choice of a free offset: random, in the
- * upper band first so the lower band stays free for addresses users pick themselves (the
- * ServiceIPStaticSubrange / ServiceNodePortStaticSubrange split).
+ * The allocation bitmap of one range (cluster IPs and node ports in the API server, node pod CIDRs
+ * in the nodeipam controller, pod IPs on a simulated node): bit i set = offset i taken, in the byte
+ * layout of the established RangeAllocation `data` (bit i is bit i%8 of byte i/8, i.e. the big.Int
+ * bytes little-end first). Two ways to choose a free offset, each the established one of its user:
+ * `pickFree` random, in the upper band first so the lower band stays free for addresses users pick
+ * themselves (the ServiceIPStaticSubrange / ServiceNodePortStaticSubrange split); `nextFree` the
+ * first free at or after a candidate, wrapping (the node CIDR set's round robin).
  */
 import { randomInt } from 'node:crypto';
 
@@ -86,6 +88,22 @@ export class Bitmap {
     return upper ?? this.scan(0, bandStart);
   }
 
+  /** The first free offset at or after `from` (wrapping to 0), or undefined when full. */
+  nextFree(from: number): number | undefined {
+    if (this.used >= this.size) return undefined;
+    const start = from >= 0 && from < this.size ? from : 0;
+    for (let k = 0; k < this.size; k++) {
+      let i = start + k;
+      if (i >= this.size) i -= this.size;
+      if ((i & 7) === 0 && this.bytes[i >> 3] === 0xff && i + 8 <= this.size) {
+        k += 7;
+        continue;
+      }
+      if (!this.has(i)) return i;
+    }
+    return undefined;
+  }
+
   private scan(from: number, to: number): number | undefined {
     const span = to - from;
     if (span <= 0) return undefined;
@@ -108,16 +126,4 @@ function popcount(b: number): number {
   let n = 0;
   for (let x = b; x; x &= x - 1) n++;
   return n;
-}
-
-/** Where dynamic cluster-IP allocation starts: min(max(16, size/16), 256) (established ServiceIPStaticSubrange). */
-export function clusterIPBandStart(size: number): number {
-  const offset = Math.min(Math.max(16, Math.floor(size / 16)), 256);
-  return offset < size ? offset : 0;
-}
-
-/** Where dynamic node-port allocation starts: min(max(16, size/32), 128) (established ServiceNodePortStaticSubrange). */
-export function nodePortBandStart(size: number): number {
-  const offset = Math.min(Math.max(16, Math.floor(size / 32)), 128);
-  return offset < size ? offset : 0;
 }
