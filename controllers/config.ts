@@ -4,6 +4,8 @@
  * milliseconds. The controller manager fills it from its flags; tests and the test cluster start
  * from the defaults and change what they need.
  */
+import { DEFAULT_RECYCLER_SETTINGS, type RecyclerSettings } from './persistentvolume/recycler.js';
+
 export interface ControllerManagerConfig {
   concurrentReplicaSetSyncs: number;
   concurrentRcSyncs: number;
@@ -31,6 +33,14 @@ export interface ControllerManagerConfig {
   /** `--endpoint-updates-batch-period` and `--endpointslice-updates-batch-period` (0: none). */
   endpointUpdatesBatchPeriodMs: number;
   endpointSliceUpdatesBatchPeriodMs: number;
+  /** `--pvclaimbinder-sync-period`. */
+  pvClaimBinderSyncPeriodMs: number;
+  /** `--enable-dynamic-provisioning`. */
+  enableDynamicProvisioning: boolean;
+  /** `--enable-hostpath-provisioner` (testing only). */
+  enableHostPathProvisioner: boolean;
+  /** `--pv-recycler-*`: the recycler pods' timeouts and templates. */
+  pvRecycler: RecyclerSettings;
   /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
   featureGates: Readonly<Record<string, boolean>>;
 }
@@ -55,5 +65,9 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   maxEndpointsPerSlice: 100,
   endpointUpdatesBatchPeriodMs: 0,
   endpointSliceUpdatesBatchPeriodMs: 0,
+  pvClaimBinderSyncPeriodMs: 15_000,
+  enableDynamicProvisioning: true,
+  enableHostPathProvisioner: false,
+  pvRecycler: DEFAULT_RECYCLER_SETTINGS,
   featureGates: {},
 });

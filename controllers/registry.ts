@@ -21,6 +21,7 @@ import { endpointSliceController } from './endpointslice/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
+import { persistentVolumeBinderController } from './persistentvolume/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -107,7 +108,20 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   },
   { name: 'nodeipam', defaultOn: true, summary: 'Allocates pod CIDRs to nodes.' },
   { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
-  { name: 'persistentvolume-binder', defaultOn: true, summary: 'Binds claims to volumes.' },
+  {
+    name: 'persistentvolume-binder',
+    defaultOn: true,
+    summary: 'Binds claims to volumes, provisions volumes for classes, reclaims released volumes.',
+    build: (cfg) =>
+      def(
+        persistentVolumeBinderController({
+          syncPeriodMs: cfg.pvClaimBinderSyncPeriodMs,
+          enableDynamicProvisioning: cfg.enableDynamicProvisioning,
+          enableHostPathProvisioner: cfg.enableHostPathProvisioner,
+          recycler: cfg.pvRecycler,
+        }),
+      ),
+  },
   { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.' },
   {
     name: 'podgc',
