@@ -22,6 +22,8 @@ import { garbageCollectorController } from './garbagecollector/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
 import { persistentVolumeBinderController } from './persistentvolume/index.js';
+import { pvProtectionController } from './pv-protection/index.js';
+import { pvcProtectionController } from './pvc-protection/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -129,8 +131,8 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'Deletes finished pods over a threshold and pods of missing nodes.',
     build: (cfg) => def(podGcController({ terminatedPodGcThreshold: cfg.terminatedPodGcThreshold, periodMs: cfg.podGcPeriodMs })),
   },
-  { name: 'pv-protection', defaultOn: true, summary: 'Keeps volumes in use from being deleted.' },
-  { name: 'pvc-protection', defaultOn: true, summary: 'Keeps claims in use from being deleted.' },
+  { name: 'pv-protection', defaultOn: true, summary: 'Keeps volumes in use from being deleted.', build: () => def(pvProtectionController()) },
+  { name: 'pvc-protection', defaultOn: true, summary: 'Keeps claims in use from being deleted.', build: () => def(pvcProtectionController()) },
   {
     name: 'replicaset',
     defaultOn: true,

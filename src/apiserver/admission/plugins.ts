@@ -10,6 +10,8 @@ import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { AdmissionChain, type AdmissionPlugin } from './chain.js';
+import { defaultStorageClass } from './default-storage-class.js';
+import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { nodeRestriction } from './node-restriction.js';
 
@@ -49,7 +51,7 @@ function peeker(ctx: AdmissionContext, plural: string): (namespace: string, name
   return (namespace, name) => store.peek(namespace, name);
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle before NodeRestriction). */
+/** Built plugins, in the established run order (NamespaceLifecycle, NodeRestriction, DefaultStorageClass, StorageObjectInUseProtection). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -60,6 +62,12 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const node = peeker(ctx, 'nodes');
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
+  ['DefaultStorageClass', (ctx) => {
+    const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
+    const store = def ? ctx.storeFor(def) : undefined;
+    return defaultStorageClass(async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object) : []));
+  }],
+  ['StorageObjectInUseProtection', () => storageObjectInUseProtection()],
 ]);
 
 /** The plugins this server builds, in run order. */

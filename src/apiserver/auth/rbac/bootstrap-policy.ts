@@ -297,6 +297,8 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   namespace: 'namespace-controller',
   'persistentvolume-binder': 'persistent-volume-binder',
   podgc: 'pod-garbage-collector',
+  'pv-protection': 'pv-protection-controller',
+  'pvc-protection': 'pvc-protection-controller',
   replicaset: 'replicaset-controller',
   replicationcontroller: 'replication-controller',
   serviceaccount: 'service-account-controller',
@@ -412,6 +414,8 @@ function controllerRoles(): BootstrapClusterRole[] {
       ],
     ],
     ['pod-garbage-collector', [rule(['list', 'watch', 'delete'], [CORE], ['pods']), rule(['get', 'list'], [CORE], ['nodes']), rule(['patch'], [CORE], ['pods/status'])]],
+    ['pv-protection-controller', [rule(['get', 'list', 'watch', 'update'], [CORE], ['persistentvolumes']), eventsRule()]],
+    ['pvc-protection-controller', [rule(['get', 'list', 'watch', 'update'], [CORE], ['persistentvolumeclaims']), rule(['list', 'watch', 'get'], [CORE], ['pods']), eventsRule()]],
     [
       'replicaset-controller',
       [
