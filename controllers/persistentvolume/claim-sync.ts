@@ -9,6 +9,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from '../../src/api/gene
 import {
   ANNOTATION_BETA_STORAGE_PROVISIONER, ANNOTATION_BIND_COMPLETED, ANNOTATION_BOUND_BY_CONTROLLER, ANNOTATION_SELECTED_NODE, ANNOTATION_STORAGE_PROVISIONER,
 } from '../../src/api/well-known-labels.js';
+import { keyFor } from '../../src/client/object-keys.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
@@ -36,9 +37,16 @@ async function syncUnboundClaim(claim: PersistentVolumeClaim, p: SyncParts): Pro
   const wanted = claim.spec?.volumeName;
   if (!wanted) {
     const delay = isDelayBinding(claim, classOf);
-    const volume = findBestMatch(claim, p.state.volumes(p.volumes), { delayBinding: delay });
+    const key = keyFor(claim.metadata.namespace, claim.metadata.name ?? '');
+    const volume = findBestMatch(claim, p.state.volumes(p.volumes), { delayBinding: delay, excluded: p.state.reservedByOthers(key) });
     if (volume) {
-      await bind(p, volume, claim);
+      // Chosen and reserved with no await between: a claim synced by another worker cannot take it too.
+      const release = p.state.reserve(volume.metadata.name ?? '', key);
+      try {
+        await bind(p, volume, claim);
+      } finally {
+        release();
+      }
       return done();
     }
     if (delay && !isDelayBindingProvisioning(claim)) {

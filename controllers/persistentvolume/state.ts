@@ -32,6 +32,24 @@ export class BinderState {
   private readonly writtenClaims = new Map<string, PersistentVolumeClaim>();
   private readonly writtenAt = new Map<string, number>();
 
+  /** Volumes a claim's sync has chosen and is binding now (volume -> claim key): no other claim may take them meanwhile. */
+  private readonly reserved = new Map<string, string>();
+
+  /** Volumes reserved by claims other than `claimKey`. */
+  reservedByOthers(claimKey: string): Set<string> {
+    const out = new Set<string>();
+    for (const [v, c] of this.reserved) if (c !== claimKey) out.add(v);
+    return out;
+  }
+
+  /** Reserve synchronously (between choosing and the first write); returns the release. */
+  reserve(volume: string, claimKey: string): () => void {
+    this.reserved.set(volume, claimKey);
+    return () => {
+      if (this.reserved.get(volume) === claimKey) this.reserved.delete(volume);
+    };
+  }
+
   /** Remember a write; `undefined` forgets (the object is gone). */
   wroteVolume(name: string, v: PersistentVolume | undefined): void {
     if (v) {
