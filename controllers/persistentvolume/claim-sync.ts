@@ -13,7 +13,7 @@ import { keyFor } from '../../src/client/object-keys.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
-import { claimClass, findBestMatch, isDelayBinding, isDelayBindingProvisioning, isVolumeBoundToClaim, volumeUnfit } from './matching.js';
+import { claimClass, findBestMatch, isDelayBinding, isDelayBindingProvisioning, isVolumeBoundToClaim, volumeUnfit } from '../../src/api/volume-matching.js';
 import { isInTree, provisionedVolumeName, ProvisioningError, provisionVolume } from './provisioners.js';
 import type { SyncParts } from './state.js';
 import { setClaimPhase, setVolumePhase, writeClaim, writeVolume } from './writes.js';

@@ -29,7 +29,7 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from 
 import { keyFor } from '../../src/client/object-keys.js';
 import { resources } from '../../src/client/typed.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
-import { claimClass } from './matching.js';
+import { claimClass } from '../../src/api/volume-matching.js';
 import { syncClaim } from './claim-sync.js';
 import { recyclerPodName, RECYCLER_NAMESPACE, type RecyclerSettings } from './recycler.js';
 import { BinderState } from './state.js';

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/api/generated/kinds.js';
 import { ANNOTATION_BOUND_BY_CONTROLLER, ANNOTATION_PROVISIONED_BY, LABEL_HOSTNAME } from '../../src/api/well-known-labels.js';
-import { claimClass } from './matching.js';
+import { claimClass } from '../../src/api/volume-matching.js';
 
 export const SIMULATED_PROVISIONER = 'svc.io/simulated';
 export const HOSTPATH_PROVISIONER = 'svc.io/host-path';

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/api/generated/kinds.js';
-import { claimClass, findBestMatch, isDelayBinding, volumeUnfit } from '../../controllers/persistentvolume/matching.js';
+import { claimClass, findBestMatch, isDelayBinding, volumeUnfit } from '../../src/api/volume-matching.js';
 import { deleteRefusal, provisionVolume, ProvisioningError, SIMULATED_PROVISIONER, HOSTPATH_PROVISIONER } from '../../controllers/persistentvolume/provisioners.js';
 import { DEFAULT_RECYCLER_SETTINGS, recyclerPod } from '../../controllers/persistentvolume/recycler.js';
 

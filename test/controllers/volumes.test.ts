@@ -134,6 +134,38 @@ test('a claim in use is held by its finalizer until its pod goes; then Retain re
   assert.ok(await exists(getVolume('pv-fits')), 'Retain keeps the volume');
 });
 
+test('WaitForFirstConsumer: the scheduler picks the node, then the claim is provisioned there or bound to a local volume of that node', async () => {
+  const cls = (name: string, provisioner: string) => ({ apiVersion: 'storage.svc.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, volumeBindingMode: 'WaitForFirstConsumer' });
+  await cluster.client.create(resources.storageclasses, '', cls('wait', 'svc.io/simulated'));
+  await cluster.client.create(resources.storageclasses, '', cls('local', 'svc.io/no-provisioner'));
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('late', '1Gi', 'wait'));
+  await eventually(async () => {
+    const evs = await cluster.client.list<Event>(resources.events, { namespace: 'default', fieldSelector: 'involvedObject.name=late' });
+    return evs.items.some((e) => e.reason === 'WaitForFirstConsumer');
+  }, 10_000, 'WaitForFirstConsumer event');
+  assert.is((await getClaim('late')).status?.phase, 'Pending', 'no consumer yet: not bound');
+  await cluster.client.create(resources.pods, 'default', pod('consumer', 'late'));
+  await eventually(async () => (await cluster.client.get<Pod>(resources.pods, 'default', 'consumer')).status?.phase === 'Running', 30_000, 'consumer running');
+  const node = (await cluster.client.get<Pod>(resources.pods, 'default', 'consumer')).spec?.nodeName;
+  const late = await getClaim('late');
+  assert.is(late.metadata.annotations?.['volume.svc.io/selected-node'], node);
+  assert.is(late.status?.phase, 'Bound');
+  const v = await getVolume(late.spec!.volumeName!);
+  assert.equal(v.spec?.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values, [node], 'provisioned on the chosen node');
+  // A local volume exists on one node only: the pod goes there.
+  const nodes = (await cluster.client.list(resources.nodes)).items.map((n) => n.metadata.name ?? '').sort();
+  const target = nodes[nodes.length - 1]!;
+  const local = volume('pv-local', '1Gi');
+  local.spec = { ...local.spec, storageClassName: 'local', nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'svc.io/hostname', operator: 'In', values: [target] }] }] } } };
+  await cluster.client.create(resources.persistentvolumes, '', local);
+  await eventually(async () => (await getVolume('pv-local')).status?.phase === 'Available', 10_000, 'pv-local Available');
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('near', '1Gi', 'local'));
+  await cluster.client.create(resources.pods, 'default', pod('local-user', 'near'));
+  await eventually(async () => (await cluster.client.get<Pod>(resources.pods, 'default', 'local-user')).status?.phase === 'Running', 30_000, 'local-user running');
+  assert.is((await cluster.client.get<Pod>(resources.pods, 'default', 'local-user')).spec?.nodeName, target);
+  assert.is((await getClaim('near')).spec?.volumeName, 'pv-local');
+});
+
 test('Delete reclaim: a provisioned volume is deleted once its claim is gone', async () => {
   await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('scratch', '3Gi'));
   await eventually(async () => (await getClaim('scratch')).status?.phase === 'Bound', 15_000, 'scratch bound');

@@ -1,5 +1,7 @@
 /**
- * The binder's matching rules (pure functions, no API calls), as established:
+ * How claims and volumes match (pure functions, no API calls), as established; the
+ * persistentvolume-binder (controllers/persistentvolume) and the scheduler's VolumeBinding plugin
+ * both decide with these:
  *
  * - a claim's and a volume's class: the beta annotation `volume.beta.svc.io/storage-class` first,
  *   then `storageClassName`, else "" (no class);
@@ -14,11 +16,11 @@
  * - `volumeUnfit`: why a volume the claim names in `spec.volumeName` cannot take it (the
  *   established messages), or undefined.
  */
-import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/api/generated/kinds.js';
-import { labelSelectorFromObject } from '../../src/api/labels.js';
-import { compileTerms } from '../../src/api/node-selection.js';
-import { ANNOTATION_BETA_STORAGE_CLASS, ANNOTATION_SELECTED_NODE } from '../../src/api/well-known-labels.js';
-import { parseQuantity } from '../../src/api/validation/quantity.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from './generated/kinds.js';
+import { labelSelectorFromObject } from './labels.js';
+import { compileTerms } from './node-selection.js';
+import { ANNOTATION_BETA_STORAGE_CLASS, ANNOTATION_SELECTED_NODE } from './well-known-labels.js';
+import { parseQuantity } from './validation/quantity.js';
 
 export const BINDING_IMMEDIATE = 'Immediate';
 export const BINDING_WAIT_FOR_FIRST_CONSUMER = 'WaitForFirstConsumer';
