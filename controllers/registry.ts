@@ -22,6 +22,7 @@ import { garbageCollectorController } from './garbagecollector/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
 import { persistentVolumeBinderController } from './persistentvolume/index.js';
+import { persistentVolumeExpanderController } from './persistentvolume-expander/index.js';
 import { pvProtectionController } from './pv-protection/index.js';
 import { pvcProtectionController } from './pvc-protection/index.js';
 import { podGcController } from './podgc/index.js';
@@ -124,7 +125,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
         }),
       ),
   },
-  { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.' },
+  { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.', build: () => def(persistentVolumeExpanderController()) },
   {
     name: 'podgc',
     defaultOn: true,

@@ -15,7 +15,7 @@ let cluster: TestCluster;
 
 test.before(async () => {
   cluster = await startTestCluster({
-    controllers: ['statefulset', 'persistentvolume-binder', 'pv-protection', 'pvc-protection'],
+    controllers: ['statefulset', 'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'persistentvolume-expander'],
     nodes: 2,
     controllerConfig: { pvClaimBinderSyncPeriodMs: 1_000 },
   });
@@ -164,6 +164,22 @@ test('WaitForFirstConsumer: the scheduler picks the node, then the claim is prov
   await eventually(async () => (await cluster.client.get<Pod>(resources.pods, 'default', 'local-user')).status?.phase === 'Running', 30_000, 'local-user running');
   assert.is((await cluster.client.get<Pod>(resources.pods, 'default', 'local-user')).spec?.nodeName, target);
   assert.is((await getClaim('near')).spec?.volumeName, 'pv-local');
+});
+
+test('expansion: refused unless the class allows it; then the volume and the claim capacity grow', async () => {
+  await cluster.client.create(resources.storageclasses, '', { apiVersion: 'storage.svc.io/v1', kind: 'StorageClass', metadata: { name: 'growable' }, provisioner: 'svc.io/simulated', allowVolumeExpansion: true });
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('grow', '1Gi', 'growable'));
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('fixed', '1Gi'));
+  await eventually(async () => (await getClaim('grow')).status?.phase === 'Bound' && (await getClaim('fixed')).status?.phase === 'Bound', 15_000, 'both bound');
+  const refused = await cluster.client.patch(resources.persistentvolumeclaims, 'default', 'fixed', 'merge', { spec: { resources: { requests: { storage: '2Gi' } } } }).then(() => undefined, (e: unknown) => e as { code?: number; message?: string });
+  assert.is(refused?.code, 403);
+  assert.match(refused?.message ?? '', /only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize/);
+  await cluster.client.patch(resources.persistentvolumeclaims, 'default', 'grow', 'merge', { spec: { resources: { requests: { storage: '2Gi' } } } });
+  await eventually(async () => (await getClaim('grow')).status?.capacity?.['storage'] === '2Gi', 15_000, 'claim capacity 2Gi');
+  const c = await getClaim('grow');
+  assert.is((await getVolume(c.spec!.volumeName!)).spec?.capacity?.['storage'], '2Gi');
+  assert.not.ok(c.status?.conditions?.some((x) => x.type === 'Resizing'), 'Resizing condition removed');
+  assert.is(c.status?.phase, 'Bound');
 });
 
 test('Delete reclaim: a provisioned volume is deleted once its claim is gone', async () => {

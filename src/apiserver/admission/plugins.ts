@@ -11,6 +11,7 @@ import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { AdmissionChain, type AdmissionPlugin } from './chain.js';
 import { defaultStorageClass } from './default-storage-class.js';
+import { persistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { nodeRestriction } from './node-restriction.js';
@@ -51,7 +52,7 @@ function peeker(ctx: AdmissionContext, plural: string): (namespace: string, name
   return (namespace, name) => store.peek(namespace, name);
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle, NodeRestriction, DefaultStorageClass, StorageObjectInUseProtection). */
+/** Built plugins, in the established run order (NamespaceLifecycle, NodeRestriction, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -68,6 +69,11 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     return defaultStorageClass(async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object) : []));
   }],
   ['StorageObjectInUseProtection', () => storageObjectInUseProtection()],
+  ['PersistentVolumeClaimResize', (ctx) => {
+    const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
+    const store = def ? ctx.storeFor(def) : undefined;
+    return persistentVolumeClaimResize(async (name) => store?.peek('', name));
+  }],
 ]);
 
 /** The plugins this server builds, in run order. */

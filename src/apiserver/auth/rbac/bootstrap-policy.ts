@@ -296,6 +296,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   job: 'job-controller',
   namespace: 'namespace-controller',
   'persistentvolume-binder': 'persistent-volume-binder',
+  'persistentvolume-expander': 'expand-controller',
   podgc: 'pod-garbage-collector',
   'pv-protection': 'pv-protection-controller',
   'pvc-protection': 'pvc-protection-controller',
@@ -395,6 +396,17 @@ function controllerRoles(): BootstrapClusterRole[] {
         rule(['get', 'list', 'watch', 'delete'], [CORE], ['namespaces']),
         rule(['update'], [CORE], ['namespaces/finalize', 'namespaces/status']),
         rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+      ],
+    ],
+    [
+      'expand-controller',
+      [
+        rule(['get', 'list', 'watch', 'update', 'patch'], [CORE], ['persistentvolumes']),
+        rule(['update', 'patch'], [CORE], ['persistentvolumeclaims/status']),
+        rule(['get', 'list', 'watch'], [CORE], ['persistentvolumeclaims']),
+        rule(['get', 'list', 'watch'], [STORAGE], ['storageclasses']),
+        rule(['get'], [CORE], ['endpoints', 'services', 'secrets']),
+        eventsRule(),
       ],
     ],
     [
