@@ -96,6 +96,9 @@ export async function startApiServer(opts: ApiServerStartOptions): Promise<Serve
     '--bind-address=127.0.0.1',
     `--data-dir=${opts.dataDir}`,
     `--cert-dir=${opts.certDir}`,
+    // No serviceaccount controller runs beside the measured server to make the `default` account
+    // the ServiceAccount admission plugin requires of every pod (unless a measurement names it).
+    ...((opts.args ?? []).some((a) => a.includes('admission-plugins') && a.includes('ServiceAccount')) ? [] : ['--disable-admission-plugins=ServiceAccount']),
     ...(opts.args ?? []),
   ];
   const caFile = join(opts.certDir, 'apiserver.crt');

@@ -20,8 +20,18 @@ export interface ControllerManagerConfig {
   concurrentServiceAccountTokenSyncs: number;
   /** PEM of --service-account-private-key-file (the serviceaccount-token controller signs with it; absent: that controller is off). */
   serviceAccountPrivateKey?: string;
-  /** PEM of --root-ca-file (`ca.crt` of token Secrets). */
+  /**
+   * PEM of --root-ca-file, else the CA of the manager's client configuration (`ca.crt` of token
+   * Secrets; what root-ca-cert-publisher publishes: absent, that controller is off).
+   */
   rootCA?: string;
+  /**
+   * PEM of --cluster-signing-cert-file and --cluster-signing-key-file (csrsigning signs with them);
+   * absent when both flags are at their defaults and those files do not exist: csrsigning is off.
+   */
+  clusterSigning?: { certPem: string; keyPem: string };
+  /** --experimental-cluster-signing-duration: the longest validity csrsigning gives. */
+  clusterSigningDurationMs: number;
   /** `--terminated-pod-gc-threshold`; 0 or less: finished pods are not collected by count. */
   terminatedPodGcThreshold: number;
   /** How often podgc looks (the established value is 20 s; not a flag). */
@@ -57,6 +67,7 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   concurrentServiceEndpointSyncs: 5,
   concurrentTtlAfterFinishedSyncs: 5,
   concurrentServiceAccountTokenSyncs: 5,
+  clusterSigningDurationMs: 8760 * 3_600_000,
   terminatedPodGcThreshold: 12_500,
   podGcPeriodMs: 20_000,
   namespaceSyncPeriodMs: 5 * 60_000,

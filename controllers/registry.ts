@@ -11,8 +11,12 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { bootstrapSignerController } from './bootstrapsigner/index.js';
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import { cronJobController } from './cronjob/index.js';
+import { csrApprovingController } from './csrapproving/index.js';
+import { csrCleanerController } from './csrcleaner/index.js';
+import { csrSigningController } from './csrsigning/index.js';
 import { daemonSetController } from './daemonset/index.js';
 import { deploymentController } from './deployment/index.js';
 import { disruptionController } from './disruption/index.js';
@@ -28,10 +32,12 @@ import { pvcProtectionController } from './pvc-protection/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
+import { rootCACertPublisherController } from './rootcacertpublisher/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
 import { serviceAccountTokenController } from './serviceaccount-token/index.js';
 import { signingKeyFrom } from '../src/api/service-account-keys.js';
 import { statefulSetController } from './statefulset/index.js';
+import { tokenCleanerController } from './tokencleaner/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
 /** A controller that cannot run with the given settings says why (logged; it stays off). */
@@ -55,6 +61,8 @@ const JOB_WORKERS = 5;
 const DISRUPTION_WORKERS = 1;
 /** Nor has the clusterrole-aggregation controller; the established manager runs 5. */
 const CLUSTERROLE_AGGREGATION_WORKERS = 5;
+/** Nor have csrapproving and csrsigning; the established manager runs 5 each. */
+const CSR_WORKERS = 5;
 /** Nor has the daemonset controller; the established manager runs 2. */
 const DAEMONSET_WORKERS = 2;
 
@@ -62,7 +70,7 @@ const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as
 
 export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   { name: 'attachdetach', defaultOn: true, summary: 'Attaches and detaches volumes to and from nodes.' },
-  { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.' },
+  { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.', build: () => def(bootstrapSignerController()) },
   { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.' },
   {
     name: 'clusterrole-aggregation',
@@ -71,9 +79,22 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: () => def(clusterRoleAggregationController(CLUSTERROLE_AGGREGATION_WORKERS)),
   },
   { name: 'cronjob', defaultOn: true, summary: 'Creates Jobs on a schedule.', build: () => def(cronJobController(JOB_WORKERS)) },
-  { name: 'csrapproving', defaultOn: true, summary: 'Approves node client certificate requests.' },
-  { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.' },
-  { name: 'csrsigning', defaultOn: true, summary: 'Signs approved certificate requests.' },
+  {
+    name: 'csrapproving',
+    defaultOn: true,
+    summary: 'Approves node client certificate requests their requester may make (SubjectAccessReview).',
+    build: () => def(csrApprovingController(CSR_WORKERS)),
+  },
+  { name: 'csrcleaner', defaultOn: true, summary: 'Removes old certificate requests.', build: () => def(csrCleanerController()) },
+  {
+    name: 'csrsigning',
+    defaultOn: true,
+    summary: 'Signs approved certificate requests of the built-in signers (needs --cluster-signing-cert-file and --cluster-signing-key-file).',
+    build: (cfg) =>
+      cfg.clusterSigning
+        ? def(csrSigningController({ ...cfg.clusterSigning, durationMs: cfg.clusterSigningDurationMs, concurrency: CSR_WORKERS }))
+        : { off: 'no CA to sign with: --cluster-signing-cert-file and --cluster-signing-key-file are at their defaults and those files do not exist' },
+  },
   { name: 'daemonset', defaultOn: true, summary: 'One pod per eligible node.', build: () => def(daemonSetController(DAEMONSET_WORKERS)) },
   {
     name: 'deployment',
@@ -147,7 +168,16 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(replicationControllerController(cfg.concurrentRcSyncs)),
   },
   { name: 'resourcequota', defaultOn: true, summary: 'Keeps ResourceQuota usage.' },
-  { name: 'root-ca-cert-publisher', defaultOn: true, summary: 'Publishes the root CA in every namespace.' },
+  {
+    name: 'root-ca-cert-publisher',
+    defaultOn: true,
+    summary: 'Publishes the root CA in every namespace (ConfigMap svc-root-ca.crt).',
+    // One worker, as established (it has no --concurrent-* flag).
+    build: (cfg) =>
+      cfg.rootCA !== undefined
+        ? def(rootCACertPublisherController({ rootCA: cfg.rootCA, concurrency: 1 }))
+        : { off: 'no root CA: neither --root-ca-file nor a certificate authority in the client configuration' },
+  },
   { name: 'route', defaultOn: true, summary: 'Configures cloud routes for pod CIDRs.' },
   { name: 'service', defaultOn: true, summary: 'Cloud load balancers for Services.' },
   {
@@ -177,7 +207,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     summary: 'Pods with stable names and claims, in order.',
     build: (cfg) => def(statefulSetController(cfg.concurrentStatefulSetSyncs)),
   },
-  { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.' },
+  { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.', build: () => def(tokenCleanerController()) },
   { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.' },
   {
     name: 'ttl-after-finished',

@@ -133,7 +133,7 @@ export interface ScaleMapping {
   labelSelectorPath?: string;
 }
 
-export type SubresourceName = 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'exec' | 'attach' | 'portforward';
+export type SubresourceName = 'status' | 'approval' | 'scale' | 'binding' | 'eviction' | 'log' | 'exec' | 'attach' | 'portforward';
 
 /** How `metadata.name` is validated for a kind. */
 export type NameRule = 'subdomain' | 'label' | 'path-segment';

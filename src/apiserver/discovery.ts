@@ -21,6 +21,7 @@ export interface ApiResource {
 
 const SUBRESOURCE_VERBS: Record<string, { verbs: string[]; kind?: string; group?: string; version?: string }> = {
   status: { verbs: ['get', 'patch', 'update'] },
+  approval: { verbs: ['get', 'patch', 'update'] },
   scale: { verbs: ['get', 'patch', 'update'], kind: 'Scale', group: 'autoscaling', version: 'v1' },
   binding: { verbs: ['create'], kind: 'Binding' },
   eviction: { verbs: ['create'], kind: 'Eviction', group: 'policy', version: 'v1beta1' },

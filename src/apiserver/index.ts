@@ -33,6 +33,7 @@ import { MasterService } from './services/master-service.js';
 import { ServiceRangeRepair } from './services/repair.js';
 import { ServiceAllocations } from './services/service-allocation.js';
 import type { WriteHooks } from './write-hooks.js';
+import { csrWriteHooks, isCsrDefinition } from './csr-strategy.js';
 
 export type { ApiServerConfig } from './config.js';
 export type { RequestPipeline } from './server.js';
@@ -127,6 +128,9 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   // (as the established bootstrap controller: readiness does not wait for it).
   let master: MasterService | undefined;
   if (svcDef && allocations) hooks.set(svcDef, allocations);
+  // CertificateSigningRequests: the requester's identity on create, what status and approval may change.
+  const csrDef = registry.allResources().find(isCsrDefinition);
+  if (csrDef) hooks.set(csrDef, csrWriteHooks(Date.now));
   const storeFor = (def: ResourceDefinition): ResourceStore => {
     const s = stores.get(def) ?? crds?.storeFor(def);
     if (!s) throw new Error(`no store for ${def.plural}`);
@@ -156,7 +160,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
-    admission: buildAdmission(config.admissionPlugins, { registry, storeFor }),
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, featureGates: config.featureGates, authorizer: () => authorizer }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),

@@ -302,7 +302,7 @@ function resourcePaths(def: ResourceDefinition, gv: GroupVersion, body: (ref: st
   if (has('delete')) one['delete'] = withParams({ operationId: `delete${kindId}`, ...(v === 'v3' ? { requestBody: { content: { 'application/json': { schema: { $ref: `#/components/schemas/${DELETE_OPTIONS_SCHEMA}` } } } } } : {}), ...ok(STATUS_SCHEMA, ['200', '202']), ...ext('delete') }, [param('dryRun', 'query', 'string', v, 'When present (All), nothing is deleted.'), param('gracePeriodSeconds', 'query', 'integer', v, 'Seconds before the object is deleted.'), param('propagationPolicy', 'query', 'string', v, 'Orphan, Background or Foreground.')]);
   paths[item] = one;
   for (const sub of def.subresources) {
-    if (sub !== 'status' && sub !== 'scale') continue;
+    if (sub !== 'status' && sub !== 'approval' && sub !== 'scale') continue;
     const ref = sub === 'scale' ? SCALE_SCHEMA : name;
     const subExt = sub === 'scale' ? (action: string) => ext(action, 'Scale', 'autoscaling', 'v1') : (action: string) => ext(action);
     paths[`${item}/${sub}`] = {

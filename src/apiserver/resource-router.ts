@@ -102,6 +102,7 @@ export async function routeResource(
     if (tokens) return handleTokenRequest(scope, tokens);
     switch (info.subresource) {
       case 'status':
+      case 'approval':
         return info.verb === 'patch' ? handlePatch(scope) : handleStatus(scope);
       case 'scale':
         return handleScale(scope);

@@ -17,7 +17,8 @@ import type { UserInfo } from './auth/user.js';
 export type FinishWrite = (stored: boolean) => void;
 
 export interface WriteHooks {
-  prepareUpdate?(next: SvcObject, old: SvcObject): void;
+  /** `subresource`: '' for the object itself, else the subresource written (status, approval, ...). */
+  prepareUpdate?(next: SvcObject, old: SvcObject, subresource: string): void;
   beginCreate?(obj: SvcObject, dryRun: boolean, user: UserInfo): Promise<FinishWrite>;
   beginUpdate?(next: SvcObject, old: SvcObject, dryRun: boolean, user: UserInfo): Promise<FinishWrite>;
   afterDelete?(obj: SvcObject): void;

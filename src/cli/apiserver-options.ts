@@ -360,6 +360,11 @@ function resolveServiceAccountFlags(f: FlagValues, gates: Record<string, boolean
     fail('the BoundServiceAccountTokenVolume feature depends on the TokenRequestProjection feature, but the TokenRequestProjection feature is not enabled');
   }
   if (gates['BoundServiceAccountTokenVolume'] && !attempted) fail('--service-account-signing-key-file and --service-account-issuer are required flags');
+  // Projected token sources are validated (and served by the nodes) unconditionally here: the
+  // established server's gate-off refusal of them in pod specs is not built, so the gate cannot be off.
+  if (!gates['TokenRequestProjection']) {
+    fail('--feature-gates=TokenRequestProjection=false is not supported: projected serviceAccountToken volume sources are always accepted and validated by this server (set TokenRequestProjection=true, or leave it at its default)');
+  }
   if (attempted && !(signingKeyFile && issuers.length > 0)) {
     fail('--service-account-signing-key-file, --service-account-issuer, and --api-audiences should be specified together');
   }

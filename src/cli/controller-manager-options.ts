@@ -12,7 +12,9 @@ import { parse as parseYaml } from 'yaml';
 import type { RecyclerSettings } from '../../controllers/persistentvolume/recycler.js';
 import type { Pod } from '../api/generated/kinds.js';
 import { OptionsError, readFlagFile, resolveCommonOptions, type CommonOptions } from './common-options.js';
+import { existsSync } from 'node:fs';
 import { KeyFileError, signingKeyFrom } from '../api/service-account-keys.js';
+import { checkSigningCA, SigningCAError } from '../api/x509-signing.js';
 import {
   apiClientFlags, leaderElectionFlags, resolveApiClientOptions, resolveLeaderElectionOptions, resolveMinResyncPeriod, resyncFlags,
   type ApiClientOptions, type LeaderElectionOptions,
@@ -23,6 +25,9 @@ import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
 import { createDaemonProgram } from './program.js';
 
 export const DEFAULT_CONTROLLER_MANAGER_LOCK = 'svc-controller-manager';
+export const DEFAULT_CLUSTER_SIGNING_CERT_FILE = '/etc/svc/ca/ca.pem';
+export const DEFAULT_CLUSTER_SIGNING_KEY_FILE = '/etc/svc/ca/ca.key';
+
 
 const built = new Set(BUILTIN_CONTROLLERS.filter((c) => c.build).map((c) => c.name));
 
@@ -56,10 +61,10 @@ function managerFlags(): FlagSpec[] {
     { flags: '--cloud-config', type: 'string', ...NOT_YET, help: 'Cloud provider config file. Empty means none.' },
     { flags: '--cloud-provider', type: 'string', ...NOT_YET, help: 'Cloud provider. Empty means none.' },
     { flags: '--external-cloud-volume-plugin', type: 'string', ...NOT_YET, help: 'Only when the provider is external. Lets node and volume controllers work for in-tree providers.' },
-    of('csrsigning', { flags: '--cluster-signing-cert-file', type: 'string', default: '/etc/svc/ca/ca.pem', help: 'PEM CA certificate used to issue cluster-scoped certificates.' }),
-    of('csrsigning', { flags: '--cluster-signing-key-file', type: 'string', default: '/etc/svc/ca/ca.key', help: 'PEM RSA or ECDSA key for signing them.' }),
+    of('csrsigning', { flags: '--cluster-signing-cert-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_CERT_FILE, help: 'PEM CA certificate used to issue cluster-scoped certificates.' }),
+    of('csrsigning', { flags: '--cluster-signing-key-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_KEY_FILE, help: 'PEM RSA or ECDSA key for signing them.' }),
     of('csrsigning', { flags: '--experimental-cluster-signing-duration', type: 'duration', default: 8760 * 3_600_000, help: 'Validity of signed certificates.' }),
-    of('serviceaccount-token', { flags: '--root-ca-file', type: 'string', help: 'Root CA (PEM bundle) placed in service account token secrets.' }),
+    of('serviceaccount-token', { flags: '--root-ca-file', type: 'string', help: "Root CA (PEM bundle) placed in service account token secrets and published in every namespace (ConfigMap svc-root-ca.crt) by root-ca-cert-publisher; default: the certificate authority of the client configuration." }),
     of('serviceaccount-token', { flags: '--service-account-private-key-file', type: 'string', help: 'PEM RSA or ECDSA key for signing service account tokens.' }),
     {
       flags: '--use-service-account-credentials',
@@ -236,7 +241,10 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     enableDynamicProvisioning: f.bool('--enable-dynamic-provisioning'),
     enableHostPathProvisioner: f.bool('--enable-hostpath-provisioner'),
     pvRecycler: recyclerSettings(f),
+    ...clusterSigningFiles(f),
+    clusterSigningDurationMs: f.number('--experimental-cluster-signing-duration'),
   };
+  if (config.clusterSigningDurationMs <= 0) throw new OptionsError('invalid value for --experimental-cluster-signing-duration: must be positive');
   return { selection, config, startIntervalMs, useServiceAccountCredentials: f.bool('--use-service-account-credentials') };
 }
 
@@ -290,6 +298,27 @@ function serviceAccountTokenKeys(f: FlagValues): Pick<ControllerManagerConfig, '
     out.rootCA = pem;
   }
   return out;
+}
+
+/**
+ * --cluster-signing-cert-file and --cluster-signing-key-file, read and checked (a pair that cannot
+ * sign is refused by name). As established, both left at their defaults with those files missing
+ * means no signing CA (csrsigning stays off, logged); a path given explicitly must be readable.
+ */
+function clusterSigningFiles(f: FlagValues): Pick<ControllerManagerConfig, 'clusterSigning'> {
+  const certFile = f.string('--cluster-signing-cert-file');
+  const keyFile = f.string('--cluster-signing-key-file');
+  const defaults = certFile === DEFAULT_CLUSTER_SIGNING_CERT_FILE && keyFile === DEFAULT_CLUSTER_SIGNING_KEY_FILE;
+  if (certFile === '' || keyFile === '' || (defaults && !existsSync(certFile) && !existsSync(keyFile))) return {};
+  const certPem = readFlagFile('--cluster-signing-cert-file', certFile);
+  const keyPem = readFlagFile('--cluster-signing-key-file', keyFile);
+  try {
+    checkSigningCA(certPem, keyPem, `--cluster-signing-cert-file ${certFile} and --cluster-signing-key-file ${keyFile}`);
+  } catch (e) {
+    if (e instanceof SigningCAError) throw new OptionsError(e.message);
+    throw e;
+  }
+  return { clusterSigning: { certPem, keyPem } };
 }
 
 export function resolveControllerManagerOptions(opts: Record<string, unknown>): ControllerManagerOptions {

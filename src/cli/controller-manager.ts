@@ -48,6 +48,12 @@ await runDaemon({
           })
       : undefined;
 
+    // No --root-ca-file: the CA of the manager's own client configuration, as established.
+    if (options.config.rootCA === undefined && clientOptions.svcconfig) {
+      const { loadClientConfig } = await import('../client/svcconfig.js');
+      const ca = loadClientConfig({ svcconfig: clientOptions.svcconfig }).tls.ca;
+      if (ca) options.config = { ...options.config, rootCA: ca };
+    }
     const lockName = leaderElection.enabled ? `${leaderElection.lockType}/${leaderElection.resourceNamespace}/${leaderElection.resourceName}` : '';
     const hosted = startBuiltinControllers({
       settings: options,

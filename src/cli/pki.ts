@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { ChainVerifier, subjectOf } from '../apiserver/auth/x509.js';
+import { loadSigningCA, signLeaf, SigningCAError, useWebCrypto, type SigningCA } from '../api/x509-signing.js';
 
 const ECDSA = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
@@ -48,10 +49,6 @@ export interface CertificateAuthority {
 export interface KeyPair {
   cert: string;
   key: string;
-}
-
-function useWebCrypto(): void {
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 }
 
 async function newKeys(): Promise<webcrypto.CryptoKeyPair> {
@@ -127,16 +124,6 @@ export async function loadClusterCA(dir: string): Promise<CertificateAuthority> 
   return ensureClusterCA(dir);
 }
 
-async function signingParts(ca: CertificateAuthority): Promise<{ issuer: string; signingKey: webcrypto.CryptoKey; aki: x509.Extension }> {
-  useWebCrypto();
-  const caCert = new x509.X509Certificate(ca.certPem);
-  const der = x509.PemConverter.decode(ca.keyPem)[0];
-  if (!der) throw new PkiError('the CA key is not PEM');
-  const signingKey = await webcrypto.subtle.importKey('pkcs8', der, ECDSA, false, ['sign']);
-  const publicKey = await caCert.publicKey.export(ECDSA, ['verify'], webcrypto as unknown as Parameters<typeof caCert.publicKey.export>[2]);
-  return { issuer: caCert.subject, signingKey, aki: await x509.AuthorityKeyIdentifierExtension.create(publicKey) };
-}
-
 export interface ClientIdentity {
   /** The CommonName: the user name the server sees. */
   user: string;
@@ -152,23 +139,22 @@ export interface ClientIdentity {
  * authority key identifier, plus `extensions`.
  */
 async function issueLeaf(ca: CertificateAuthority, subject: x509.JsonName, usage: string, lifetimeMs: number, now: Date, extensions: x509.Extension[] = []): Promise<{ cert: x509.X509Certificate; key: string }> {
-  const { issuer, signingKey, aki } = await signingParts(ca);
+  let signer: SigningCA;
+  try {
+    signer = await loadSigningCA(ca.certPem, ca.keyPem, ca.certPath ?? 'the cluster CA');
+  } catch (e) {
+    if (e instanceof SigningCAError) throw new PkiError(e.message);
+    throw e;
+  }
   const keys = await newKeys();
-  const cert = await x509.X509CertificateGenerator.create({
+  const cert = await signLeaf(signer, {
     subject,
-    issuer,
+    publicKey: keys.publicKey,
     notBefore: new Date(now.getTime() - 60_000),
     notAfter: new Date(now.getTime() + lifetimeMs),
-    publicKey: keys.publicKey,
-    signingKey,
-    signingAlgorithm: SIGNING,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([usage]),
-      aki,
-      ...extensions,
-    ],
+    keyUsages: x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+    extendedKeyUsages: [usage],
+    extensions,
   });
   return { cert, key: await privatePem(keys.privateKey) };
 }

@@ -112,13 +112,16 @@ export async function startFleetWithEndpoint(
   resolved: Awaited<ReturnType<typeof resolveNodeFleetFlags>>,
   options: Omit<import('../nodes/index.js').NodeFleetOptions, 'shapes' | 'timings' | 'writeConcurrency' | 'eventQps' | 'eventBurst' | 'endpoint'>,
 ): Promise<{ fleet: import('../nodes/index.js').NodeFleet; close(): Promise<void> }> {
-  const { NodeFleet, startSvcletServer } = await import('../nodes/index.js');
+  const { NodeFleet, startSvcletServer, reviewingAuthorizer } = await import('../nodes/index.js');
   const { generateSelfSignedPair } = await import('./tls.js');
   const { agent } = resolved;
   const pair = await generateSelfSignedPair([agent.hostname, ...(agent.address && agent.address !== agent.hostname ? [agent.address] : []), 'localhost', '127.0.0.1']);
   let fleet: import('../nodes/index.js').NodeFleet | undefined;
   const server = await startSvcletServer({
     lookup: (namespace, name) => fleet?.findPod(namespace, name),
+    // Projected volume files (tokens among them) only for users the API server allows nodes/proxy.
+    volumes: (namespace, name) => fleet?.findPodVolumes(namespace, name),
+    authorizeVolumeRead: reviewingAuthorizer((node) => (node && options.clientFor ? options.clientFor(node) : options.client)),
     key: pair.key,
     cert: pair.cert,
     host: agent.address,

@@ -45,6 +45,7 @@ import { superviseDaemon, type DaemonStartContext, type RunningDaemon } from './
 import { DEFAULT_AUTHENTICATION } from '../apiserver/auth/config.js';
 import { applyUpDefaults, INSECURE_ALLOW_ALL_FLAG, INSECURE_WARNING, prepareUpCredentials, withClusterClientCA } from './svc-up-security.js';
 import type { ApiClient, InformerFactory } from '../client/index.js';
+import { resources } from '../client/typed.js';
 
 /** The lock of the all-in-one controller host: the controller manager's (spec default). */
 export const SVC_UP_LOCK_NAME = DEFAULT_CONTROLLER_MANAGER_LOCK;
@@ -121,6 +122,11 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const config = await buildApiServerConfig(options, logger);
   const security = await prepareUpCredentials(options.common.tls.certDir, insecure);
   config.authentication = withClusterClientCA(config.authentication ?? DEFAULT_AUTHENTICATION, security);
+  // csrsigning signs with the cluster CA the server trusts for client certificates (as kubeadm sets
+  // --cluster-signing-*-file), unless those flags name other files.
+  if (security.ca && !controllerSettings.config.clusterSigning && !explicit.has('--cluster-signing-cert-file') && !explicit.has('--cluster-signing-key-file')) {
+    controllerSettings.config.clusterSigning = { certPem: security.ca.certPem, keyPem: security.ca.keyPem };
+  }
   if (insecure) logger.warn(INSECURE_WARNING);
   const registry = new Registry();
   config.extraMetrics = registry;
@@ -139,6 +145,8 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     ...(schedulerConfig ? [async (req: Parameters<typeof debugScheduler>[0], res: Parameters<typeof debugScheduler>[1]) => debugScheduler(req, res)] : []),
     ...(config.extraHandlers ?? []),
   ];
+  // The root CA pods get (root-ca-cert-publisher, token Secrets): the one the written client configuration trusts.
+  if (controllerSettings.config.rootCA === undefined) controllerSettings.config = { ...controllerSettings.config, rootCA: config.tls.cert };
   const api = await startApiServer(config);
   (await import('../apiserver/memory-reclaimer.js')).startMemoryReclaimer({ logger });
 
@@ -258,6 +266,15 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const serverUrl = localServerUrl(api.url);
   const adminConfig = writeAdminConfig(options.dataDir, serverUrl, config.tls.cert, { clientCertificate: security.admin });
   const registered = fleet ? await fleet.registered(10_000) : 0;
+  // The ServiceAccount admission plugin refuses pods until the account they run as exists: "ready"
+  // waits (up to 10 s) for the serviceaccount controller's `default` account in `default`, so a pod
+  // made right after it is not refused (the established all-in-one tools wait for it too).
+  if (hosted.running.includes('serviceaccount') && (config.admissionPlugins ?? []).includes('ServiceAccount')) {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await client.get(resources.serviceaccounts, 'default', 'default').then(() => true, () => false))) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   // For the person at the terminal: what to copy, once everything is up (logs go to stderr).
   process.stdout.write(
     [

@@ -175,6 +175,15 @@ export class NodeFleet {
     return undefined;
   }
 
+  /** The node running pod `namespace/name` and what its projected volumes hold now (for the node-agent endpoint). */
+  findPodVolumes(namespace: string, name: string): { node: string; files: ReadonlyMap<string, ReadonlyMap<string, string>> } | undefined {
+    for (const m of this.members.values()) {
+      const files = m.node.podVolumeFiles(namespace, name);
+      if (files) return { node: m.node.name, files };
+    }
+    return undefined;
+  }
+
   /** Pods the fleet is running (not finished, not removed). */
   podCount(): number {
     let n = 0;

@@ -11,3 +11,4 @@ export { defaultStartLine, lineAt, lineCount, logTimestamp, parseLogQuery, rende
 export { startSvcletServer, type SvcletServer, type SvcletServerOptions } from './svclet-server.js';
 export { StatusWriter, type StatusWriterOptions, type Write } from './status-writer.js';
 export { formatCpu, formatMemory, nodeMetricsObject, podMetricsObject, podUsage, USAGE_WINDOW, type ContainerUsage } from './sim-usage.js';
+export { reviewingAuthorizer, type VolumeReadAuthorizer } from './svclet-auth.js';

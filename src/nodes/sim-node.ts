@@ -17,6 +17,7 @@ import { resources } from '../client/typed.js';
 import { EventRecorder, type EventType } from '../runtime/event-recorder.js';
 import type { NodeShape } from './node-shape.js';
 import { podBehaviour, type NodeFault } from './sim-annotations.js';
+import { PodVolumes } from './pod-volumes.js';
 import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
@@ -93,6 +94,8 @@ export class SimNode {
   private readonly recorder: EventRecorder;
   /** Pods that finished here, until deleted: their lives, for their logs. */
   private readonly finishedPods = new Map<string, SimPod>();
+  /** Its pods' projected volumes (service-account tokens, the root CA, ...), filled as the node. */
+  private readonly volumes: PodVolumes;
 
   constructor(
     readonly shape: NodeShape,
@@ -104,6 +107,13 @@ export class SimNode {
     this.hostIP = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
     this.podCidrBase = `10.${244 + ((index >> 8) & 7)}.${index & 255}.`;
     this.recorder = new EventRecorder({ client: ctx.client, component: NODE_AGENT_COMPONENT, host: shape.name, clock: ctx.clock, logger: ctx.logger, limiter: ctx.eventLimiter });
+    this.volumes = new PodVolumes({ client: ctx.client, clock: ctx.clock, logger: ctx.logger, frozen: () => this.crashed });
+  }
+
+  /** What the projected volumes of pod `namespace/name` hold now, while it runs here. */
+  podVolumeFiles(namespace: string, name: string): ReadonlyMap<string, ReadonlyMap<string, string>> | undefined {
+    for (const [uid, p] of this.pods) if (p.name === name && p.namespace === namespace) return this.volumes.files(uid);
+    return undefined;
   }
 
   /** The simulated life of pod `namespace/name` on this node (running or finished), if it is here. */
@@ -225,6 +235,7 @@ export class SimNode {
       const usage = podUsage(pod, this.shape.podUsage);
       tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: 0, pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
+      if (!pod.metadata.deletionTimestamp) this.volumes.start(pod);
       if (!pod.metadata.deletionTimestamp) for (const c of [...sim.inits, ...sim.containers]) this.pullEvents(tracked, c, true);
       if (!this.crashed) this.tick(uid);
     } else if (tracked.pod !== pod) {
@@ -241,6 +252,7 @@ export class SimNode {
     const uid = pod.metadata.uid ?? '';
     this.finished.delete(uid);
     this.finishedPods.delete(uid);
+    this.volumes.stop(uid);
     const tracked = this.pods.get(uid);
     if (!tracked) return;
     this.ctx.clock.clearTimeout(tracked.timer);
@@ -257,6 +269,7 @@ export class SimNode {
       this.ctx.clock.clearTimeout(p.timer);
       if (p.removal !== undefined) this.ctx.clock.clearTimeout(p.removal);
     }
+    this.volumes.stopAll();
     this.pods.clear();
     this.finished.clear();
     this.finishedPods.clear();
@@ -280,6 +293,7 @@ export class SimNode {
     if (p.sim.finished && p.removal === undefined) {
       // Finished: nothing more happens to it here; its IP goes back to the pool.
       this.pods.delete(uid);
+      this.volumes.stop(uid);
       this.finished.add(uid);
       this.finishedPods.set(uid, p.sim);
       this.releaseIP(p.sim.podIP);

@@ -11,10 +11,16 @@
  *     404 `pod "<name>" does not exist` / `container "<c>" not found in pod "<name>"`;
  *     400 with the established node agent's text when there is nothing to show (waiting to start,
  *     no previous run) or an option is bad.
+ *   GET /pods/<namespace>/<pod>/volumes/<volume>/<file>
+ *     200 text/plain: what the projected volume's file holds now (pod-volumes.ts: a service-account
+ *     token, ca.crt, namespace, ...); `.../volumes/<volume>/` lists the volume's files, one a line.
+ *     Only for a user the API server allows `get` on `nodes/proxy` of the pod's node
+ *     (svclet-auth.ts: 401 without an accepted bearer token, 403 otherwise; no authorizer: 403).
+ *     404 when the pod is not running here, or has no such volume or file.
  *   GET /healthz: `ok`. Anything else: 404.
  *
- * It authenticates no one (the API server does not yet either): what it serves is simulated
- * output, and it binds 127.0.0.1 unless told otherwise.
+ * The logs are served without authentication: what they hold is simulated output; the endpoint
+ * binds 127.0.0.1 unless told otherwise.
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,10 +28,15 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { formatLine, lineAt, lineCount, limitBytes, parseLogQuery, selectLines, type ContainerRun } from './sim-logs.js';
 import type { SimPod } from './sim-pod.js';
+import type { VolumeReadAuthorizer } from './svclet-auth.js';
 
 export interface SvcletServerOptions {
   /** The pod's simulated life, wherever in the fleet it runs. */
   lookup: (namespace: string, name: string) => SimPod | undefined;
+  /** The node running the pod and its projected volumes' files (absent: no volume files served). */
+  volumes?: (namespace: string, name: string) => { node: string; files: ReadonlyMap<string, ReadonlyMap<string, string>> } | undefined;
+  /** Who may read volume files (absent: nobody). */
+  authorizeVolumeRead?: VolumeReadAuthorizer;
   key: string;
   cert: string;
   /** Address to listen on (default 127.0.0.1) and port (0: any free one). */
@@ -59,6 +70,14 @@ export async function startSvcletServer(opts: SvcletServerOptions): Promise<Svcl
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'https://svclet');
     if (url.pathname === '/healthz' && req.method === 'GET') return text(res, 200, 'ok');
+    const v = /^\/pods\/([^/]+)\/([^/]+)\/volumes\/([^/]+)\/(.*)$/.exec(url.pathname);
+    if (v && req.method === 'GET') {
+      void serveVolumeFile(req, res, ...(v.slice(1, 5).map(decodeURIComponent) as [string, string, string, string])).catch((err: unknown) => {
+        opts.logger.warn({ err, url: req.url }, 'svclet volume request failed');
+        if (!res.headersSent) text(res, 500, 'internal error\n');
+      });
+      return;
+    }
     const m = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
     if (!m || req.method !== 'GET') return text(res, 404, '404 page not found\n');
     const [namespace, name, container] = [m[1]!, m[2]!, m[3]!].map(decodeURIComponent) as [string, string, string];
@@ -88,6 +107,21 @@ export async function startSvcletServer(opts: SvcletServerOptions): Promise<Svcl
       return;
     }
     follow(res, sim, run, namespace, name, to, write);
+  }
+
+  /** A projected volume's file (or its file list), for users allowed nodes/proxy of the pod's node. */
+  async function serveVolumeFile(req: IncomingMessage, res: ServerResponse, namespace: string, name: string, volume: string, file: string): Promise<void> {
+    const found = opts.volumes?.(namespace, name);
+    // Authorized before anything about the pod is told (its node, its volumes).
+    const decision = opts.authorizeVolumeRead ? await opts.authorizeVolumeRead(req.headers.authorization, found?.node ?? '') : { code: 403 as const, message: 'Forbidden: volume files are not served here' };
+    if (decision.code !== 200) return text(res, decision.code, `${decision.message}\n`);
+    if (!found) return text(res, 404, `pod "${name}" has no projected volumes filled here\n`);
+    const files = found.files.get(volume);
+    if (!files) return text(res, 404, `volume "${volume}" not found in pod "${name}"\n`);
+    if (file === '') return text(res, 200, [...files.keys()].sort().map((f) => `${f}\n`).join(''));
+    const content = files.get(file);
+    if (content === undefined) return text(res, 404, `file "${file}" not found in volume "${volume}"\n`);
+    return text(res, 200, content);
   }
 
   /** Streams the run's lines as they are printed, until it ends, its pod goes away or the client leaves. */

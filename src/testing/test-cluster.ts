@@ -101,8 +101,11 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   program.exitOverride();
   // Everything here talks in process; the HTTPS listener (loopback, a free port) is for kubectl and the like.
   const modeGiven = (opts.apiServerArgs ?? []).some((a) => a === '--authorization-mode' || a.startsWith('--authorization-mode='));
+  // As the established test environments: no serviceaccount controller makes the `default` account
+  // the ServiceAccount admission plugin requires, so the plugin is off unless the test names it.
+  const admissionGiven = (opts.apiServerArgs ?? []).some((a) => a.includes('admission-plugins') && a.includes('ServiceAccount'));
   program.parse(
-    [`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(modeGiven ? [] : ['--authorization-mode=Node,RBAC']), ...(opts.apiServerArgs ?? [])],
+    [`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(modeGiven ? [] : ['--authorization-mode=Node,RBAC']), ...(admissionGiven ? [] : ['--disable-admission-plugins=ServiceAccount']), ...(opts.apiServerArgs ?? [])],
     { from: 'user' },
   );
   const apiServer = await startApiServer(await buildApiServerConfig(resolveApiServerOptions(program.opts(), explicitlySetFlags(program)), logger.child({ component: 'apiserver' })));

@@ -257,6 +257,9 @@ test('--service-account-* flags: issuers repeatable and the default audiences, b
   assert.throws(() => parse(['--api-audiences=x']), /should be specified together/);
   assert.throws(() => parse(['--feature-gates=BoundServiceAccountTokenVolume=true']), /--service-account-signing-key-file and --service-account-issuer are required flags/);
   assert.throws(() => parse(['--feature-gates=BoundServiceAccountTokenVolume=true,TokenRequestProjection=false']), /depends on the TokenRequestProjection feature/);
+  // Projected token sources are always accepted here: the gate cannot be turned off (nor by AllBeta=false).
+  assert.throws(() => parse(['--feature-gates=TokenRequestProjection=false']), /TokenRequestProjection=false is not supported/);
+  assert.throws(() => parse(['--feature-gates=AllBeta=false']), /TokenRequestProjection=false is not supported/);
   // Files: read at build time; one that holds no key is refused naming the flag and file.
   const dir = mkdtempSync(join(tmpdir(), 'svc-sa-'));
   writeFileSync(join(dir, 'empty.pem'), 'nothing here\n');

@@ -1,7 +1,8 @@
 // The controller manager's flags against the spec's tables: every option there is a flag here with
 // its default; the controller list is the spec's; --controllers follows the established rules and
 // refuses unknown names and controllers not built yet; bad values name the flag.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,6 +10,7 @@ import { BUILTIN_CONTROLLERS, CONTROLLER_NAMES, selectControllers } from '../../
 import { createControllerManagerProgram, resolveControllerSettings } from '../../src/cli/controller-manager-options.js';
 import { longFlag, registeredFlags } from '../../src/cli/option-table.js';
 import { ROOT } from '../helpers/apiserver.js';
+import { createCertificateAuthority } from '../../src/cli/pki.js';
 
 /** A controller of the spec's list not built yet (the list shrinks as they land). */
 const UNBUILT = BUILTIN_CONTROLLERS.find((c) => !c.build && c.defaultOn)!.name;
@@ -108,6 +110,22 @@ test('settings reach the controllers: worker counts and the start interval', () 
   assert.is(s.config.concurrentReplicaSetSyncs, 9);
   assert.is(s.config.terminatedPodGcThreshold, 0);
   assert.is(s.startIntervalMs, 2000);
+});
+
+test('--cluster-signing-*-file: at the defaults with no files, no CA (csrsigning off); given, read and checked; a key not the certificate\'s own is refused', async () => {
+  assert.is(resolveControllerSettings(parse([]).opts()).config.clusterSigning, undefined);
+  assert.throws(() => resolveControllerSettings(parse(['--cluster-signing-cert-file=/nonexistent/ca.pem']).opts()), /--cluster-signing-cert-file: cannot read \/nonexistent\/ca.pem/);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-signing-'));
+  const a = await createCertificateAuthority('a');
+  const b = await createCertificateAuthority('b');
+  writeFileSync(join(dir, 'a.pem'), a.certPem);
+  writeFileSync(join(dir, 'a.key'), a.keyPem);
+  writeFileSync(join(dir, 'b.key'), b.keyPem);
+  const ok = resolveControllerSettings(parse([`--cluster-signing-cert-file=${join(dir, 'a.pem')}`, `--cluster-signing-key-file=${join(dir, 'a.key')}`, '--experimental-cluster-signing-duration=2h']).opts());
+  assert.equal(ok.config.clusterSigning, { certPem: a.certPem, keyPem: a.keyPem });
+  assert.is(ok.config.clusterSigningDurationMs, 7_200_000);
+  assert.throws(() => resolveControllerSettings(parse([`--cluster-signing-cert-file=${join(dir, 'a.pem')}`, `--cluster-signing-key-file=${join(dir, 'b.key')}`]).opts()), /the private key is not the certificate's/);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('docs/controller-manager.md lists every controller, built or not, on with * or not, as the registry says', () => {

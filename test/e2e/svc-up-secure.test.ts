@@ -5,6 +5,7 @@
 // not write; `svc certs issue` gives a component a configuration of its own, seen as that user.
 import * as assert from 'uvu/assert';
 import { test } from 'uvu';
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
@@ -75,6 +76,20 @@ test('the admin configuration carries a client certificate of the cluster CA in 
   // The controllers run as their own service accounts under RBAC: a ReplicaSet gets its pods, which run.
   await up.kubectlOk(['create', '-f', up.manifest('rs.yaml', 'apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: secure-web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: secure-web}}\n  template:\n    metadata: {labels: {app: secure-web}}\n    spec: {containers: [{name: c, image: nginx}]}\n')]);
   await eventually(async () => (await up.kubectlOk(['get', 'pods', '-l', 'app=secure-web', '--field-selector=status.phase=Running', '-o', 'name'])).trim().split('\n').filter(Boolean).length === 2, 60_000, 'two running pods');
+});
+
+test('csrsigning signs with the cluster CA (its own account under RBAC): an approved request gets a certificate the server accepts', async () => {
+  const key = join(up.dir, 'dana.key');
+  const csrFile = join(up.dir, 'dana.csr');
+  execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', csrFile, '-subj', '/O=team/CN=dana'], { stdio: 'ignore' });
+  const request = Buffer.from(readFileSync(csrFile)).toString('base64');
+  await up.kubectlOk(['create', '-f', up.manifest('csr.yaml', `apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {name: dana}\nspec:\n  request: ${request}\n  signerName: kubernetes.io/kube-apiserver-client\n  usages: [client auth]\n`)], { bin: KUBECTL_V35 });
+  await up.kubectlOk(['certificate', 'approve', 'dana'], { bin: KUBECTL_V35 });
+  let pem = '';
+  await eventually(async () => (pem = Buffer.from(await up.kubectlOk(['get', 'csr', 'dana', '-o', 'jsonpath={.status.certificate}']), 'base64').toString()) !== '', 60_000, 'the certificate');
+  const leaf = new X509Certificate(pem);
+  assert.equal(subjectOf(leaf), { commonName: 'dana', organizations: ['team'] });
+  new ChainVerifier(readFileSync(join(up.dir, 'data', 'certs', 'ca.crt'), 'utf8'), 'ca.crt').verify([leaf]);
 });
 
 test('a request with no credentials is anonymous: discovery and version are readable, writes are refused', async () => {

@@ -83,6 +83,17 @@ export interface StartOptions {
   readyStatus?: number;
 }
 
+/**
+ * The test servers run without the ServiceAccount admission plugin unless the test names it in
+ * --enable/--disable-admission-plugins, as the established integration-test servers do: no
+ * serviceaccount controller runs beside them to make the `default` account a pod needs.
+ */
+export function withTestAdmission(args: readonly string[]): string[] {
+  const names = args.join(' ');
+  if (/admission-plugins[= ][^ ]*ServiceAccount/.test(names)) return [...args];
+  return ['--disable-admission-plugins=ServiceAccount', ...args];
+}
+
 export async function startApiServer(opts: StartOptions = {}): Promise<ApiServerProcess> {
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-data-'));
@@ -93,7 +104,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     '--bind-address=127.0.0.1',
     `--data-dir=${dataDir}`,
     `--cert-dir=${certDir}`,
-    ...(opts.args ?? []),
+    ...withTestAdmission(opts.args ?? []),
   ];
   const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...launcherEnv(APISERVER_BIN), ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { startApiServer, type RunningApiServer } from '../../src/apiserver/index.js';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from '../../src/cli/apiserver-options.js';
 import { explicitlySetFlags } from '../../src/cli/option-table.js';
-import { freePort } from './apiserver.js';
+import { freePort, withTestAdmission } from './apiserver.js';
 
 export interface InProcessApiServer {
   server: RunningApiServer;
@@ -25,7 +25,7 @@ export async function startInProcessApiServer(args: string[] = []): Promise<InPr
   const certDir = mkdtempSync(join(tmpdir(), 'svc-inproc-certs-'));
   const program = createApiServerProgram();
   program.exitOverride();
-  program.parse([`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${certDir}`, ...args], { from: 'user' });
+  program.parse([`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${certDir}`, ...withTestAdmission(args)], { from: 'user' });
   const options = resolveApiServerOptions(program.opts(), explicitlySetFlags(program));
   const logger = pino({ level: process.env['SVC_TEST_LOG'] ?? 'silent' });
   const server = await startApiServer(await buildApiServerConfig(options, logger));

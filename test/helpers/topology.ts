@@ -221,7 +221,7 @@ export async function startTopology(opts: { etcd?: RunningEtcd; secure?: boolean
 }
 
 /** The operator's grant for `svc nodes --node-identity=impersonate` (NODE_IMPERSONATOR_ROLE), bound to the fleet's user. */
-async function grantNodeImpersonation(api: Connection): Promise<void> {
+export async function grantNodeImpersonation(api: Connection): Promise<void> {
   await api.client.create(resources.clusterroles, '', {
     apiVersion: 'rbac.authorization.svc.io/v1',
     kind: 'ClusterRole',

@@ -970,6 +970,7 @@ export interface SelfSubjectReviewStatus {
 export interface CertificateSigningRequestSpec {
   request?: string;
   signerName?: string;
+  expirationSeconds?: number;
   usages?: string[];
   username?: string;
   uid?: string;

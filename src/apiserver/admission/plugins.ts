@@ -3,7 +3,7 @@
  * them (whatever order the flags name them in), and the chain --enable/--disable-admission-plugins
  * make of them. A plugin the flags name explicitly but that is absent here is refused at start
  * (`admissionPluginsNotBuilt`), never accepted and skipped. The established default list still
- * names plugins not built here (LimitRanger, ServiceAccount, ...): those simply do not run, as
+ * names plugins not built here (LimitRanger, Priority, ...): those simply do not run, as
  * before this list existed; docs/security.md lists what runs.
  */
 import type { ResourceRegistry } from '../../api/index.js';
@@ -15,6 +15,11 @@ import { persistentVolumeClaimResize } from './persistent-volume-claim-resize.js
 import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { nodeRestriction } from './node-restriction.js';
+import { serviceAccountAdmission } from './service-account.js';
+import { certificateApproval } from './certificate-approval.js';
+import { certificateSigning } from './certificate-signing.js';
+import { certificateSubjectRestriction } from './certificate-subject-restriction.js';
+import type { Authorizer } from '../auth/authorization.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -36,10 +41,14 @@ export const ALL_ADMISSION_PLUGINS = [
   'StorageObjectInUseProtection', 'TaintNodesByCondition', 'ValidatingAdmissionWebhook',
 ] as const;
 
-/** What a plugin may read: the server's stores (through their watch caches). */
+/** What a plugin may read: the server's stores (through their watch caches), and ask: its authorizer. */
 export interface AdmissionContext {
   registry: ResourceRegistry;
   storeFor(def: ResourceDefinition): ResourceStore;
+  /** The server's feature gates (absent: every gate at its default). */
+  featureGates?: Readonly<Record<string, boolean>>;
+  /** The server's authorization chain (the Certificate* plugins ask it about signers). */
+  authorizer(): Authorizer;
 }
 
 type PluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
@@ -52,12 +61,24 @@ function peeker(ctx: AdmissionContext, plural: string): (namespace: string, name
   return (namespace, name) => store.peek(namespace, name);
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle, NodeRestriction, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize). */
+/** Reads one object of a core kind from storage, bypassing the cache (undefined when absent). */
+function liveReader(ctx: AdmissionContext, plural: string): (namespace: string, name: string) => Promise<import('../../api/types.js').SvcObject | undefined> {
+  const def = ctx.registry.lookup('', 'v1', plural);
+  if (!def) return async () => undefined;
+  const store = ctx.storeFor(def);
+  return async (namespace, name) => (await store.getForUpdate(namespace, name))?.object;
+}
+
+/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
     return namespaceLifecycle((name) => ns('', name));
   }],
+  ['ServiceAccount', (ctx) => serviceAccountAdmission(
+    { cached: peeker(ctx, 'serviceaccounts'), live: liveReader(ctx, 'serviceaccounts'), secret: peeker(ctx, 'secrets') },
+    { boundTokenVolume: ctx.featureGates?.['BoundServiceAccountTokenVolume'] === true },
+  )],
   ['NodeRestriction', (ctx) => {
     const pod = peeker(ctx, 'pods');
     const node = peeker(ctx, 'nodes');
@@ -74,6 +95,9 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const store = def ? ctx.storeFor(def) : undefined;
     return persistentVolumeClaimResize(async (name) => store?.peek('', name));
   }],
+  ['CertificateApproval', (ctx) => certificateApproval(() => ctx.authorizer())],
+  ['CertificateSigning', (ctx) => certificateSigning(() => ctx.authorizer())],
+  ['CertificateSubjectRestriction', () => certificateSubjectRestriction()],
 ]);
 
 /** The plugins this server builds, in run order. */

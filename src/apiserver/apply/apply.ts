@@ -79,7 +79,7 @@ async function applyTo(s: RequestScope, current: SvcObject, config: SvcObject, o
     if (pause) await pause();
     removeFields(merged, schema, mine.fields.untouchedBy(keep, ['f:metadata']));
   }
-  if (own.subresource === 'status') return prepareStatusUpdate(merged, current);
+  if (own.subresource === 'status' || own.subresource === 'approval') return prepareStatusUpdate(merged, current);
   prepareForUpdate(s.def, merged, current);
   keepNamespaceFinalizers(s.def, merged, current);
   return merged;

@@ -59,7 +59,8 @@ export function updateOwnership(s: RequestScope, subresource = ''): Ownership {
  * of a kind with a status subresource, and everything but `status` on that subresource.
  */
 export function ignoreRule(def: ResourceDefinition, subresource: string): IgnoreRule {
-  const statusOnly = subresource === 'status';
+  // A CertificateSigningRequest's `approval` writes only status (its conditions), as `status` does.
+  const statusOnly = subresource === 'status' || subresource === 'approval';
   return (path: FieldPath) => {
     const top = path[0]!;
     if (statusOnly) return top !== 'f:status';

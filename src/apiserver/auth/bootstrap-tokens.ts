@@ -18,11 +18,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { SvcObject } from '../../api/types.js';
 import { type Authenticated, AuthenticationFailure, type TokenAuthenticator } from './authentication.js';
 
-export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.svc.io/token';
-export const BOOTSTRAP_TOKEN_NAMESPACE = 'svc-system';
-export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
-export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
-export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
+import {
+  BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE, BOOTSTRAP_USER_PREFIX, BOOTSTRAPPERS_GROUP, bootstrapSecretData as dataOf,
+} from '../../api/bootstrap-token-format.js';
+
+export { BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE, BOOTSTRAP_USER_PREFIX, BOOTSTRAPPERS_GROUP } from '../../api/bootstrap-token-format.js';
 
 const TOKEN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 const EXTRA_GROUP = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
@@ -68,15 +68,6 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
     }
     return { user: { username: `${BOOTSTRAP_USER_PREFIX}${id}`, groups } };
   }
-}
-
-/** The Secret's data, decoded (base64 in storage). */
-function dataOf(secret: SvcObject): Record<string, string> {
-  const raw = secret['data'];
-  const out: Record<string, string> = {};
-  if (!raw || typeof raw !== 'object') return out;
-  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) if (typeof v === 'string') out[k] = Buffer.from(v, 'base64').toString('utf8');
-  return out;
 }
 
 /** Constant-time comparison, so the time taken does not tell how much of a guess was right. */

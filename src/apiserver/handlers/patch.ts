@@ -125,7 +125,8 @@ export async function handlePatch(s: RequestScope): Promise<void> {
   if (mediaTypeOf(s.req.headers['content-type']) === APPLY_PATCH_MEDIA_TYPE) return handleApply(s, body);
   const dryRun = isDryRun(s.query);
   const { applyPausing } = parsePatchBody(s.req.headers['content-type'], body, limits, { schema: s.def.schema, strategic: isBuiltinResource(s.def) });
-  const status = s.info.subresource === 'status';
+  // `approval` (CertificateSigningRequests) is a status write too; the kind's hook narrows it (../csr-strategy.ts).
+  const status = s.info.subresource === 'status' || s.info.subresource === 'approval';
   const out = await guaranteedUpdate(
     s,
     async (current, draft, pause) => {

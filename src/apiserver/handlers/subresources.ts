@@ -15,6 +15,7 @@ import { updateOwnership } from '../apply/managed-fields.js';
 import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
 import { asObject } from '../object-rules.js';
 
+/** `status`, and a CertificateSigningRequest's `approval` (the status half too; its hook keeps only the conditions). */
 export async function handleStatus(s: RequestScope): Promise<void> {
   switch (s.info.verb) {
     case 'get': {
@@ -33,13 +34,13 @@ export async function handleStatus(s: RequestScope): Promise<void> {
           if (body.metadata.resourceVersion) next.metadata.resourceVersion = body.metadata.resourceVersion;
           return next;
         },
-        { dryRun, subresource: 'status', ownership: updateOwnership(s, 'status') },
+        { dryRun, subresource: s.info.subresource, ownership: updateOwnership(s, s.info.subresource) },
       );
       writeJson(s.res, 200, out.view.json);
       return;
     }
     default:
-      throw methodNotAllowed(`${s.info.verb} is not supported on the status subresource`);
+      throw methodNotAllowed(`${s.info.verb} is not supported on the ${s.info.subresource} subresource`);
   }
 }
 

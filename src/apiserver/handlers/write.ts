@@ -126,7 +126,7 @@ export async function guaranteedUpdate(
     // A deletion's own write (deletionTimestamp, finalizers) was admitted as the DELETE it is.
     if (opts.admitted !== true) await services.admission.mutate(attrs);
     const hooks = services.writeHooks?.(def);
-    hooks?.prepareUpdate?.(next, current.object);
+    hooks?.prepareUpdate?.(next, current.object, opts.subresource);
     // Writes that take the full object record who changed what; scale, binding and deletion do not.
     checkWrittenObject(next, legacy ? { ...limits, maxNestingDepth: legacyDepth } : limits);
     if (opts.ownership && !legacy) {

@@ -1,10 +1,20 @@
-/** CertificateSigningRequests (certificates.svc.io/v1, cluster-scoped). +status. */
+/**
+ * CertificateSigningRequests (certificates.svc.io/v1, cluster-scoped). +status, +approval.
+ *
+ * As established: the requester's identity (`spec.username`, `uid`, `groups`, `extra`) is set by the
+ * server on create (src/apiserver/csr-strategy.ts), the spec never changes, `approval` changes only
+ * the conditions and `status` never the Approved/Denied ones; Approved and Denied exclude each
+ * other; a condition of those types once set stays; an issued certificate never changes. The
+ * built-in signers' established names are stored in ours (../../certificate-signers.ts).
+ */
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
-import { immutable, invalidEach, invalidValue, notSupported, oneOf, required } from '../../validation/field-errors.js';
+import { duplicate, fieldForbidden, immutable, invalidEach, invalidValue, notSupported, oneOf, required } from '../../validation/field-errors.js';
 import { isQualifiedName } from '../../validation/names.js';
 import { asArray, asRecord, defineKind, fieldString } from '../define.js';
-import { atomicList, bytes, conditions, mapOf, obj, objectSchema, openObj, str } from '../schema-dsl.js';
+import { atomicList, bytes, conditions, int32, mapOf, obj, objectSchema, openObj, str } from '../schema-dsl.js';
+import { canonicalSignerName } from '../../certificate-signers.js';
+import { certificateSigningRequestColumns } from '../columns/core.js';
 
 export const KEY_USAGES = [
   'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment',
@@ -22,11 +32,13 @@ export const certificateSigningRequestDefinition = defineKind({
   plural: 'certificatesigningrequests',
   namespaced: false,
   shortNames: ['csr'],
-  subresources: ['status'],
+  subresources: ['status', 'approval'],
+  tableColumns: certificateSigningRequestColumns,
   schema: objectSchema({
     spec: obj({
       request: bytes(),
       signerName: str(),
+      expirationSeconds: int32(),
       usages: atomicList(str()),
       username: str(),
       uid: str(),
@@ -36,6 +48,10 @@ export const certificateSigningRequestDefinition = defineKind({
     status: openObj({ conditions: conditions(), certificate: bytes() }),
   }),
   fields: (o) => ({ 'spec.signerName': fieldString(o, 'spec', 'signerName') }),
+  defaults(o: SvcObject): void {
+    const spec = o.spec as Record<string, unknown> | undefined;
+    if (spec && typeof spec['signerName'] === 'string') spec['signerName'] = canonicalSignerName(spec['signerName']);
+  },
   validate(o: SvcObject, old?: SvcObject): FieldError[] {
     const spec = asRecord(o.spec);
     const errs: FieldError[] = [];
@@ -53,14 +69,44 @@ export const certificateSigningRequestDefinition = defineKind({
     usages.forEach((u, i) => {
       if (typeof u !== 'string' || !KEY_USAGES.includes(u)) errs.push(notSupported(`spec.usages[${i}]`, u, KEY_USAGES));
     });
-    asArray(asRecord(o['status'])['conditions']).forEach((c, i) => {
-      const cond = asRecord(c);
-      errs.push(...oneOf(`status.conditions[${i}].type`, cond['type'], ['Approved', 'Denied', 'Failed']));
-    });
+    const exp = spec['expirationSeconds'];
+    if (exp !== undefined && (typeof exp !== 'number' || exp < 600)) errs.push(invalidValue('spec.expirationSeconds', exp, 'may not specify a duration less than 600 seconds (10 minutes)'));
+    errs.push(...conditionErrors(o, old));
     if (old) {
       const oldSpec = asRecord(old.spec);
-      for (const k of ['request', 'signerName', 'usages', 'username', 'uid', 'groups', 'extra']) errs.push(...immutable(`spec.${k}`, spec[k], oldSpec[k]));
+      for (const k of ['request', 'signerName', 'expirationSeconds', 'usages', 'username', 'uid', 'groups', 'extra']) errs.push(...immutable(`spec.${k}`, spec[k], oldSpec[k]));
+      const was = asRecord(old['status'])['certificate'];
+      const now = asRecord(o['status'])['certificate'];
+      if (typeof was === 'string' && was !== '' && now !== was) errs.push(fieldForbidden('status.certificate', 'updates may not modify existing certificate content'));
     }
     return errs;
   },
 });
+
+const APPROVAL_TYPES = ['Approved', 'Denied'];
+
+/** The established condition rules: known types with a status, Approved/Denied True, exclusive, never removed, each type once. */
+function conditionErrors(o: SvcObject, old: SvcObject | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  const conds = asArray(asRecord(o['status'])['conditions']).map(asRecord);
+  const seen = new Set<string>();
+  conds.forEach((cond, i) => {
+    const type = cond['type'];
+    errs.push(...oneOf(`status.conditions[${i}].type`, type, ['Approved', 'Denied', 'Failed']));
+    if (cond['status'] === undefined || cond['status'] === '') errs.push(required(`status.conditions[${i}].status`));
+    else if (typeof type === 'string' && APPROVAL_TYPES.includes(type)) errs.push(...oneOf(`status.conditions[${i}].status`, cond['status'], ['True']));
+    else errs.push(...oneOf(`status.conditions[${i}].status`, cond['status'], ['True', 'False', 'Unknown']));
+    if (typeof type === 'string') {
+      if (seen.has(type)) errs.push(duplicate(`status.conditions[${i}].type`, type));
+      seen.add(type);
+    }
+  });
+  if (seen.has('Approved') && seen.has('Denied')) errs.push(invalidValue('status.conditions', 'Approved,Denied', 'Approved and Denied conditions are mutually exclusive'));
+  if (old) {
+    for (const t of APPROVAL_TYPES) {
+      const had = asArray(asRecord(old['status'])['conditions']).some((c) => asRecord(c)['type'] === t);
+      if (had && !seen.has(t)) errs.push(fieldForbidden('status.conditions', `updates may not remove a condition of type ${JSON.stringify(t)}`));
+    }
+  }
+  return errs;
+}

@@ -1,11 +1,12 @@
 /**
  * Table columns of the core kinds (and leases), as the established server prints them: pods,
- * nodes, services, endpoints, namespaces, configmaps, secrets, serviceaccounts, events, volumes.
+ * nodes, services, endpoints, namespaces, configmaps, secrets, serviceaccounts, events, volumes,
+ * certificate signing requests.
  */
 import type { SvcObject, TableColumns } from '../../types.js';
 import { asArray, asRecord } from '../define.js';
 import {
-  accessModes, AGE_COLUMN, age, at, column, count, formatLabels, NAME_COLUMN, name, orNone, since, text,
+  accessModes, AGE_COLUMN, age, at, column, count, formatLabels, humanDuration, NAME_COLUMN, name, orNone, since, text,
 } from './cells.js';
 
 /** The aggregate status of a pod (`Running`, `Init:0/1`, `CrashLoopBackOff`, `Terminating` ...) and its ready/restart counts. */
@@ -305,6 +306,31 @@ export const persistentVolumeColumns: TableColumns = {
       text(at(pv, 'spec', 'persistentVolumeReclaimPolicy')), volumePhase(pv),
       claim['name'] ? `${text(claim['namespace'])}/${text(claim['name'])}` : '', text(at(pv, 'spec', 'storageClassName')),
       text(at(pv, 'status', 'reason')), age(pv, now), text(at(pv, 'spec', 'volumeMode')) || '<unset>',
+    ];
+  },
+};
+
+/** CertificateSigningRequests: the established columns (`Condition` lists the condition types, then `Issued`; none: `Pending`). */
+export const certificateSigningRequestColumns: TableColumns = {
+  columns: [
+    NAME_COLUMN,
+    AGE_COLUMN,
+    column('SignerName', 'string', 'The signer asked to sign the request.'),
+    column('Requestor', 'string', 'Who made the request.'),
+    column('RequestedDuration', 'string', 'The validity asked for (spec.expirationSeconds).'),
+    column('Condition', 'string', 'Approved, Denied, Failed, Issued or Pending.'),
+  ],
+  cells: (c, now) => {
+    const types = asArray(at(c, 'status', 'conditions')).map((x) => text(asRecord(x)['type'])).filter(Boolean);
+    if (text(at(c, 'status', 'certificate'))) types.push('Issued');
+    const seconds = at(c, 'spec', 'expirationSeconds');
+    return [
+      name(c),
+      age(c, now),
+      text(at(c, 'spec', 'signerName')),
+      text(at(c, 'spec', 'username')),
+      typeof seconds === 'number' ? humanDuration(seconds * 1000) : '<none>',
+      types.length ? types.join(',') : 'Pending',
     ];
   },
 };

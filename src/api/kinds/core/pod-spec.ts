@@ -12,6 +12,7 @@ import { validateLabels } from '../../validation/object-meta.js';
 import { parseQuantity, validateResourceList } from '../../validation/quantity.js';
 import { canonicalJson } from '../../json-walk.js';
 import { validateSchedulingConstraints } from './scheduling-constraints.js';
+import { defaultProjectedVolume, validateProjectedVolume } from './projected-volumes.js';
 import { asArray, asRecord, setDefault } from '../define.js';
 import {
   atomicList, bool, freeform, int32, int64, intOrString, labelSelector, localObjectReference, mapList, nodeSelector, nodeSelectorTerm, obj, objectMeta,
@@ -193,6 +194,10 @@ export function defaultPodSpec(spec: Record<string, unknown>): void {
   for (const c of [...asArray(spec['containers']), ...asArray(spec['initContainers'])]) {
     if (c && typeof c === 'object') defaultContainer(c as Record<string, unknown>);
   }
+  for (const v of asArray(spec['volumes'])) {
+    const projected = asRecord(v)['projected'];
+    if (projected && typeof projected === 'object') defaultProjectedVolume(projected as Record<string, unknown>);
+  }
 }
 
 /** Defaults of a pod template (`spec.template`) in a workload. */
@@ -333,6 +338,8 @@ export function validatePodSpec(specRaw: unknown, p: string, rules: PodSpecRules
       if (volumes.has(name)) errs.push(duplicate(vp, name));
       volumes.add(name);
     }
+    const projected = asRecord(raw)['projected'];
+    if (projected !== undefined && projected !== null) errs.push(...validateProjectedVolume(projected, `${p}.volumes[${i}].projected`));
   });
   const containers = asArray(spec['containers']);
   if (containers.length === 0) errs.push(required(`${p}.containers`));

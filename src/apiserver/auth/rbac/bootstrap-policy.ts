@@ -9,6 +9,7 @@
  * each `system:controller:<established account name>` bound to the service account of that name
  * in `svc-system` (what `--use-service-account-credentials` gives each controller).
  */
+import { BUILTIN_SIGNERS, SIGNER_APISERVER_CLIENT, SIGNER_APISERVER_CLIENT_NODE, SIGNER_LEGACY_UNKNOWN, SIGNER_NODE_SERVING } from '../../../api/certificate-signers.js';
 import type { SvcObject } from '../../../api/types.js';
 import { RBAC_GROUP } from '../../../api/kinds/rbac/roles.js';
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP } from '../user.js';
@@ -205,6 +206,8 @@ function clusterRoles(): BootstrapClusterRole[] {
     { name: 'system:svc-aggregator', rules: [rule(READ, [CORE], ['services', 'endpoints'])] },
     { name: `system:${CERTIFICATES}:certificatesigningrequests:nodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/nodeclient'])] },
     { name: `system:${CERTIFICATES}:certificatesigningrequests:selfnodeclient`, rules: [rule(['create'], [CERTIFICATES], ['certificatesigningrequests/selfnodeclient'])] },
+    // The established approver roles, one per built-in signer (for administrators to bind).
+    ...BUILTIN_SIGNERS.map((signer) => ({ name: `system:${CERTIFICATES}:${signer.slice(signer.indexOf('/') + 1)}-approver`, rules: [rule(['approve'], [CERTIFICATES], ['signers'], [signer])] })),
     { name: 'system:service-account-issuer-discovery', rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])] },
     {
       name: 'system:svc-controller-manager',
@@ -285,8 +288,13 @@ function clusterRoleBindings(): BootstrapBinding[] {
  * controller signs account tokens, so it cannot itself depend on one).
  */
 export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>> = Object.freeze({
+  // bootstrapsigner and tokencleaner: namespaced Roles only (svc-public, svc-system), as established.
+  bootstrapsigner: 'bootstrap-signer',
   'clusterrole-aggregation': 'clusterrole-aggregation-controller',
   cronjob: 'cronjob-controller',
+  csrapproving: 'certificate-controller',
+  csrcleaner: 'certificate-controller',
+  csrsigning: 'certificate-controller',
   daemonset: 'daemon-set-controller',
   deployment: 'deployment-controller',
   disruption: 'disruption-controller',
@@ -302,9 +310,11 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   'pvc-protection': 'pvc-protection-controller',
   replicaset: 'replicaset-controller',
   replicationcontroller: 'replication-controller',
+  'root-ca-cert-publisher': 'root-ca-cert-publisher',
   serviceaccount: 'service-account-controller',
   'serviceaccount-token': null,
   statefulset: 'statefulset-controller',
+  tokencleaner: 'token-cleaner',
   'ttl-after-finished': 'ttl-after-finished-controller',
 });
 
@@ -320,6 +330,18 @@ function controllerRoles(): BootstrapClusterRole[] {
         rule(['update'], [BATCH], ['cronjobs/status']),
         rule(['update'], [BATCH], ['cronjobs/finalizers']),
         rule(['list', 'delete'], [CORE], ['pods']),
+        eventsRule(),
+      ],
+    ],
+    [
+      // csrapproving, csrsigning and csrcleaner (one account, as established).
+      'certificate-controller',
+      [
+        rule(['get', 'list', 'watch', 'delete'], [CERTIFICATES], ['certificatesigningrequests']),
+        rule(['update'], [CERTIFICATES], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
+        rule(['approve'], [CERTIFICATES], ['signers'], [SIGNER_APISERVER_CLIENT_NODE]),
+        rule(['sign'], [CERTIFICATES], ['signers'], [SIGNER_LEGACY_UNKNOWN, SIGNER_APISERVER_CLIENT, SIGNER_APISERVER_CLIENT_NODE, SIGNER_NODE_SERVING]),
+        rule(['create'], [AUTHORIZATION], ['subjectaccessreviews']),
         eventsRule(),
       ],
     ],
@@ -448,6 +470,7 @@ function controllerRoles(): BootstrapClusterRole[] {
         eventsRule(),
       ],
     ],
+    ['root-ca-cert-publisher', [rule(['create', 'update'], [CORE], ['configmaps']), eventsRule()]],
     ['service-account-controller', [rule(['create'], [CORE], ['serviceaccounts']), eventsRule()]],
     [
       'statefulset-controller',
