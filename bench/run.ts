@@ -27,6 +27,8 @@
  *                                    headless Services, 21,000 allocated and released, the repair loop's leak check); replaces its section
  *   --only=auth | BENCH_ONLY=auth  only the authentication part (creates and gets at the bench concurrency and watch delivery,
  *                                    open server vs client-certificate and token users under Node,RBAC); replaces its section
+ *   --only=volumes | BENCH_ONLY=volumes  only the volumes part (1,000 claims bound by the persistentvolume-binder,
+ *     static and provisioned; replaces its section of docs/benchmarks.md)
  *   --only=durability | BENCH_ONLY=durability  only the durability part (write rate of the embedded store with and
  *                                    without --data-dir-fsync, over HTTPS and in process); replaces its section
  *   --only=quota | BENCH_ONLY=quota  only the resource-quota part (usage of 10,000 pods recalculated by the controller); replaces its section
@@ -69,6 +71,8 @@ import { authRatios, measureAuth } from './measure-auth.js';
 import { AUTH_HEADING, renderAuthSection } from './report-auth.js';
 import { renderServicesSection, SERVICES_HEADING } from './report-services.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
+import { measureVolumes } from './measure-volumes.js';
+import { renderVolumesSection, VOLUMES_HEADING } from './report-volumes.js';
 import { measureDurability } from './measure-durability.js';
 import { DURABILITY_HEADING, renderDurabilitySection } from './report-durability.js';
 import { HPA_HEADING, measureHpa, measureQuota, QUOTA_HEADING, renderHpaSection, renderQuotaSection } from './measure-autoscaling.js';
@@ -96,6 +100,7 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   durability: mainDurabilityOnly,
   quota: mainQuotaOnly,
   hpa: mainHpaOnly,
+  volumes: mainVolumesOnly,
 };
 if (only !== undefined && !Object.hasOwn(PARTS_ALONE, only)) {
   console.error(`--only / BENCH_ONLY: unknown part ${JSON.stringify(only)}; the parts that run alone are ${Object.keys(PARTS_ALONE).map((p) => JSON.stringify(p)).join(', ')}`);
@@ -340,6 +345,15 @@ async function mainNodeIpamOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), NODEIPAM_HEADING, section));
   log('wrote the node IPAM section of docs/benchmarks.md');
+}
+
+async function mainVolumesOnly(): Promise<void> {
+  const figures = await measureVolumes(1_000, log);
+  log(`volumes: ${JSON.stringify(figures)}`);
+  const section = renderVolumesSection(figures, { command: 'BENCH_ONLY=volumes npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), VOLUMES_HEADING, section));
+  log('wrote the volumes section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 

@@ -34,7 +34,7 @@ for (let i = 0; i < N; i++) cache.addNode(node(i));
 const snapshot = new Snapshot();
 const handle = {
   filters: () => fwk, snapshot: () => snapshot, now: () => Date.now(), nominatedPodsFor: () => [], event: () => {}, schedulerName: 'default-scheduler',
-  listers: { services: () => [], replicaSets: () => [], statefulSets: () => [], replicationControllers: () => [], persistentVolumeClaim: () => undefined, persistentVolume: () => undefined, namespaceLabels: () => undefined, podDisruptionBudgets: () => [], node: () => undefined },
+  listers: { services: () => [], replicaSets: () => [], statefulSets: () => [], replicationControllers: () => [], persistentVolumeClaim: () => undefined, persistentVolume: () => undefined, persistentVolumes: () => [], storageClass: () => undefined, namespaceLabels: () => undefined, podDisruptionBudgets: () => [], node: () => undefined },
   client: undefined,
 } as unknown as FrameworkHandle;
 const fwk = buildFramework(defaultConfiguration().profiles[0]!, handle);

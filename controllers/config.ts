@@ -4,6 +4,8 @@
  * milliseconds. The controller manager fills it from its flags; tests and the test cluster start
  * from the defaults and change what they need.
  */
+import { DEFAULT_RECYCLER_SETTINGS, type RecyclerSettings } from './persistentvolume/recycler.js';
+
 export interface ControllerManagerConfig {
   concurrentReplicaSetSyncs: number;
   concurrentRcSyncs: number;
@@ -60,6 +62,14 @@ export interface ControllerManagerConfig {
   clusterCidrs: readonly string[];
   nodeCidrMaskSizes: readonly number[];
   serviceCidrs: readonly string[];
+  /** `--pvclaimbinder-sync-period`. */
+  pvClaimBinderSyncPeriodMs: number;
+  /** `--enable-dynamic-provisioning`. */
+  enableDynamicProvisioning: boolean;
+  /** `--enable-hostpath-provisioner` (testing only). */
+  enableHostPathProvisioner: boolean;
+  /** `--pv-recycler-*`: the recycler pods' timeouts and templates. */
+  pvRecycler: RecyclerSettings;
   /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
   featureGates: Readonly<Record<string, boolean>>;
 }
@@ -96,5 +106,9 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   clusterCidrs: [],
   nodeCidrMaskSizes: [],
   serviceCidrs: [],
+  pvClaimBinderSyncPeriodMs: 15_000,
+  enableDynamicProvisioning: true,
+  enableHostPathProvisioner: false,
+  pvRecycler: DEFAULT_RECYCLER_SETTINGS,
   featureGates: {},
 });

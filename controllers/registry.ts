@@ -27,6 +27,10 @@ import { hpaController } from './horizontalpodautoscaling/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
 import { nodeIpamController } from './nodeipam/index.js';
+import { persistentVolumeBinderController } from './persistentvolume/index.js';
+import { persistentVolumeExpanderController } from './persistentvolume-expander/index.js';
+import { pvProtectionController } from './pv-protection/index.js';
+import { pvcProtectionController } from './pvc-protection/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -156,16 +160,29 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
         : { off: '--allocate-node-cidrs is false: nodes get no pod CIDRs' },
   },
   { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
-  { name: 'persistentvolume-binder', defaultOn: true, summary: 'Binds claims to volumes.' },
-  { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.' },
+  {
+    name: 'persistentvolume-binder',
+    defaultOn: true,
+    summary: 'Binds claims to volumes, provisions volumes for classes, reclaims released volumes.',
+    build: (cfg) =>
+      def(
+        persistentVolumeBinderController({
+          syncPeriodMs: cfg.pvClaimBinderSyncPeriodMs,
+          enableDynamicProvisioning: cfg.enableDynamicProvisioning,
+          enableHostPathProvisioner: cfg.enableHostPathProvisioner,
+          recycler: cfg.pvRecycler,
+        }),
+      ),
+  },
+  { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.', build: () => def(persistentVolumeExpanderController()) },
   {
     name: 'podgc',
     defaultOn: true,
     summary: 'Deletes finished pods over a threshold and pods of missing nodes.',
     build: (cfg) => def(podGcController({ terminatedPodGcThreshold: cfg.terminatedPodGcThreshold, periodMs: cfg.podGcPeriodMs })),
   },
-  { name: 'pv-protection', defaultOn: true, summary: 'Keeps volumes in use from being deleted.' },
-  { name: 'pvc-protection', defaultOn: true, summary: 'Keeps claims in use from being deleted.' },
+  { name: 'pv-protection', defaultOn: true, summary: 'Keeps volumes in use from being deleted.', build: () => def(pvProtectionController()) },
+  { name: 'pvc-protection', defaultOn: true, summary: 'Keeps claims in use from being deleted.', build: () => def(pvcProtectionController()) },
   {
     name: 'replicaset',
     defaultOn: true,

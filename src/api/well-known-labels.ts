@@ -40,3 +40,24 @@ export const ANNOTATION_CHANGE_CAUSE = 'svc.io/change-cause';
 
 /** On a pod a node agent created for a static pod of its own (the established kubernetes.io/config.mirror). */
 export const ANNOTATION_MIRROR_POD = 'svc.io/config.mirror';
+
+// Volumes (the established pv.kubernetes.io/..., volume.kubernetes.io/... and storageclass.kubernetes.io/... keys).
+/** On a claim and a volume the binder finished binding ("yes"). */
+export const ANNOTATION_BIND_COMPLETED = 'pv.svc.io/bind-completed';
+/** On a claim or volume whose binding the binder made (not the user's pre-binding): "yes". */
+export const ANNOTATION_BOUND_BY_CONTROLLER = 'pv.svc.io/bound-by-controller';
+/** On a volume: the provisioner that made it (the established pv.kubernetes.io/provisioned-by). */
+export const ANNOTATION_PROVISIONED_BY = 'pv.svc.io/provisioned-by';
+/** On a claim: the provisioner asked to make its volume (GA and beta spellings, both written as established). */
+export const ANNOTATION_STORAGE_PROVISIONER = 'volume.svc.io/storage-provisioner';
+export const ANNOTATION_BETA_STORAGE_PROVISIONER = 'volume.beta.svc.io/storage-provisioner';
+/** On a claim of a WaitForFirstConsumer class: the node the scheduler picked for its first pod. */
+export const ANNOTATION_SELECTED_NODE = 'volume.svc.io/selected-node';
+/** The beta storage-class annotation on claims and volumes (read before spec.storageClassName, as established). */
+export const ANNOTATION_BETA_STORAGE_CLASS = 'volume.beta.svc.io/storage-class';
+/** On a StorageClass: "true" makes it the default for claims that name none. */
+export const ANNOTATION_DEFAULT_STORAGE_CLASS = 'storageclass.svc.io/is-default-class';
+export const ANNOTATION_BETA_DEFAULT_STORAGE_CLASS = 'storageclass.beta.svc.io/is-default-class';
+/** Finalizers the protection controllers remove once a volume or claim is no longer in use. */
+export const FINALIZER_PV_PROTECTION = 'svc.io/pv-protection';
+export const FINALIZER_PVC_PROTECTION = 'svc.io/pvc-protection';

@@ -8,6 +8,9 @@
 import type { Command } from 'commander';
 import { BUILTIN_CONTROLLERS, ControllerSelectionError, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
 import { DEFAULT_CONTROLLER_MANAGER_CONFIG, type ControllerManagerConfig } from '../../controllers/config.js';
+import { parse as parseYaml } from 'yaml';
+import type { RecyclerSettings } from '../../controllers/persistentvolume/recycler.js';
+import type { Pod } from '../api/generated/kinds.js';
 import { OptionsError, readFlagFile, resolveCommonOptions, type CommonOptions } from './common-options.js';
 import { existsSync } from 'node:fs';
 import { KeyFileError, signingKeyFrom } from '../api/service-account-keys.js';
@@ -240,6 +243,10 @@ export function resolveControllerSettings(opts: Record<string, unknown>, o: { sh
     hpaCpuInitializationPeriodMs: f.number('--horizontal-pod-autoscaler-cpu-initialization-period'),
     hpaInitialReadinessDelayMs: f.number('--horizontal-pod-autoscaler-initial-readiness-delay'),
     ...serviceAccountTokenKeys(f),
+    pvClaimBinderSyncPeriodMs: f.number('--pvclaimbinder-sync-period'),
+    enableDynamicProvisioning: f.bool('--enable-dynamic-provisioning'),
+    enableHostPathProvisioner: f.bool('--enable-hostpath-provisioner'),
+    pvRecycler: recyclerSettings(f),
     ...clusterSigningFiles(f),
     clusterSigningDurationMs: f.number('--experimental-cluster-signing-duration'),
   };
@@ -322,6 +329,35 @@ function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>
   const services = serviceText ? parse('--service-cluster-ip-range', serviceText) : [];
   if (services.length > 2) throw new OptionsError(`invalid value "${serviceText}" for --service-cluster-ip-range: at most two CIDRs (one per family)`);
   return { allocateNodeCidrs: true, clusterCidrs, nodeCidrMaskSizes: masks, serviceCidrs: services.map(cidrText) };
+}
+
+/** The `--pv-recycler-*` flags; a template file must hold a Pod with exactly one volume (as established). */
+function recyclerSettings(f: FlagValues): RecyclerSettings {
+  const template = (flag: string): Pod | undefined => {
+    const path = f.optionalString(flag);
+    if (!path) return undefined;
+    let pod: unknown;
+    try {
+      pod = parseYaml(readFlagFile(flag, path));
+    } catch (e) {
+      throw new OptionsError(`${flag} ${path}: not a YAML or JSON Pod: ${(e as Error).message}`);
+    }
+    const spec = (pod as Pod | null)?.spec;
+    if (!spec || !Array.isArray(spec.containers) || spec.containers.length === 0) throw new OptionsError(`${flag} ${path}: not a Pod (no spec.containers)`);
+    if ((spec.volumes ?? []).length !== 1) throw new OptionsError(`pod specification (${path}): must have exactly one volume`);
+    return pod as Pod;
+  };
+  for (const flag of ['--pv-recycler-minimum-timeout-nfs', '--pv-recycler-increment-timeout-nfs', '--pv-recycler-minimum-timeout-hostpath', '--pv-recycler-timeout-increment-hostpath']) {
+    if (f.number(flag) < 0) throw new OptionsError(`invalid value ${f.number(flag)} for ${flag}: must not be negative`);
+  }
+  const hostPathTemplate = template('--pv-recycler-pod-template-filepath-hostpath');
+  const nfsTemplate = template('--pv-recycler-pod-template-filepath-nfs');
+  return {
+    hostPath: { minimumTimeoutSeconds: f.number('--pv-recycler-minimum-timeout-hostpath'), incrementSeconds: f.number('--pv-recycler-timeout-increment-hostpath') },
+    nfs: { minimumTimeoutSeconds: f.number('--pv-recycler-minimum-timeout-nfs'), incrementSeconds: f.number('--pv-recycler-increment-timeout-nfs') },
+    ...(hostPathTemplate ? { hostPathTemplate } : {}),
+    ...(nfsTemplate ? { nfsTemplate } : {}),
+  };
 }
 
 /** --service-account-private-key-file and --root-ca-file, read and checked (a key that cannot sign is refused by name). */

@@ -150,6 +150,17 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const api = await startApiServer(config);
   (await import('../apiserver/memory-reclaimer.js')).startMemoryReclaimer({ logger });
 
+  // The default StorageClass (./svc-up-storage.ts), made by the server's own loopback user.
+  {
+    const setup = connectInProcess(api);
+    try {
+      const made = await (await import('./svc-up-storage.js')).ensureDefaultStorageClass(setup.client);
+      if (made === 'created') logger.info('default StorageClass "standard" (svc.io/simulated) created');
+    } finally {
+      await setup.close();
+    }
+  }
+
   // The controllers call the server's request pipeline directly (no socket, no TLS, values not
   // bytes); authorization, admission and validation still run, as the controller manager's user.
   const connection = connectInProcess(api, { user: CONTROLLER_USER });

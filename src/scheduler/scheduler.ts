@@ -27,7 +27,7 @@ import { CycleState } from './framework/cycle-state.js';
 import type { Framework } from './framework/framework.js';
 import { enqueueEvents, type ClusterAction, type ClusterEvent, type ClusterListers, type ClusterResource, type FilterRunner, type FrameworkHandle, type QueuedPodInfo } from './framework/interfaces.js';
 import type {
-  Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController, Service, StatefulSet,
+  Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController, Service, StatefulSet, StorageClass,
 } from './framework/objects.js';
 import { podKey } from './framework/objects.js';
 import { newPodInfo, podPriority, type PodInfo, type ResolvedPriority } from './framework/pod-info.js';
@@ -73,6 +73,7 @@ interface SchedulerInformers {
   pods: SharedInformer<Pod>;
   nodes: SharedInformer<Node>;
   pvs: SharedInformer<PersistentVolume>;
+  storageClasses: SharedInformer<StorageClass>;
   pvcs: SharedInformer<PersistentVolumeClaim>;
   services: SharedInformer<Service>;
   replicaSets: SharedInformer<ReplicaSet>;
@@ -114,6 +115,7 @@ export class Scheduler implements SchedulerSteps {
       nodes: f.informer<Node>(resources.nodes),
       pvs: f.informer<PersistentVolume>(resources.persistentvolumes),
       pvcs: f.informer<PersistentVolumeClaim>(resources.persistentvolumeclaims),
+      storageClasses: f.informer<StorageClass>(resources.storageclasses),
       services: f.informer<Service>(resources.services),
       replicaSets: f.informer<ReplicaSet>(resources.replicasets),
       statefulSets: f.informer<StatefulSet>(resources.statefulsets),
@@ -130,6 +132,8 @@ export class Scheduler implements SchedulerSteps {
       replicationControllers: (ns) => inf.replicationControllers.cache.list(ns),
       persistentVolumeClaim: (ns, name) => inf.pvcs.cache.get(`${ns}/${name}`),
       persistentVolume: (name) => inf.pvs.cache.get(name),
+      persistentVolumes: () => inf.pvs.cache.list(),
+      storageClass: (name) => inf.storageClasses.cache.get(name),
       namespaceLabels: (name) => inf.namespaces.cache.get(name)?.metadata.labels,
       podDisruptionBudgets: (ns) => inf.pdbs.cache.list(ns),
       node: (name) => inf.nodes.cache.get(name),
@@ -215,6 +219,7 @@ export class Scheduler implements SchedulerSteps {
     const moveOn = (resource: ClusterResource) => (ev: { type: string }) => this.queue.moveOnEvent(resource, actionOf(ev.type));
     watch(this.inf.pvs, moveOn('PersistentVolume'));
     watch(this.inf.pvcs, moveOn('PersistentVolumeClaim'));
+    watch(this.inf.storageClasses, moveOn('StorageClass'));
     watch(this.inf.services, moveOn('Service'));
     watch(this.inf.namespaces, moveOn('Namespace'));
     watch(this.inf.pdbs, moveOn('PodDisruptionBudget'));

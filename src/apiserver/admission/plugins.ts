@@ -10,6 +10,9 @@ import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { AdmissionChain, type AdmissionPlugin } from './chain.js';
+import { defaultStorageClass } from './default-storage-class.js';
+import { persistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
+import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { nodeRestriction } from './node-restriction.js';
 import { resourceQuotaAdmission, type QuotaAccess } from './resource-quota.js';
@@ -69,7 +72,7 @@ function liveReader(ctx: AdmissionContext, plural: string): (namespace: string, 
   return async (namespace, name) => (await store.getForUpdate(namespace, name))?.object;
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, then the Certificate* three). */
+/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -83,6 +86,17 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const pod = peeker(ctx, 'pods');
     const node = peeker(ctx, 'nodes');
     return nodeRestriction({ pod, node: (name) => node('', name) });
+  }],
+  ['DefaultStorageClass', (ctx) => {
+    const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
+    const store = def ? ctx.storeFor(def) : undefined;
+    return defaultStorageClass(async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object) : []));
+  }],
+  ['StorageObjectInUseProtection', () => storageObjectInUseProtection()],
+  ['PersistentVolumeClaimResize', (ctx) => {
+    const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
+    const store = def ? ctx.storeFor(def) : undefined;
+    return persistentVolumeClaimResize(async (name) => store?.peek('', name));
   }],
   ['CertificateApproval', (ctx) => certificateApproval(() => ctx.authorizer())],
   ['CertificateSigning', (ctx) => certificateSigning(() => ctx.authorizer())],

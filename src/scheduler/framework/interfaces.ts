@@ -17,7 +17,7 @@ import type { PodInfo } from './pod-info.js';
 import type { Snapshot } from './snapshot.js';
 import type { Verdict } from './status.js';
 import type {
-  Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, Service, StatefulSet,
+  Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, Service, StatefulSet, StorageClass,
 } from './objects.js';
 
 export interface Plugin {
@@ -132,6 +132,8 @@ export interface ClusterListers {
   replicationControllers(namespace: string): readonly ReplicationController[];
   persistentVolumeClaim(namespace: string, name: string): PersistentVolumeClaim | undefined;
   persistentVolume(name: string): PersistentVolume | undefined;
+  persistentVolumes(): readonly PersistentVolume[];
+  storageClass(name: string): StorageClass | undefined;
   namespaceLabels(name: string): Readonly<Record<string, string>> | undefined;
   podDisruptionBudgets(namespace: string): readonly PodDisruptionBudget[];
   node(name: string): Node | undefined;

@@ -4,7 +4,7 @@
  */
 import type {
   Affinity, Container, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim,
-  Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet, ReplicationController,
+  Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet, StorageClass, ReplicationController,
 } from '../../api/generated/kinds.js';
 import type {
   PodAffinityTerm, PreferredSchedulingTerm, Taint, Toleration, TopologySpreadConstraint, WeightedPodAffinityTerm,
@@ -12,7 +12,7 @@ import type {
 
 export type {
   Affinity, Container, Node, NodeSelectorRequirement, NodeSelectorTerm, PersistentVolume, PersistentVolumeClaim,
-  Pod, PodAffinityTerm, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet, ReplicationController, Taint, Toleration,
+  Pod, PodAffinityTerm, PodDisruptionBudget, PriorityClass, ReplicaSet, Service, StatefulSet, StorageClass, ReplicationController, Taint, Toleration,
   TopologySpreadConstraint, WeightedPodAffinityTerm, PreferredSchedulingTerm,
 };
 

@@ -51,7 +51,7 @@ export const pluginRegistry: readonly PluginRegistration[] = [
   { name: podTopologySpread.name, factory: podTopologySpread.factory, defaultArgs: { defaultConstraints: [] } },
   { name: defaultPodTopologySpread.name, factory: defaultPodTopologySpread.factory },
   { name: volumeRestrictions.name, factory: volumeRestrictions.factory },
-  { name: volumeBinding.name, factory: volumeBinding.factory },
+  { name: volumeBinding.name, factory: volumeBinding.factory, defaultArgs: { bindTimeoutSeconds: volumeBinding.DEFAULT_BIND_TIMEOUT_SECONDS } },
   { name: volumeZone.name, factory: volumeZone.factory },
   { name: defaultPreemption.name, factory: defaultPreemption.factory },
   { name: defaultBinder.name, factory: defaultBinder.factory },

@@ -1,0 +1,194 @@
+// The volume controllers against the real API server (its admission plugins DefaultStorageClass and
+// StorageObjectInUseProtection on by default) with the scheduler and simulated nodes: dynamic
+// provisioning for a StatefulSet's claims through the default class, claims kept across pod
+// restarts, static binding to the smallest fitting volume, the protection finalizers holding a used
+// claim, and the reclaim policies Delete and Retain.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Event, PersistentVolume, PersistentVolumeClaim, Pod, StatefulSet } from '../../src/api/generated/kinds.js';
+import { resources } from '../../src/client/index.js';
+import { ensureDefaultStorageClass } from '../../src/cli/svc-up-storage.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { eventually } from '../helpers/client.js';
+
+let cluster: TestCluster;
+
+test.before(async () => {
+  cluster = await startTestCluster({
+    controllers: ['statefulset', 'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'persistentvolume-expander'],
+    nodes: 2,
+    controllerConfig: { pvClaimBinderSyncPeriodMs: 1_000 },
+  });
+  await ensureDefaultStorageClass(cluster.client);
+});
+
+test.after(async () => {
+  await cluster.stop();
+});
+
+const getClaim = (name: string) => cluster.client.get<PersistentVolumeClaim>(resources.persistentvolumeclaims, 'default', name);
+const getVolume = (name: string) => cluster.client.get<PersistentVolume>(resources.persistentvolumes, '', name);
+const exists = (p: Promise<unknown>) => p.then(() => true, () => false);
+
+function claim(name: string, size: string, storageClassName?: string): PersistentVolumeClaim {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: 'default' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } }, ...(storageClassName !== undefined ? { storageClassName } : {}) },
+  };
+}
+
+function volume(name: string, size: string, policy = 'Retain'): PersistentVolume {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: { capacity: { storage: size }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', persistentVolumeReclaimPolicy: policy, hostPath: { path: `/tmp/${name}` } },
+  };
+}
+
+function pod(name: string, claimName: string): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'c', image: 'app:1' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] } as Pod['spec'],
+  };
+}
+
+test('a StatefulSet with volumeClaimTemplates: claims get the default class, provisioned volumes bound; Ready; the claims survive pod restarts', async () => {
+  const set: StatefulSet = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'db', namespace: 'default' },
+    spec: {
+      replicas: 2,
+      serviceName: 'db',
+      selector: { matchLabels: { app: 'db' } },
+      template: { metadata: { labels: { app: 'db' } }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'c', image: 'db:1' }] } },
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+    } as StatefulSet['spec'],
+  };
+  await cluster.client.create(resources.statefulsets, 'default', set);
+  await eventually(async () => (await cluster.client.get<StatefulSet>(resources.statefulsets, 'default', 'db')).status?.readyReplicas === 2, 30_000, 'db ready');
+  const c0 = await getClaim('data-db-0');
+  assert.is(c0.spec?.storageClassName, 'standard', 'DefaultStorageClass named the class');
+  assert.ok(c0.metadata.finalizers?.includes('svc.io/pvc-protection'), 'StorageObjectInUseProtection added the finalizer');
+  assert.is(c0.status?.phase, 'Bound');
+  assert.is(c0.spec?.volumeName, `pvc-${c0.metadata.uid}`);
+  assert.is(c0.metadata.annotations?.['pv.svc.io/bind-completed'], 'yes');
+  assert.is(c0.metadata.annotations?.['volume.svc.io/storage-provisioner'], 'svc.io/simulated');
+  assert.is(c0.status?.capacity?.['storage'], '1Gi');
+  const v0 = await getVolume(c0.spec!.volumeName!);
+  assert.is(v0.status?.phase, 'Bound');
+  assert.is(v0.spec?.claimRef?.uid, c0.metadata.uid);
+  assert.is(v0.spec?.persistentVolumeReclaimPolicy, 'Delete');
+  assert.ok(v0.metadata.finalizers?.includes('svc.io/pv-protection'));
+  // A pod restart: the new db-0 mounts the same claim, still bound to the same volume.
+  const before = (await cluster.client.get<Pod>(resources.pods, 'default', 'db-0')).metadata.uid;
+  await cluster.client.delete(resources.pods, 'default', 'db-0', { gracePeriodSeconds: 0 });
+  await eventually(async () => {
+    const p = await cluster.client.get<Pod>(resources.pods, 'default', 'db-0').catch(() => undefined);
+    return !!p && p.metadata.uid !== before && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+  }, 30_000, 'db-0 back and ready');
+  const after = await getClaim('data-db-0');
+  assert.is(after.metadata.uid, c0.metadata.uid);
+  assert.is(after.spec?.volumeName, c0.spec?.volumeName);
+  assert.is(after.status?.phase, 'Bound');
+});
+
+test('static binding picks the smallest volume that fits; the others stay Available', async () => {
+  for (const [n, s] of [['pv-big', '10Gi'], ['pv-small', '1Gi'], ['pv-fits', '2Gi']] as const) await cluster.client.create(resources.persistentvolumes, '', volume(n, s));
+  await eventually(async () => (await getVolume('pv-fits')).status?.phase === 'Available', 10_000, 'pv-fits Available');
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('static', '1500Mi', 'manual'));
+  await eventually(async () => (await getClaim('static')).status?.phase === 'Bound', 15_000, 'static bound');
+  const c = await getClaim('static');
+  assert.is(c.spec?.volumeName, 'pv-fits');
+  assert.is(c.status?.capacity?.['storage'], '2Gi');
+  const v = await getVolume('pv-fits');
+  assert.is(v.status?.phase, 'Bound');
+  assert.is(v.metadata.annotations?.['pv.svc.io/bound-by-controller'], 'yes');
+  assert.is((await getVolume('pv-big')).status?.phase, 'Available');
+  assert.is((await getVolume('pv-small')).status?.phase, 'Available');
+  // A claim that names no volume and no class ("" is no class): nothing fits, the established event.
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('nothing', '100Gi', ''));
+  await eventually(async () => {
+    const evs = await cluster.client.list<Event>(resources.events, { namespace: 'default', fieldSelector: 'involvedObject.name=nothing' });
+    return evs.items.some((e) => e.reason === 'FailedBinding' && e.message === 'no persistent volumes available for this claim and no storage class is set');
+  }, 10_000, 'FailedBinding event');
+  assert.is((await getClaim('nothing')).status?.phase, 'Pending');
+});
+
+test('a claim in use is held by its finalizer until its pod goes; then Retain releases the static volume', async () => {
+  await cluster.client.create(resources.pods, 'default', pod('user', 'static'));
+  await eventually(async () => (await cluster.client.get<Pod>(resources.pods, 'default', 'user')).status?.phase === 'Running', 20_000, 'user running');
+  await cluster.client.delete(resources.persistentvolumeclaims, 'default', 'static');
+  await new Promise((r) => setTimeout(r, 1_500));
+  const held = await getClaim('static');
+  assert.ok(held.metadata.deletionTimestamp, 'being deleted');
+  assert.ok(held.metadata.finalizers?.includes('svc.io/pvc-protection'), 'but held: a running pod uses it');
+  await cluster.client.delete(resources.pods, 'default', 'user', { gracePeriodSeconds: 0 });
+  await eventually(async () => !(await exists(getClaim('static'))), 20_000, 'claim gone once unused');
+  await eventually(async () => (await getVolume('pv-fits')).status?.phase === 'Released', 15_000, 'Retain: Released');
+  assert.ok(await exists(getVolume('pv-fits')), 'Retain keeps the volume');
+});
+
+test('WaitForFirstConsumer: the scheduler picks the node, then the claim is provisioned there or bound to a local volume of that node', async () => {
+  const cls = (name: string, provisioner: string) => ({ apiVersion: 'storage.svc.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, volumeBindingMode: 'WaitForFirstConsumer' });
+  await cluster.client.create(resources.storageclasses, '', cls('wait', 'svc.io/simulated'));
+  await cluster.client.create(resources.storageclasses, '', cls('local', 'svc.io/no-provisioner'));
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('late', '1Gi', 'wait'));
+  await eventually(async () => {
+    const evs = await cluster.client.list<Event>(resources.events, { namespace: 'default', fieldSelector: 'involvedObject.name=late' });
+    return evs.items.some((e) => e.reason === 'WaitForFirstConsumer');
+  }, 10_000, 'WaitForFirstConsumer event');
+  assert.is((await getClaim('late')).status?.phase, 'Pending', 'no consumer yet: not bound');
+  await cluster.client.create(resources.pods, 'default', pod('consumer', 'late'));
+  await eventually(async () => (await cluster.client.get<Pod>(resources.pods, 'default', 'consumer')).status?.phase === 'Running', 30_000, 'consumer running');
+  const node = (await cluster.client.get<Pod>(resources.pods, 'default', 'consumer')).spec?.nodeName;
+  const late = await getClaim('late');
+  assert.is(late.metadata.annotations?.['volume.svc.io/selected-node'], node);
+  assert.is(late.status?.phase, 'Bound');
+  const v = await getVolume(late.spec!.volumeName!);
+  assert.equal(v.spec?.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values, [node], 'provisioned on the chosen node');
+  // A local volume exists on one node only: the pod goes there.
+  const nodes = (await cluster.client.list(resources.nodes)).items.map((n) => n.metadata.name ?? '').sort();
+  const target = nodes[nodes.length - 1]!;
+  const local = volume('pv-local', '1Gi');
+  local.spec = { ...local.spec, storageClassName: 'local', nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'svc.io/hostname', operator: 'In', values: [target] }] }] } } };
+  await cluster.client.create(resources.persistentvolumes, '', local);
+  await eventually(async () => (await getVolume('pv-local')).status?.phase === 'Available', 10_000, 'pv-local Available');
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('near', '1Gi', 'local'));
+  await cluster.client.create(resources.pods, 'default', pod('local-user', 'near'));
+  await eventually(async () => (await cluster.client.get<Pod>(resources.pods, 'default', 'local-user')).status?.phase === 'Running', 30_000, 'local-user running');
+  assert.is((await cluster.client.get<Pod>(resources.pods, 'default', 'local-user')).spec?.nodeName, target);
+  assert.is((await getClaim('near')).spec?.volumeName, 'pv-local');
+});
+
+test('expansion: refused unless the class allows it; then the volume and the claim capacity grow', async () => {
+  await cluster.client.create(resources.storageclasses, '', { apiVersion: 'storage.svc.io/v1', kind: 'StorageClass', metadata: { name: 'growable' }, provisioner: 'svc.io/simulated', allowVolumeExpansion: true });
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('grow', '1Gi', 'growable'));
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('fixed', '1Gi'));
+  await eventually(async () => (await getClaim('grow')).status?.phase === 'Bound' && (await getClaim('fixed')).status?.phase === 'Bound', 15_000, 'both bound');
+  const refused = await cluster.client.patch(resources.persistentvolumeclaims, 'default', 'fixed', 'merge', { spec: { resources: { requests: { storage: '2Gi' } } } }).then(() => undefined, (e: unknown) => e as { code?: number; message?: string });
+  assert.is(refused?.code, 403);
+  assert.match(refused?.message ?? '', /only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize/);
+  await cluster.client.patch(resources.persistentvolumeclaims, 'default', 'grow', 'merge', { spec: { resources: { requests: { storage: '2Gi' } } } });
+  await eventually(async () => (await getClaim('grow')).status?.capacity?.['storage'] === '2Gi', 15_000, 'claim capacity 2Gi');
+  const c = await getClaim('grow');
+  assert.is((await getVolume(c.spec!.volumeName!)).spec?.capacity?.['storage'], '2Gi');
+  assert.not.ok(c.status?.conditions?.some((x) => x.type === 'Resizing'), 'Resizing condition removed');
+  assert.is(c.status?.phase, 'Bound');
+});
+
+test('Delete reclaim: a provisioned volume is deleted once its claim is gone', async () => {
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('scratch', '3Gi'));
+  await eventually(async () => (await getClaim('scratch')).status?.phase === 'Bound', 15_000, 'scratch bound');
+  const name = (await getClaim('scratch')).spec!.volumeName!;
+  assert.ok(await exists(getVolume(name)));
+  await cluster.client.delete(resources.persistentvolumeclaims, 'default', 'scratch');
+  await eventually(async () => !(await exists(getVolume(name))), 20_000, 'volume deleted');
+});
+
+test.run();
