@@ -31,6 +31,18 @@ export interface ControllerManagerConfig {
   /** `--endpoint-updates-batch-period` and `--endpointslice-updates-batch-period` (0: none). */
   endpointUpdatesBatchPeriodMs: number;
   endpointSliceUpdatesBatchPeriodMs: number;
+  /** nodelifecycle: --node-monitor-period, --node-monitor-grace-period, --node-startup-grace-period, --pod-eviction-timeout. */
+  nodeMonitorPeriodMs: number;
+  nodeMonitorGracePeriodMs: number;
+  nodeStartupGracePeriodMs: number;
+  podEvictionTimeoutMs: number;
+  /** --node-eviction-rate and --secondary-node-eviction-rate (nodes per second, per zone). */
+  nodeEvictionRate: number;
+  secondaryNodeEvictionRate: number;
+  largeClusterSizeThreshold: number;
+  unhealthyZoneThreshold: number;
+  /** --enable-taint-manager: NoExecute taints and taint-based eviction (else pods are deleted after --pod-eviction-timeout). */
+  enableTaintManager: boolean;
   /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
   featureGates: Readonly<Record<string, boolean>>;
 }
@@ -55,5 +67,14 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   maxEndpointsPerSlice: 100,
   endpointUpdatesBatchPeriodMs: 0,
   endpointSliceUpdatesBatchPeriodMs: 0,
+  nodeMonitorPeriodMs: 5_000,
+  nodeMonitorGracePeriodMs: 40_000,
+  nodeStartupGracePeriodMs: 60_000,
+  podEvictionTimeoutMs: 5 * 60_000,
+  nodeEvictionRate: 0.1,
+  secondaryNodeEvictionRate: 0.01,
+  largeClusterSizeThreshold: 50,
+  unhealthyZoneThreshold: 0.55,
+  enableTaintManager: true,
   featureGates: {},
 });

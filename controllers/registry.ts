@@ -21,6 +21,7 @@ import { endpointSliceController } from './endpointslice/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
+import { nodeLifecycleController } from './nodelifecycle/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -29,6 +30,7 @@ import { serviceAccountTokenController } from './serviceaccount-token/index.js';
 import { signingKeyFrom } from '../src/api/service-account-keys.js';
 import { statefulSetController } from './statefulset/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
+import { ttlController } from './ttl/index.js';
 
 /** A controller that cannot run with the given settings says why (logged; it stays off). */
 export interface ControllerOff {
@@ -106,7 +108,26 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(namespaceController({ concurrency: cfg.concurrentNamespaceSyncs, syncPeriodMs: cfg.namespaceSyncPeriodMs })),
   },
   { name: 'nodeipam', defaultOn: true, summary: 'Allocates pod CIDRs to nodes.' },
-  { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
+  {
+    name: 'nodelifecycle',
+    defaultOn: true,
+    summary: 'Marks unresponsive nodes Unknown, taints nodes by condition and evicts pods from failed nodes (taint manager).',
+    build: (cfg) =>
+      def(
+        nodeLifecycleController({
+          nodeMonitorPeriodMs: cfg.nodeMonitorPeriodMs,
+          nodeMonitorGracePeriodMs: cfg.nodeMonitorGracePeriodMs,
+          nodeStartupGracePeriodMs: cfg.nodeStartupGracePeriodMs,
+          podEvictionTimeoutMs: cfg.podEvictionTimeoutMs,
+          nodeEvictionRate: cfg.nodeEvictionRate,
+          secondaryNodeEvictionRate: cfg.secondaryNodeEvictionRate,
+          largeClusterSizeThreshold: cfg.largeClusterSizeThreshold,
+          unhealthyZoneThreshold: cfg.unhealthyZoneThreshold,
+          enableTaintManager: cfg.enableTaintManager,
+          featureGates: cfg.featureGates,
+        }),
+      ),
+  },
   { name: 'persistentvolume-binder', defaultOn: true, summary: 'Binds claims to volumes.' },
   { name: 'persistentvolume-expander', defaultOn: true, summary: 'Expands volumes whose claims grew.' },
   {
@@ -161,7 +182,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(statefulSetController(cfg.concurrentStatefulSetSyncs)),
   },
   { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.' },
-  { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.' },
+  { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.', build: () => def(ttlController()) },
   {
     name: 'ttl-after-finished',
     defaultOn: true,

@@ -40,3 +40,6 @@ export const ANNOTATION_CHANGE_CAUSE = 'svc.io/change-cause';
 
 /** On a pod a node agent created for a static pod of its own (the established kubernetes.io/config.mirror). */
 export const ANNOTATION_MIRROR_POD = 'svc.io/config.mirror';
+
+/** Node annotation: seconds a node agent may cache objects (Secrets, ConfigMaps); kept by the ttl controller by cluster size. */
+export const ANNOTATION_NODE_TTL = 'node.alpha.svc.io/ttl';

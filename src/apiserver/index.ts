@@ -156,7 +156,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
-    admission: buildAdmission(config.admissionPlugins, { registry, storeFor }),
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}) }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),

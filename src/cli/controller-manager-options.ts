@@ -194,6 +194,10 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
   for (const flag of ['--node-eviction-rate', '--secondary-node-eviction-rate']) {
     if (f.number(flag) < 0) throw new OptionsError(`invalid value ${f.number(flag)} for ${flag}: must not be negative`);
   }
+  for (const flag of ['--node-monitor-period', '--node-monitor-grace-period', '--node-startup-grace-period']) {
+    if (f.number(flag) <= 0) throw new OptionsError(`invalid value for ${flag}: must be positive`);
+  }
+  if (f.number('--pod-eviction-timeout') < 0) throw new OptionsError('invalid value for --pod-eviction-timeout: must not be negative');
   const v4 = f.number('--node-cidr-mask-size-ipv4');
   const v6 = f.number('--node-cidr-mask-size-ipv6');
   if (v4 < 1 || v4 > 32) throw new OptionsError(`invalid value ${v4} for --node-cidr-mask-size-ipv4: must be from 1 to 32`);
@@ -227,6 +231,15 @@ export function resolveControllerSettings(opts: Record<string, unknown>): Contro
     endpointUpdatesBatchPeriodMs: f.number('--endpoint-updates-batch-period'),
     endpointSliceUpdatesBatchPeriodMs: f.number('--endpointslice-updates-batch-period'),
     featureGates: parseFeatureGates(f.list('--feature-gates')),
+    nodeMonitorPeriodMs: f.number('--node-monitor-period'),
+    nodeMonitorGracePeriodMs: f.number('--node-monitor-grace-period'),
+    nodeStartupGracePeriodMs: f.number('--node-startup-grace-period'),
+    podEvictionTimeoutMs: f.number('--pod-eviction-timeout'),
+    nodeEvictionRate: f.number('--node-eviction-rate'),
+    secondaryNodeEvictionRate: f.number('--secondary-node-eviction-rate'),
+    largeClusterSizeThreshold: f.number('--large-cluster-size-threshold'),
+    unhealthyZoneThreshold: zone,
+    enableTaintManager: f.bool('--enable-taint-manager'),
     concurrentServiceAccountTokenSyncs: f.number('--concurrent-serviceaccount-token-syncs'),
     ...serviceAccountTokenKeys(f),
   };

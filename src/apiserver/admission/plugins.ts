@@ -10,8 +10,10 @@ import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
 import type { ResourceStore } from '../resource-store.js';
 import { AdmissionChain, type AdmissionPlugin } from './chain.js';
+import { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS, type DefaultTolerationSettings } from './default-toleration-seconds.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { nodeRestriction } from './node-restriction.js';
+import { taintNodesByCondition } from './taint-nodes-by-condition.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -37,6 +39,8 @@ export const ALL_ADMISSION_PLUGINS = [
 export interface AdmissionContext {
   registry: ResourceRegistry;
   storeFor(def: ResourceDefinition): ResourceStore;
+  /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300 and 300). */
+  defaultTolerationSeconds?: DefaultTolerationSettings;
 }
 
 type PluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
@@ -49,7 +53,7 @@ function peeker(ctx: AdmissionContext, plural: string): (namespace: string, name
   return (namespace, name) => store.peek(namespace, name);
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle before NodeRestriction). */
+/** Built plugins, in the established run order (NamespaceLifecycle, NodeRestriction, TaintNodesByCondition, DefaultTolerationSeconds). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -60,6 +64,8 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const node = peeker(ctx, 'nodes');
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
+  ['TaintNodesByCondition', () => taintNodesByCondition()],
+  ['DefaultTolerationSeconds', (ctx) => defaultTolerationSeconds(ctx.defaultTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS)],
 ]);
 
 /** The plugins this server builds, in run order. */

@@ -295,6 +295,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   garbagecollector: 'generic-garbage-collector',
   job: 'job-controller',
   namespace: 'namespace-controller',
+  nodelifecycle: 'node-controller',
   podgc: 'pod-garbage-collector',
   replicaset: 'replicaset-controller',
   replicationcontroller: 'replication-controller',
@@ -302,6 +303,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   'serviceaccount-token': null,
   statefulset: 'statefulset-controller',
   'ttl-after-finished': 'ttl-after-finished-controller',
+  ttl: 'ttl-controller',
 });
 
 /** The controllers' roles, by the established service-account name of each controller we run. */
@@ -394,6 +396,17 @@ function controllerRoles(): BootstrapClusterRole[] {
         rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
       ],
     ],
+    [
+      'node-controller',
+      [
+        rule(['get', 'list', 'update', 'delete', 'patch'], [CORE], ['nodes']),
+        rule(['patch', 'update'], [CORE], ['nodes/status']),
+        // used for pod eviction
+        rule(['update'], [CORE], ['pods/status']),
+        rule(['list', 'delete'], [CORE], ['pods']),
+        eventsRule(),
+      ],
+    ],
     ['pod-garbage-collector', [rule(['list', 'watch', 'delete'], [CORE], ['pods']), rule(['get', 'list'], [CORE], ['nodes']), rule(['patch'], [CORE], ['pods/status'])]],
     [
       'replicaset-controller',
@@ -430,6 +443,7 @@ function controllerRoles(): BootstrapClusterRole[] {
         eventsRule(),
       ],
     ],
+    ['ttl-controller', [rule(['update', 'patch', 'list', 'watch'], [CORE], ['nodes']), eventsRule()]],
     ['ttl-after-finished-controller', [rule(['get', 'list', 'watch', 'delete'], [BATCH], ['jobs']), eventsRule()]],
   ];
   return roles.map(([name, rules]) => ({ name: `${CONTROLLER_ROLE_PREFIX}${name}`, rules }));
