@@ -101,8 +101,14 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   program.exitOverride();
   // Everything here talks in process; the HTTPS listener (loopback, a free port) is for kubectl and the like.
   const modeGiven = (opts.apiServerArgs ?? []).some((a) => a === '--authorization-mode' || a.startsWith('--authorization-mode='));
+  // New nodes get the not-ready NoSchedule taint (TaintNodesByCondition) that only the nodelifecycle
+  // controller lifts: a cluster without that controller runs without the plugin, or nothing would
+  // ever be scheduled (unless the caller chose the admission plugins itself).
+  const admissionGiven = (opts.apiServerArgs ?? []).some((a) => /^--(enable|disable)-admission-plugins/.test(a));
+  const lifecycle = selectControllers(opts.controllers ?? []).enabled.some((c) => c.name === 'nodelifecycle');
+  const admission = admissionGiven || lifecycle ? [] : ['--disable-admission-plugins=TaintNodesByCondition'];
   program.parse(
-    [`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(modeGiven ? [] : ['--authorization-mode=Node,RBAC']), ...(opts.apiServerArgs ?? [])],
+    [`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(modeGiven ? [] : ['--authorization-mode=Node,RBAC']), ...admission, ...(opts.apiServerArgs ?? [])],
     { from: 'user' },
   );
   const apiServer = await startApiServer(await buildApiServerConfig(resolveApiServerOptions(program.opts(), explicitlySetFlags(program)), logger.child({ component: 'apiserver' })));

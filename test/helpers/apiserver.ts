@@ -81,6 +81,21 @@ export interface StartOptions {
    * a server that refuses anonymous requests (--anonymous-auth=false, AlwaysDeny) answers 401 or 403.
    */
   readyStatus?: number;
+  /**
+   * Keep the TaintNodesByCondition admission plugin (default false): new nodes are created with the
+   * not-ready NoSchedule taint that only the nodelifecycle controller lifts, so a test without that
+   * controller would never see a pod scheduled. Off unless asked for (or the args choose the
+   * plugins themselves with --disable-admission-plugins, or enable this one by name).
+   */
+  taintNodesByCondition?: boolean;
+}
+
+/** The admission flag that gives a cluster without the nodelifecycle controller schedulable nodes. */
+function admissionArgs(opts: StartOptions): string[] {
+  const args = opts.args ?? [];
+  if (opts.taintNodesByCondition) return [];
+  if (args.some((a) => a.startsWith('--disable-admission-plugins') || (a.startsWith('--enable-admission-plugins') && a.includes('TaintNodesByCondition')))) return [];
+  return ['--disable-admission-plugins=TaintNodesByCondition'];
 }
 
 export async function startApiServer(opts: StartOptions = {}): Promise<ApiServerProcess> {
@@ -93,6 +108,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     '--bind-address=127.0.0.1',
     `--data-dir=${dataDir}`,
     `--cert-dir=${certDir}`,
+    ...admissionArgs(opts),
     ...(opts.args ?? []),
   ];
   const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...launcherEnv(APISERVER_BIN), ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
