@@ -25,6 +25,8 @@
  *                                    headless Services, 21,000 allocated and released, the repair loop's leak check); replaces its section
  *   --only=auth | BENCH_ONLY=auth  only the authentication part (creates and gets at the bench concurrency and watch delivery,
  *                                    open server vs client-certificate and token users under Node,RBAC); replaces its section
+ *   --only=nodelifecycle | BENCH_ONLY=nodelifecycle  only the node-failure part (1,000 nodes, 30,000 pods: a node's last
+ *                      heartbeat to its pods running elsewhere; scale with BENCH_NODELIFECYCLE_NODES / _PODS)
  *   --only=durability | BENCH_ONLY=durability  only the durability part (write rate of the embedded store with and
  *                                    without --data-dir-fsync, over HTTPS and in process); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
@@ -56,6 +58,8 @@ import { type LargeObjectFigures, measureLargeObjects } from './measure-large-ob
 import { measureScale, measureStartup, type NodesBenchSettings } from './measure-nodes.js';
 import { NODES_HEADING, renderNodesSection } from './report-nodes.js';
 import { measureControllers } from './measure-controllers.js';
+import { measureNodeLifecycle, nodeLifecycleSettingsFromEnv } from './measure-nodelifecycle.js';
+import { NODELIFECYCLE_HEADING, renderNodeLifecycleSection } from './report-nodelifecycle.js';
 import { CONTROLLERS_HEADING, renderControllersSection } from './report-controllers.js';
 import { measureBackup } from './measure-backup.js';
 import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
@@ -83,6 +87,7 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   'large-objects': mainLargeObjectsOnly,
   nodes: mainNodesOnly,
   controllers: mainControllersOnly,
+  nodelifecycle: mainNodeLifecycleOnly,
   backup: mainBackupOnly,
   services: mainServicesOnly,
   auth: mainAuthOnly,
@@ -301,6 +306,18 @@ async function mainControllersOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), CONTROLLERS_HEADING, section));
   log('wrote the controller-manager section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function mainNodeLifecycleOnly(): Promise<void> {
+  const settings = nodeLifecycleSettingsFromEnv();
+  const figures = await measureNodeLifecycle(settings, log);
+  log(`nodelifecycle: ${JSON.stringify(figures)}`);
+  const scaled = settings.nodes !== 1_000 || settings.pods !== 30_000 ? ` BENCH_NODELIFECYCLE_NODES=${settings.nodes} BENCH_NODELIFECYCLE_PODS=${settings.pods}` : '';
+  const section = renderNodeLifecycleSection(figures, { command: `BENCH_ONLY=nodelifecycle${scaled} npm run bench`, date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), NODELIFECYCLE_HEADING, section));
+  log('wrote the node-failure section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 
