@@ -10,7 +10,7 @@
  * had a pod there runs its full count elsewhere. Goal: grace period + toleration + ≤ 5 s.
  *
  * Scale by environment: BENCH_NODELIFECYCLE_NODES (default 1,000), BENCH_NODELIFECYCLE_PODS
- * (default 30,000), BENCH_NODELIFECYCLE_GRACE_S (--node-monitor-grace-period, default 20),
+ * (default 30,000), BENCH_NODELIFECYCLE_GRACE_S (--node-monitor-grace-period, default 40 as established),
  * BENCH_NODELIFECYCLE_TOLERATION_S (default 10).
  */
 import type { Lease, Node, Pod, ReplicaSet } from '../src/api/generated/kinds.js';
@@ -49,7 +49,7 @@ export function nodeLifecycleSettingsFromEnv(): NodeLifecycleBenchSettings {
     const v = Number(process.env[name]);
     return Number.isFinite(v) && v > 0 ? v : d;
   };
-  return { nodes: num('BENCH_NODELIFECYCLE_NODES', 1_000), pods: num('BENCH_NODELIFECYCLE_PODS', 30_000), gracePeriodS: num('BENCH_NODELIFECYCLE_GRACE_S', 20), monitorPeriodS: 1, leaseRenewS: 5, tolerationS: num('BENCH_NODELIFECYCLE_TOLERATION_S', 10) };
+  return { nodes: num('BENCH_NODELIFECYCLE_NODES', 1_000), pods: num('BENCH_NODELIFECYCLE_PODS', 30_000), gracePeriodS: num('BENCH_NODELIFECYCLE_GRACE_S', 40), monitorPeriodS: 1, leaseRenewS: 10, tolerationS: num('BENCH_NODELIFECYCLE_TOLERATION_S', 10) };
 }
 
 function replicaSet(name: string, replicas: number, tolerationS: number): ReplicaSet {
@@ -100,7 +100,17 @@ export async function measureNodeLifecycle(s: NodeLifecycleBenchSettings, log: (
     for (let i = 0; i < sets; i += 20) {
       await Promise.all(Array.from({ length: Math.min(20, sets - i) }, (_, j) => client.create(resources.replicasets, 'default', replicaSet(`rs-${i + j}`, Math.min(RS_SIZE, s.pods - (i + j) * RS_SIZE), s.tolerationS))));
     }
-    await poll(async () => (await client.list<ReplicaSet>(resources.replicasets, { namespace: 'default' })).items.every((rs) => rs.status?.readyReplicas === rs.spec?.replicas), 1_800_000, 'all pods running');
+    let lastLog = 0;
+    await poll(async () => {
+      const sets = (await client.list<ReplicaSet>(resources.replicasets, { namespace: 'default' })).items;
+      if (performance.now() - lastLog > 15_000) {
+        lastLog = performance.now();
+        const nodes = (await client.list<Node>(resources.nodes)).items;
+        const notReady = nodes.filter((n) => !n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+        log(`nodelifecycle: ${sets.reduce((a, rs) => a + (rs.status?.readyReplicas ?? 0), 0)} pods ready; ${notReady} nodes not Ready`);
+      }
+      return sets.every((rs) => rs.status?.readyReplicas === rs.spec?.replicas);
+    }, 1_800_000, 'all pods running');
     const setupS = (performance.now() - t) / 1000;
     log(`nodelifecycle: all running after ${setupS.toFixed(1)} s`);
 
