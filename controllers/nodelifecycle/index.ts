@@ -57,6 +57,8 @@ export const TICK_KEY = ':tick';
 export const EVICTION_PERIOD_MS = 100;
 /** A failed taint or eviction attempt is tried again after this long. */
 const RETRY_MS = 50;
+/** Pod deletions at once by the taint manager (the established one runs 8 workers). */
+const EVICTION_WORKERS = 8;
 const POD_INDEX = 'nodelifecycle.nodeName';
 
 const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
@@ -171,6 +173,7 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
     const taints = noExecuteTaints(node);
     const now = ctx.clock.now();
     let next = Infinity;
+    const evict: Pod[] = [];
     for (const pod of podsOf(ctx, node.metadata.name ?? '')) {
       const k = podKey(pod);
       if (pod.metadata.deletionTimestamp) {
@@ -183,7 +186,7 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
           break;
         case 'cancel':
           state.scheduled.delete(k);
-          await ctx.recorder.event(pod, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${k}`);
+          void ctx.recorder.event(pod, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${k}`);
           break;
         case 'wait':
           state.scheduled.set(k, verdict.eviction);
@@ -191,12 +194,21 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
           break;
         case 'deleteNow':
           state.scheduled.delete(k);
-          await ctx.recorder.event(pod, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${k}`);
-          await deletePod(ctx.client, pod);
-          ctx.logger.info({ pod: k, taints: taints.map((t) => t.key) }, 'evicted a pod from a node with NoExecute taints');
+          evict.push(pod);
           break;
       }
     }
+    // The established taint manager deletes with 8 workers: a failed node's pods go together, not one
+    // write after another. The Events are not waited for (the recorder logs a failed one).
+    for (let i = 0; i < evict.length; i += EVICTION_WORKERS) {
+      await Promise.all(
+        evict.slice(i, i + EVICTION_WORKERS).map(async (pod) => {
+          void ctx.recorder.event(pod, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${podKey(pod)}`);
+          await deletePod(ctx.client, pod);
+        }),
+      );
+    }
+    if (evict.length) ctx.logger.info({ node: node.metadata.name, pods: evict.length, taints: taints.map((t) => t.key) }, 'evicted pods from a node with NoExecute taints');
     return next === Infinity ? done() : requeueAfter(Math.max(0, next - now));
   }
 
@@ -337,18 +349,23 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
 
   async function markPodsNotReady(ctx: ReconcileContext<Node>, name: string): Promise<void> {
     const stamp = rfc3339(ctx.clock.now());
+    const writes: (() => Promise<void>)[] = [];
     for (const pod of podsOf(ctx, name)) {
       if (pod.spec?.nodeName !== name) continue;
       const conditions = pod.status?.conditions ?? [];
       const i = conditions.findIndex((c) => c.type === 'Ready');
       if (i < 0 || conditions[i]!.status === 'False') continue;
       const next = conditions.map((c, j) => (j === i ? { ...c, status: 'False', lastTransitionTime: stamp } : c));
-      try {
-        await ctx.client.updateStatus<Pod>(resources.pods, pod.metadata.namespace ?? '', { ...pod, status: { ...pod.status, conditions: next } });
-      } catch (e) {
-        if (!(e instanceof ApiError)) throw e;
-      }
+      writes.push(async () => {
+        try {
+          await ctx.client.updateStatus<Pod>(resources.pods, pod.metadata.namespace ?? '', { ...pod, status: { ...pod.status, conditions: next } });
+        } catch (e) {
+          // A pod changed or gone meanwhile: its next status says what it is.
+          if (!(e instanceof ApiError)) throw e;
+        }
+      });
     }
+    for (let i = 0; i < writes.length; i += EVICTION_WORKERS) await Promise.all(writes.slice(i, i + EVICTION_WORKERS).map((w) => w()));
   }
 
   async function handleDisruption(ctx: ReconcileContext<Node>, zones: Map<string, (Condition | undefined)[]>, nodes: readonly Node[]): Promise<void> {
