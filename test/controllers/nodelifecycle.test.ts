@@ -7,7 +7,7 @@
 //   NoExecute tolerations of 300 s; every node gets the ttl annotation.
 // - One node's heartbeats stop (sim.svc.io/faults): Ready and the pressure conditions go Unknown
 //   (NodeStatusUnknown), the unreachable NoSchedule and NoExecute taints come; its ReplicaSet pods
-//   are deleted after their tolerationSeconds (3 s) and replaced on other nodes; recovery lifts the
+//   are deleted after their tolerationSeconds (2 s) and replaced on other nodes; recovery lifts the
 //   taints.
 // - Every node stops (every zone in FullDisruption): no NoExecute taint is kept and no pod is
 //   evicted, as established; recovery makes them Ready again.
@@ -22,7 +22,7 @@ import { realClient } from '../helpers/real-client.js';
 import { CONTROLLER_MANAGER_BIN, SCHEDULER_BIN, startExecutable, startSvc, type SvcProcess } from '../helpers/svc-process.js';
 
 const NODES = ['sim-node-0', 'sim-node-1', 'sim-node-2', 'sim-node-3'];
-const TOLERATION_SECONDS = 3;
+const TOLERATION_SECONDS = 2;
 
 let server: ApiServerProcess;
 let api: { client: ApiClient; close(): Promise<void> };
@@ -43,6 +43,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
+  // NL_DEBUG=1: the daemons' last log lines, to see why a run failed.
   if (process.env['NL_DEBUG']) for (const d of daemons) console.log(d.output().slice(-3000));
   for (const d of daemons) await d.stop();
   await api.close();
@@ -121,7 +122,7 @@ test('every node stops (every zone in FullDisruption): no NoExecute taint is kep
     return true;
   }, 20_000, 'every node Unknown');
   // Longer than the pods' tolerationSeconds and a few monitor passes: still no eviction.
-  await new Promise((r) => setTimeout(r, (TOLERATION_SECONDS + 3) * 1000));
+  await new Promise((r) => setTimeout(r, (TOLERATION_SECONDS + 2) * 1000));
   for (const name of NODES) assert.equal(taintKeys(await getNode(name), 'NoExecute'), [], `${name} has no NoExecute taint`);
   const still = await rsPods();
   for (const name of pods) assert.ok(still.some((p) => p.metadata.name === name && !p.metadata.deletionTimestamp), `${name} not evicted`);
