@@ -29,6 +29,8 @@
  *                                    open server vs client-certificate and token users under Node,RBAC); replaces its section
  *   --only=volumes | BENCH_ONLY=volumes  only the volumes part (1,000 claims bound by the persistentvolume-binder,
  *     static and provisioned; replaces its section of docs/benchmarks.md)
+ *   --only=nodelifecycle | BENCH_ONLY=nodelifecycle  only the node-failure part (1,000 nodes, 30,000 pods: a node's last
+ *                      heartbeat to its pods running elsewhere; scale with BENCH_NODELIFECYCLE_NODES / _PODS)
  *   --only=durability | BENCH_ONLY=durability  only the durability part (write rate of the embedded store with and
  *                                    without --data-dir-fsync, over HTTPS and in process); replaces its section
  *   --only=quota | BENCH_ONLY=quota  only the resource-quota part (usage of 10,000 pods recalculated by the controller); replaces its section
@@ -63,6 +65,8 @@ import { measureScale, measureStartup, type NodesBenchSettings } from './measure
 import { NODES_HEADING, renderNodesSection } from './report-nodes.js';
 import { measureControllers } from './measure-controllers.js';
 import { measureNodeIpam, NODEIPAM_HEADING, renderNodeIpamSection } from './measure-nodeipam.js';
+import { measureNodeLifecycle, nodeLifecycleSettingsFromEnv } from './measure-nodelifecycle.js';
+import { NODELIFECYCLE_HEADING, renderNodeLifecycleSection } from './report-nodelifecycle.js';
 import { CONTROLLERS_HEADING, renderControllersSection } from './report-controllers.js';
 import { measureBackup } from './measure-backup.js';
 import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
@@ -94,6 +98,7 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   nodes: mainNodesOnly,
   controllers: mainControllersOnly,
   nodeipam: mainNodeIpamOnly,
+  nodelifecycle: mainNodeLifecycleOnly,
   backup: mainBackupOnly,
   services: mainServicesOnly,
   auth: mainAuthOnly,
@@ -354,6 +359,17 @@ async function mainVolumesOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), VOLUMES_HEADING, section));
   log('wrote the volumes section of docs/benchmarks.md');
+}
+
+async function mainNodeLifecycleOnly(): Promise<void> {
+  const settings = nodeLifecycleSettingsFromEnv();
+  const figures = await measureNodeLifecycle(settings, log);
+  log(`nodelifecycle: ${JSON.stringify(figures)}`);
+  const scaled = settings.nodes !== 1_000 || settings.pods !== 30_000 ? ` BENCH_NODELIFECYCLE_NODES=${settings.nodes} BENCH_NODELIFECYCLE_PODS=${settings.pods}` : '';
+  const section = renderNodeLifecycleSection(figures, { command: `BENCH_ONLY=nodelifecycle${scaled} npm run bench`, date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), NODELIFECYCLE_HEADING, section));
+  log('wrote the node-failure section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 

@@ -70,6 +70,18 @@ export interface ControllerManagerConfig {
   enableHostPathProvisioner: boolean;
   /** `--pv-recycler-*`: the recycler pods' timeouts and templates. */
   pvRecycler: RecyclerSettings;
+  /** nodelifecycle: --node-monitor-period, --node-monitor-grace-period, --node-startup-grace-period, --pod-eviction-timeout. */
+  nodeMonitorPeriodMs: number;
+  nodeMonitorGracePeriodMs: number;
+  nodeStartupGracePeriodMs: number;
+  podEvictionTimeoutMs: number;
+  /** --node-eviction-rate and --secondary-node-eviction-rate (nodes per second, per zone). */
+  nodeEvictionRate: number;
+  secondaryNodeEvictionRate: number;
+  largeClusterSizeThreshold: number;
+  unhealthyZoneThreshold: number;
+  /** --enable-taint-manager: NoExecute taints and taint-based eviction (else pods are deleted after --pod-eviction-timeout). */
+  enableTaintManager: boolean;
   /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
   featureGates: Readonly<Record<string, boolean>>;
 }
@@ -110,5 +122,14 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   enableDynamicProvisioning: true,
   enableHostPathProvisioner: false,
   pvRecycler: DEFAULT_RECYCLER_SETTINGS,
+  nodeMonitorPeriodMs: 5_000,
+  nodeMonitorGracePeriodMs: 40_000,
+  nodeStartupGracePeriodMs: 60_000,
+  podEvictionTimeoutMs: 5 * 60_000,
+  nodeEvictionRate: 0.1,
+  secondaryNodeEvictionRate: 0.01,
+  largeClusterSizeThreshold: 50,
+  unhealthyZoneThreshold: 0.55,
+  enableTaintManager: true,
   featureGates: {},
 });

@@ -31,6 +31,7 @@ import { persistentVolumeBinderController } from './persistentvolume/index.js';
 import { persistentVolumeExpanderController } from './persistentvolume-expander/index.js';
 import { pvProtectionController } from './pv-protection/index.js';
 import { pvcProtectionController } from './pvc-protection/index.js';
+import { nodeLifecycleController } from './nodelifecycle/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
@@ -42,6 +43,7 @@ import { signingKeyFrom } from '../src/api/service-account-keys.js';
 import { statefulSetController } from './statefulset/index.js';
 import { tokenCleanerController } from './tokencleaner/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
+import { ttlController } from './ttl/index.js';
 
 /** A controller that cannot run with the given settings says why (logged; it stays off). */
 export interface ControllerOff {
@@ -159,7 +161,26 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
         ? def(nodeIpamController({ clusterCidrs: cfg.clusterCidrs, nodeCidrMaskSizes: cfg.nodeCidrMaskSizes, serviceCidrs: cfg.serviceCidrs }))
         : { off: '--allocate-node-cidrs is false: nodes get no pod CIDRs' },
   },
-  { name: 'nodelifecycle', defaultOn: true, summary: 'Marks unresponsive nodes and evicts their pods.' },
+  {
+    name: 'nodelifecycle',
+    defaultOn: true,
+    summary: 'Marks unresponsive nodes Unknown, taints nodes by condition and evicts pods from failed nodes (taint manager).',
+    build: (cfg) =>
+      def(
+        nodeLifecycleController({
+          nodeMonitorPeriodMs: cfg.nodeMonitorPeriodMs,
+          nodeMonitorGracePeriodMs: cfg.nodeMonitorGracePeriodMs,
+          nodeStartupGracePeriodMs: cfg.nodeStartupGracePeriodMs,
+          podEvictionTimeoutMs: cfg.podEvictionTimeoutMs,
+          nodeEvictionRate: cfg.nodeEvictionRate,
+          secondaryNodeEvictionRate: cfg.secondaryNodeEvictionRate,
+          largeClusterSizeThreshold: cfg.largeClusterSizeThreshold,
+          unhealthyZoneThreshold: cfg.unhealthyZoneThreshold,
+          enableTaintManager: cfg.enableTaintManager,
+          featureGates: cfg.featureGates,
+        }),
+      ),
+  },
   {
     name: 'persistentvolume-binder',
     defaultOn: true,
@@ -241,7 +262,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(statefulSetController(cfg.concurrentStatefulSetSyncs)),
   },
   { name: 'tokencleaner', defaultOn: false, summary: 'Deletes expired bootstrap tokens.', build: () => def(tokenCleanerController()) },
-  { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.' },
+  { name: 'ttl', defaultOn: true, summary: 'Sets the object cache TTL annotation on nodes by cluster size.', build: () => def(ttlController()) },
   {
     name: 'ttl-after-finished',
     defaultOn: true,

@@ -61,3 +61,5 @@ export const ANNOTATION_BETA_DEFAULT_STORAGE_CLASS = 'storageclass.beta.svc.io/i
 /** Finalizers the protection controllers remove once a volume or claim is no longer in use. */
 export const FINALIZER_PV_PROTECTION = 'svc.io/pv-protection';
 export const FINALIZER_PVC_PROTECTION = 'svc.io/pvc-protection';
+/** Node annotation: seconds a node agent may cache objects (Secrets, ConfigMaps); kept by the ttl controller by cluster size. */
+export const ANNOTATION_NODE_TTL = 'node.alpha.svc.io/ttl';

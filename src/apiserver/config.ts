@@ -117,6 +117,8 @@ export interface ApiServerConfig {
    * list); those built (./admission/plugins.ts) run. Absent: the default list.
    */
   admissionPlugins?: string[];
+  /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300, 300). */
+  defaultTolerationSeconds?: { notReadySeconds: number; unreachableSeconds: number };
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

@@ -125,8 +125,8 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--cloud-provider', type: 'string', ...NOT_YET, help: 'Cloud provider. Empty means none.' },
     { flags: '--cloudx-container-registry-config', type: 'string', ...NOT_YET, help: 'Registry configuration file.' },
     { flags: '--cloud-provider-cloudy-l7lb-src-cidrs', type: 'cidrs', default: ['130.211.0.0/22', '35.191.0.0/16'], ...NOT_YET, help: 'L7 firewall CIDRs.' },
-    { flags: '--default-not-ready-toleration-seconds', type: 'int', default: 300, ...NOT_YET, help: 'tolerationSeconds of the default notReady:NoExecute toleration added to pods.' },
-    { flags: '--default-unreachable-toleration-seconds', type: 'int', default: 300, ...NOT_YET, help: 'tolerationSeconds of the default unreachable:NoExecute toleration added to pods.' },
+    { flags: '--default-not-ready-toleration-seconds', type: 'int', default: 300, help: 'tolerationSeconds of the default notReady:NoExecute toleration added to pods (admission plugin DefaultTolerationSeconds).' },
+    { flags: '--default-unreachable-toleration-seconds', type: 'int', default: 300, help: 'tolerationSeconds of the default unreachable:NoExecute toleration added to pods (admission plugin DefaultTolerationSeconds).' },
     { flags: '--egress-selector-config-file', type: 'string', ...NOT_YET, help: 'Egress selector configuration.' },
     { flags: '--enable-aggregator-routing', type: 'bool', ...NOT_YET, help: 'Route aggregator requests to endpoint IPs, not cluster IPs.' },
     { flags: '--enable-garbage-collector', type: 'bool', default: true, ...NOT_YET, help: 'Enables the generic garbage collector. Must match the controller manager.' },
@@ -459,6 +459,8 @@ export interface ApiServerOptions {
   masterServiceNodePort: number;
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
+  /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (DefaultTolerationSeconds). */
+  defaultTolerationSeconds: { notReadySeconds: number; unreachableSeconds: number };
   authentication: AuthenticationConfig;
   /** The files of the authentication methods, read by buildApiServerConfig into `authentication`. */
   authenticationFiles: AuthenticationFiles;
@@ -707,6 +709,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
+    defaultTolerationSeconds: { notReadySeconds: f.number('--default-not-ready-toleration-seconds'), unreachableSeconds: f.number('--default-unreachable-toleration-seconds') },
     authentication: {
       anonymous: f.bool('--anonymous-auth'),
       // Established default: the issuers (a token must be meant for this API).
@@ -978,6 +981,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     continueTokenTtlMs: 5 * 60_000,
     ...authConfig(o, logger),
     admissionPlugins: [...o.admissionPlugins],
+    defaultTolerationSeconds: { ...o.defaultTolerationSeconds },
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {
       https: o.svclet.https,

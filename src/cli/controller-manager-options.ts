@@ -211,6 +211,10 @@ export function resolveControllerSettings(opts: Record<string, unknown>, o: { sh
   for (const flag of ['--node-eviction-rate', '--secondary-node-eviction-rate']) {
     if (f.number(flag) < 0) throw new OptionsError(`invalid value ${f.number(flag)} for ${flag}: must not be negative`);
   }
+  for (const flag of ['--node-monitor-period', '--node-monitor-grace-period', '--node-startup-grace-period']) {
+    if (f.number(flag) <= 0) throw new OptionsError(`invalid value for ${flag}: must be positive`);
+  }
+  if (f.number('--pod-eviction-timeout') < 0) throw new OptionsError('invalid value for --pod-eviction-timeout: must not be negative');
   const startIntervalMs = f.number('--controller-start-interval');
   if (startIntervalMs < 0) throw new OptionsError('invalid value for --controller-start-interval: must not be negative');
   const featureGates = parseFeatureGates(f.list('--feature-gates'));
@@ -234,6 +238,15 @@ export function resolveControllerSettings(opts: Record<string, unknown>, o: { sh
     endpointUpdatesBatchPeriodMs: f.number('--endpoint-updates-batch-period'),
     endpointSliceUpdatesBatchPeriodMs: f.number('--endpointslice-updates-batch-period'),
     featureGates,
+    nodeMonitorPeriodMs: f.number('--node-monitor-period'),
+    nodeMonitorGracePeriodMs: f.number('--node-monitor-grace-period'),
+    nodeStartupGracePeriodMs: f.number('--node-startup-grace-period'),
+    podEvictionTimeoutMs: f.number('--pod-eviction-timeout'),
+    nodeEvictionRate: f.number('--node-eviction-rate'),
+    secondaryNodeEvictionRate: f.number('--secondary-node-eviction-rate'),
+    largeClusterSizeThreshold: f.number('--large-cluster-size-threshold'),
+    unhealthyZoneThreshold: zone,
+    enableTaintManager: f.bool('--enable-taint-manager'),
     concurrentServiceAccountTokenSyncs: f.number('--concurrent-serviceaccount-token-syncs'),
     concurrentResourceQuotaSyncs: f.number('--concurrent-resource-quota-syncs'),
     resourceQuotaSyncPeriodMs: f.number('--resource-quota-sync-period'),

@@ -101,11 +101,18 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   program.exitOverride();
   // Everything here talks in process; the HTTPS listener (loopback, a free port) is for kubectl and the like.
   const modeGiven = (opts.apiServerArgs ?? []).some((a) => a === '--authorization-mode' || a.startsWith('--authorization-mode='));
-  // As the established test environments: no serviceaccount controller makes the `default` account
-  // the ServiceAccount admission plugin requires, so the plugin is off unless the test names it.
-  const admissionGiven = (opts.apiServerArgs ?? []).some((a) => a.includes('admission-plugins') && a.includes('ServiceAccount'));
+  // As the established test environments, two admission plugins are off unless the caller names
+  // them in --enable/--disable-admission-plugins: ServiceAccount (no serviceaccount controller may
+  // run to make the `default` account it requires of pods) and TaintNodesByCondition (new nodes get
+  // the not-ready NoSchedule taint that only the nodelifecycle controller lifts; on when it runs).
+  const given = opts.apiServerArgs ?? [];
+  const named = (plugin: string) => given.some((a) => /^--(enable|disable)-admission-plugins/.test(a) && a.includes(plugin));
+  const lifecycle = selectControllers(opts.controllers ?? []).enabled.some((c) => c.name === 'nodelifecycle');
+  const off = [...(named('ServiceAccount') ? [] : ['ServiceAccount']), ...(lifecycle || named('TaintNodesByCondition') ? [] : ['TaintNodesByCondition'])];
+  const ownDisable = given.findIndex((a) => a.startsWith('--disable-admission-plugins='));
+  const apiServerArgs = off.length === 0 ? given : ownDisable < 0 ? [`--disable-admission-plugins=${off.join(',')}`, ...given] : given.map((a, i) => (i === ownDisable ? `${a},${off.join(',')}` : a));
   program.parse(
-    [`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(modeGiven ? [] : ['--authorization-mode=Node,RBAC']), ...(admissionGiven ? [] : ['--disable-admission-plugins=ServiceAccount']), ...(opts.apiServerArgs ?? [])],
+    [`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, `--cert-dir=${join(dataDir, 'certs')}`, ...(modeGiven ? [] : ['--authorization-mode=Node,RBAC']), ...apiServerArgs],
     { from: 'user' },
   );
   const apiServer = await startApiServer(await buildApiServerConfig(resolveApiServerOptions(program.opts(), explicitlySetFlags(program)), logger.child({ component: 'apiserver' })));

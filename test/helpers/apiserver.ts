@@ -81,17 +81,32 @@ export interface StartOptions {
    * a server that refuses anonymous requests (--anonymous-auth=false, AlwaysDeny) answers 401 or 403.
    */
   readyStatus?: number;
+  /**
+   * Keep the TaintNodesByCondition admission plugin (default false): new nodes are created with the
+   * not-ready NoSchedule taint that only the nodelifecycle controller lifts, so a test without that
+   * controller would never see a pod scheduled. Off unless asked for (or the args choose the
+   * plugins themselves with --disable-admission-plugins, or enable this one by name).
+   */
+  taintNodesByCondition?: boolean;
 }
 
+/** The admission flag that gives a cluster without the nodelifecycle controller schedulable nodes. */
 /**
- * The test servers run without the ServiceAccount admission plugin unless the test names it in
- * --enable/--disable-admission-plugins, as the established integration-test servers do: no
- * serviceaccount controller runs beside them to make the `default` account a pod needs.
+ * The test servers run without two admission plugins unless the test names them in
+ * --enable/--disable-admission-plugins, as the established integration-test servers do:
+ * - ServiceAccount: no serviceaccount controller runs beside them to make the `default` account a
+ *   pod needs;
+ * - TaintNodesByCondition (unless `taintNodesByCondition`): new nodes would keep the not-ready
+ *   NoSchedule taint that only the nodelifecycle controller lifts, so nothing would be scheduled.
+ * A test's own --disable-admission-plugins gets them added to it (one flag, not two).
  */
-export function withTestAdmission(args: readonly string[]): string[] {
-  const names = args.join(' ');
-  if (/admission-plugins[= ][^ ]*ServiceAccount/.test(names)) return [...args];
-  return ['--disable-admission-plugins=ServiceAccount', ...args];
+export function withTestAdmission(args: readonly string[], opts: { taintNodesByCondition?: boolean } = {}): string[] {
+  const named = (plugin: string) => args.some((a) => /^--(enable|disable)-admission-plugins/.test(a) && a.includes(plugin));
+  const off = [...(named('ServiceAccount') ? [] : ['ServiceAccount']), ...(opts.taintNodesByCondition || named('TaintNodesByCondition') ? [] : ['TaintNodesByCondition'])];
+  if (off.length === 0) return [...args];
+  const own = args.findIndex((a) => a.startsWith('--disable-admission-plugins='));
+  if (own < 0) return [`--disable-admission-plugins=${off.join(',')}`, ...args];
+  return args.map((a, i) => (i === own ? `${a},${off.join(',')}` : a));
 }
 
 export async function startApiServer(opts: StartOptions = {}): Promise<ApiServerProcess> {
@@ -104,7 +119,7 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     '--bind-address=127.0.0.1',
     `--data-dir=${dataDir}`,
     `--cert-dir=${certDir}`,
-    ...withTestAdmission(opts.args ?? []),
+    ...withTestAdmission(opts.args ?? [], { taintNodesByCondition: opts.taintNodesByCondition === true }),
   ];
   const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...launcherEnv(APISERVER_BIN), ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -23,6 +23,8 @@ import { certificateApproval } from './certificate-approval.js';
 import { certificateSigning } from './certificate-signing.js';
 import { certificateSubjectRestriction } from './certificate-subject-restriction.js';
 import type { Authorizer } from '../auth/authorization.js';
+import { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS, type DefaultTolerationSettings } from './default-toleration-seconds.js';
+import { taintNodesByCondition } from './taint-nodes-by-condition.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -52,6 +54,8 @@ export interface AdmissionContext {
   featureGates?: Readonly<Record<string, boolean>>;
   /** The server's authorization chain (the Certificate* plugins ask it about signers). */
   authorizer(): Authorizer;
+  /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300 and 300). */
+  defaultTolerationSeconds?: DefaultTolerationSettings;
 }
 
 type PluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
@@ -72,7 +76,7 @@ function liveReader(ctx: AdmissionContext, plural: string): (namespace: string, 
   return async (namespace, name) => (await store.getForUpdate(namespace, name))?.object;
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
+/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, TaintNodesByCondition, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -87,6 +91,8 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const node = peeker(ctx, 'nodes');
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
+  ['TaintNodesByCondition', () => taintNodesByCondition()],
+  ['DefaultTolerationSeconds', (ctx) => defaultTolerationSeconds(ctx.defaultTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS)],
   ['DefaultStorageClass', (ctx) => {
     const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
     const store = def ? ctx.storeFor(def) : undefined;

@@ -311,6 +311,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   nodeipam: 'node-controller',
   'persistentvolume-binder': 'persistent-volume-binder',
   'persistentvolume-expander': 'expand-controller',
+  nodelifecycle: 'node-controller',
   podgc: 'pod-garbage-collector',
   'pv-protection': 'pv-protection-controller',
   'pvc-protection': 'pvc-protection-controller',
@@ -323,6 +324,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   statefulset: 'statefulset-controller',
   tokencleaner: 'token-cleaner',
   'ttl-after-finished': 'ttl-after-finished-controller',
+  ttl: 'ttl-controller',
 });
 
 /** The controllers' roles, by the established service-account name of each controller we run. */
@@ -520,6 +522,7 @@ function controllerRoles(): BootstrapClusterRole[] {
         eventsRule(),
       ],
     ],
+    ['ttl-controller', [rule(['update', 'patch', 'list', 'watch'], [CORE], ['nodes']), eventsRule()]],
     ['ttl-after-finished-controller', [rule(['get', 'list', 'watch', 'delete'], [BATCH], ['jobs']), eventsRule()]],
   ];
   return roles.map(([name, rules]) => ({ name: `${CONTROLLER_ROLE_PREFIX}${name}`, rules }));
