@@ -16,7 +16,7 @@ import type { TokenSource } from '../client/file-token-source.js';
 import type { InformerFactory } from '../client/informer-types.js';
 import type { MachineInspector } from '../runtime/inspection/index.js';
 import { OptionsError, type CommonOptions } from './common-options.js';
-import { componentAuth, componentServingCertificates, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, requestViewer, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
 import type { DelegatedAuthOptions } from './delegated-auth-flags.js';
 import type { ApiClientOptions } from './controller-host-options.js';
 import { createProfilingHandler } from './profiling.js';
@@ -94,7 +94,7 @@ export async function startControllerHostProcess(o: {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const inspector = new MachineInspector();
-  const debugMachines = debugMachinesHandler(inspector);
+  const debugMachines = debugMachinesHandler(inspector, { access: { client: () => connection.client, identity: `the ${o.component}`, viewer: requestViewer } });
   const healthChecks: HealthCheck[] = [];
   const server = await startComponentServer({
     securePort: o.common.securePort,

@@ -18,7 +18,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parseDurationMs } from '../api/duration.js';
 import type { HealthCheck } from '../apiserver/health.js';
 import { OptionsError } from './common-options.js';
-import { componentAuth, componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, requestViewer, shownHost, startComponentServer } from './component-server.js';
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
@@ -87,7 +87,7 @@ await runDaemon({
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const inspector = new MachineInspector();
-    const debugMachines = debugMachinesHandler(inspector, { panels: [PENDING_PODS_PANEL] });
+    const debugMachines = debugMachinesHandler(inspector, { panels: [PENDING_PODS_PANEL], access: { client: () => client, identity: 'the scheduler', viewer: requestViewer } });
     let running: ReturnType<typeof startScheduler> | undefined;
     const debugScheduler = debugSchedulerHandler(() => running?.scheduler);
     const healthChecks: HealthCheck[] = [{ name: 'ping', check: () => undefined }];

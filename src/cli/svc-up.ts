@@ -35,6 +35,7 @@ import { loadControllerModules } from './controller-modules.js';
 import { controllerAccounts, startBuiltinControllers } from './builtin-controllers.js';
 import { controllerSettingFlags, DEFAULT_CONTROLLER_MANAGER_LOCK, resolveControllerSettings } from './controller-manager-options.js';
 import { OptionsError, readFlagFile } from './common-options.js';
+import { requestViewer } from './component-server.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
 import { defaultConfiguration, parseConfigurationFile, SchedulerConfigError, type SchedulerConfiguration } from '../scheduler/config/index.js';
 import { createLogger } from './logging.js';
@@ -131,7 +132,10 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const inspector = new MachineInspector();
   const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
-  const debugMachines = debugMachinesHandler(inspector, schedulerConfig ? { panels: [PENDING_PODS_PANEL] } : {});
+  // The access panel asks with the server's own loopback identity, once the server runs.
+  let accessClient: ApiClient | undefined;
+  const access = { client: () => accessClient, identity: 'the API server', viewer: requestViewer };
+  const debugMachines = debugMachinesHandler(inspector, schedulerConfig ? { panels: [PENDING_PODS_PANEL], access } : { access });
   let scheduler: ReturnType<typeof startScheduler> | undefined;
   const debugScheduler = debugSchedulerHandler(() => scheduler?.scheduler);
   config.extraHandlers = [
@@ -140,6 +144,8 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     ...(config.extraHandlers ?? []),
   ];
   const api = await startApiServer(config);
+  const accessConnection = connectInProcess(api);
+  accessClient = accessConnection.client;
   (await import('../apiserver/memory-reclaimer.js')).startMemoryReclaimer({ logger });
 
   // The controllers call the server's request pipeline directly (no socket, no TLS, values not
@@ -277,6 +283,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
         await m.close();
       }
       await connection.close();
+      await accessConnection.close();
       await api.shutdown();
     },
   };

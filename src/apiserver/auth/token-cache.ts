@@ -5,10 +5,13 @@
  * (tokencache: success TTL 10 s, failure TTL 0, i.e. failures are never cached, and no flag
  * changes either).
  *
- * - Key: HMAC-SHA256 of the audiences asked for and the token, under a key drawn at random per
- *   process, so the cache holds no token and a memory dump does not let anyone test guesses
- *   offline. The audiences are part of the key: a token valid for one audience list is not
- *   thereby valid for another.
+ * - Key: SHA-256 of a secret drawn at random per process, the audiences asked for and the token
+ *   (the established cache uses an HMAC for the same end): the cache holds no token, and a memory
+ *   dump without the secret does not let anyone test guesses offline. The key never leaves the
+ *   process and is not a MAC anyone verifies, so a one-shot hash over secret + data does as well
+ *   as an HMAC here, at a third of its cost per request (profiled: the HMAC object was as costly
+ *   as the whole client-certificate check). The audiences are part of the key: a token valid
+ *   for one audience list is not thereby valid for another.
  * - What is cached: the method's whole answer: a user with the audiences granted, or "not a
  *   token of any method" (null), or an AuthenticationFailure. A success (a user) lives
  *   `successTtlMs`; null and failures live `failureTtlMs` (0: not at all). Errors that are not
@@ -25,7 +28,7 @@
  * The webhook token method keeps its own cache (--authentication-token-webhook-cache-ttl, which
  * also caches denials); this one sits in front of every method and does not replace it.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { AuthenticationFailure, type Authenticated, type TokenAuthenticator } from './authentication.js';
 
 export interface TokenCacheOptions {
@@ -48,7 +51,7 @@ const DEFAULT_MAX_ENTRIES = 4096;
 
 export class TokenCache implements TokenAuthenticator {
   readonly name: string;
-  private readonly key = randomBytes(32);
+  private readonly secret = randomBytes(32).toString('base64');
   private readonly entries = new Map<string, { answer: Answer; expires: number }>();
   private readonly pending = new Map<string, Promise<Answer>>();
   private readonly now: () => number;
@@ -121,13 +124,13 @@ export class TokenCache implements TokenAuthenticator {
     return e.answer;
   }
 
-  /** HMAC over the audiences (length-prefixed, so `a,b` and `a` + `,b` differ) and the token. */
+  /** SHA-256 over the secret, the audiences (length-prefixed, so `a,b` and `a` + `,b` differ) and the token. */
   private keyOf(token: string, audiences: readonly string[] | undefined): string {
-    const h = createHmac('sha256', this.key);
-    if (audiences === undefined) h.update('-');
-    else for (const a of audiences) h.update(`${Buffer.byteLength(a)}:${a}`);
-    h.update('\0');
-    h.update(token);
-    return h.digest('base64');
+    let aud = '-';
+    if (audiences !== undefined) {
+      aud = '';
+      for (const a of audiences) aud += `${Buffer.byteLength(a)}:${a}`;
+    }
+    return hash('sha256', `${this.secret}\0${aud}\0${token}`, 'base64');
   }
 }
