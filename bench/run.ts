@@ -367,7 +367,7 @@ async function mainServicesOnly(): Promise<void> {
 
 /** `--only=auth`: the authentication and authorization part alone against two fresh apiservers, spliced into docs/benchmarks.md. */
 async function mainAuthOnly(): Promise<void> {
-  const figures = await measureAuth(parent, { concurrency: CONCURRENCY, rounds: 7, createsPerRound: 2_000, getMs: 3_000, otherBindings: 400, watchers: 50, watchWrites: 300 }, log);
+  const figures = await measureAuth(parent, { concurrency: CONCURRENCY, rounds: 5, createsPerRound: 1_500, getMs: 3_000, otherBindings: 400, watchers: 50, watchWrites: 300 }, log);
   const r = authRatios(figures);
   for (const [m, x] of Object.entries(r)) log(`auth: ${m} keeps ${(x.creates * 100).toFixed(1)}% of creates, ${(x.gets * 100).toFixed(1)}% of gets (paired medians)`);
   log(`auth: watch p99 open ${figures.watch.open.p99Ms.toFixed(2)} ms, secured ${figures.watch.secured.p99Ms.toFixed(2)} ms`);
