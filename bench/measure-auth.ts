@@ -181,7 +181,7 @@ export async function measureAuth(parent: string, s: AuthBenchSettings, log: (m:
     const f: AuthFigures = { settings: s, creates: empty(), gets: empty(), createCpuMs: empty(), getCpuMs: empty(), watch: undefined as unknown as AuthFigures['watch'] };
     log('auth: warm-up');
     for (const m of AUTH_MODES) {
-      await loadRound(clients[m], 'creates', { ...s, createsPerRound: 1_000 }, `warm-${m}`, 2_000);
+      await loadRound(clients[m], 'creates', { ...s, createsPerRound: Math.min(1_000, s.createsPerRound) }, `warm-${m}`, 2_000);
       await cleanUp(clients[m], `warm-${m}`);
       await loadRound(clients[m], 'gets', { ...s, getMs: 2_000 }, '', 2_000);
     }
