@@ -1,6 +1,6 @@
 /**
  * `BENCH_ONLY=durability npm run bench`: the write rate of the embedded store with and without an
- * fsync per commit (`--data-dir-fsync`, SQLite synchronous=FULL vs NORMAL), measured two ways:
+ * fsync per commit (`--data-dir-fsync`: the WAL fsynced after each group commit, or not), measured two ways:
  * - the real `apiserver` over HTTPS: ConfigMap creates at concurrency 32 and one at a time;
  * - the store alone in this process (no HTTP, no API machinery): creates with 256 in flight and
  *   one at a time, so the cost of the fsync itself shows without the server's own work.

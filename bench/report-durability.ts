@@ -18,8 +18,8 @@ export function renderDurabilitySection(f: DurabilityFigures, run: { command: st
 
 Measured by \`${run.command}\` on ${run.date.toISOString()} (load average at start ${run.loadAtStart.toFixed(2)}); code in
 bench/measure-durability.ts. The embedded store acknowledges a write once its commit is fsynced (\`--data-dir-fsync=true\`,
-the default: SQLite \`synchronous=FULL\`), so an acknowledged write survives a power loss or kernel crash, as etcd promises;
-\`--data-dir-fsync=false\` (\`synchronous=NORMAL\`) acknowledges once the commit is in the kernel's page cache, which survives
+the default: the WAL fsynced after each group commit, from libuv's thread pool), so an acknowledged write survives a power loss or kernel crash, as etcd promises;
+\`--data-dir-fsync=false\` acknowledges once the commit is in the kernel's page cache, which survives
 \`kill -9\` of the server but not a power loss. Writes are committed in groups (every write that arrived while the previous
 commit ran), so one fsync covers many writes under concurrency; one at a time, every write pays a whole fsync.
 Median of ${s.rounds} rounds, the two modes alternating, each on a fresh data directory on this machine's ext4 disk.
@@ -38,7 +38,8 @@ ${row('store alone, one at a time', (m) => m.storeSequentialPerSecond)}
 
 One fsync cost about ${(1000 / on.storeSequentialPerSecond - 1000 / off.storeSequentialPerSecond).toFixed(2)} ms in this run (store alone, one write at a time: ${(1000 / on.storeSequentialPerSecond).toFixed(2)} ms a commit with it, ${(1000 / off.storeSequentialPerSecond).toFixed(2)} ms
 without), against about 0.2 ms on a quiet machine (the issue's figure): the disk is shared with other work. The commit
-and its fsync run on the event loop (better-sqlite3 is synchronous), so each group commit holds other requests that long;
-under concurrency the groups grow and the cost per write falls, as the c=32 rows show.
+runs on the event loop (better-sqlite3 is synchronous) but its fsync does not: it runs in libuv's thread pool while
+other requests are served, and the writes that arrive meanwhile form the next group. Under concurrency the groups grow
+and the cost per write falls, as the c=32 rows show.
 `;
 }

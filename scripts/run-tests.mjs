@@ -21,9 +21,13 @@ function walk(dir) {
   return out;
 }
 
+// Longest first, so that two slots finish together instead of one long file running alone at the
+// end: the npm-registry package test (minutes), then the process-level suites, then unit files.
+const LONGEST_FIRST = ['/e2e/package-outside-repo.test.js'];
+const weight = (f) => (LONGEST_FIRST.some((s) => f.endsWith(s)) ? 0 : /\/(reliability|e2e|fuzz)\//.test(f) ? 1 : 2);
 const files = walk(testRoot)
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
-  .sort((a, b) => Number(a.includes('/e2e/')) - Number(b.includes('/e2e/')) || a.localeCompare(b));
+  .sort((a, b) => weight(a) - weight(b) || a.localeCompare(b));
 
 let passed = 0;
 let failed = 0;

@@ -238,14 +238,14 @@ export function writeJson(res: Response, code: number, body: Buffer | string | o
  * writeJson. Above a slice the parts are streamed fairly (./fair-streams.ts), never copied into
  * one body.
  */
-export function writeJsonParts(res: Response, code: number, parts: readonly Buffer[]): void {
+export function writeJsonParts(res: Response, code: number, parts: readonly Buffer[], extra?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
-  if (res instanceof InProcessResponse) return res.sendValue(code, Buffer.concat(parts as Buffer[]));
+  if (res instanceof InProcessResponse) return res.sendValue(code, Buffer.concat(parts as Buffer[]), extra);
   // Spelling rewrites whole JSON values; every part is a whole value or punctuation between them.
   const spelled = ESTABLISHED_SPELLING.has(res) ? parts.map((p) => spelledJson(res, p)) : parts;
   let length = 1;
   for (const p of spelled) length += p.length;
-  writeHeadSafely(res, code, { 'content-type': 'application/json', 'content-length': String(length) });
+  writeHeadSafely(res, code, { 'content-type': 'application/json', 'content-length': String(length), ...extra });
   if (length >= SLICE_BYTES) return streamBody(res as unknown as StreamedResponse, [...spelled, NEWLINE]);
   res.cork?.();
   for (const p of spelled) res.write(p);

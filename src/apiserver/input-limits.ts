@@ -70,6 +70,28 @@ export async function requestTurn(res: { readonly writableEnded: boolean }): Pro
   }
 }
 
+/** How long a request's steps may hold the event loop before other requests get a turn (as ./fair-streams.ts). */
+const STEPS_BUDGET_MS = 8;
+
+/**
+ * Walks `steps` to its end, handing each value it yields to `each`, and after every 8 ms of steps
+ * gives other requests a turn (requestTurn: a request answered meanwhile, by its deadline or a
+ * client gone, stops here). For CPU work proportional to a list (a Table of thousands of rows, a
+ * cold Protobuf list) that would otherwise hold every other request, health checks included.
+ */
+export async function runInTurns<Y, R>(res: { readonly writableEnded: boolean }, steps: Iterator<Y, R, void>, each?: (value: Y) => void): Promise<R> {
+  let started = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    each?.(step.value);
+    if (performance.now() - started >= STEPS_BUDGET_MS) {
+      await requestTurn(res);
+      started = performance.now();
+    }
+  }
+}
+
 /** The limits for a given body limit: a stored object may be as large as a body. */
 export function inputLimitsFor(maxRequestBodyBytes: number): InputLimits {
   return { ...DEFAULT_INPUT_LIMITS, maxRequestBodyBytes, maxObjectBytes: maxRequestBodyBytes };

@@ -11,6 +11,7 @@ import { PROTOBUF_MEDIA_TYPE, protobufCodec, protobufSupport, UnencodableError }
 import type { Response } from './http.js';
 import { writeHeadSafely, writeJson } from './http.js';
 import { SLICE_BYTES, streamBody, type StreamedResponse } from './fair-streams.js';
+import { runInTurns } from './input-limits.js';
 import type { RequestScope } from './scope.js';
 
 /** Does this kind offer the Protobuf representation? */
@@ -54,11 +55,13 @@ export function encodeOrRefuse<T>(encode: () => T): T {
   try {
     return encode();
   } catch (err) {
-    if (err instanceof UnencodableError) {
-      throw notAcceptable(`the object cannot be represented in ${PROTOBUF_MEDIA_TYPE}: ${err.message}`);
-    }
-    throw err;
+    throw refusedEncoding(err);
   }
+}
+
+/** The 406 for an UnencodableError; any other error as it is. */
+function refusedEncoding(err: unknown): unknown {
+  return err instanceof UnencodableError ? notAcceptable(`the object cannot be represented in ${PROTOBUF_MEDIA_TYPE}: ${err.message}`) : err;
 }
 
 /** One object (a stored view: its parsed object and JSON bytes) in the response representation. */
@@ -86,12 +89,19 @@ export function writeValue(s: RequestScope, code: number, value: Record<string, 
   writeJson(s.res, code, value);
 }
 
-/** A list response in Protobuf (`<Kind>List`), items encoded once per cached object. */
-export function writeProtobufList(s: RequestScope, metadata: Record<string, unknown>, items: readonly SvcObject[]): void {
+/**
+ * A list response in Protobuf (`<Kind>List`), items encoded once per cached object; encoded a few
+ * items per turn of the event loop (a cold list of thousands takes hundreds of milliseconds).
+ */
+export async function writeProtobufList(s: RequestScope, metadata: Record<string, unknown>, items: readonly SvcObject[]): Promise<void> {
   const apiVersion = spelledApiVersion(s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version, s.spelling);
-  const body = encodeOrRefuse(() =>
-    protobufCodec().encodeList({ apiVersion, kind: s.def.listKind, metadata, items: items as unknown as Record<string, unknown>[] }),
-  );
+  const steps = protobufCodec().encodeListSteps({ apiVersion, kind: s.def.listKind, metadata, items: items as unknown as readonly Record<string, unknown>[] });
+  let body: Buffer;
+  try {
+    body = await runInTurns(s.res, steps);
+  } catch (err) {
+    throw refusedEncoding(err);
+  }
   writeProtobuf(s, 200, body);
 }
 

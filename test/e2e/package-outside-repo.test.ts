@@ -24,10 +24,28 @@ let tarballPath: string;
 let scaffold: string;
 const children: ReturnType<typeof spawn>[] = [];
 
+/**
+ * better-sqlite3's install script asks prebuild-install for the binary of this Node.js ABI, which
+ * downloads it from GitHub; this machine reaches only the npm registry, so each install would
+ * compile SQLite from source (about two minutes per install on 2 cores). prebuild-install's
+ * documented offline route is a folder of local prebuilds named as the download would be: we put the
+ * binary this checkout already built there, for the version this checkout pins. An install that
+ * resolves another version finds no file of that name and compiles, as before.
+ */
+const localPrebuilds = () => join(dir, 'prebuilds');
+function stageSqlitePrebuild(): void {
+  const pkgDir = join(ROOT, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string };
+  mkdirSync(localPrebuilds(), { recursive: true });
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  execFileSync('tar', ['-czf', join(localPrebuilds(), name), '-C', pkgDir, 'build/Release/better_sqlite3.node']);
+}
+
 test.before(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-package-'));
   project = join(dir, 'my-controllers');
   mkdirSync(join(project, 'src'), { recursive: true });
+  stageSqlitePrebuild();
 });
 
 /** npx runs the command under a shell of its own: the whole process group is stopped. */
@@ -48,7 +66,7 @@ test.after(async () => {
 
 function run(cmd: string, args: string[], cwd: string, timeoutMs = 300_000): string {
   try {
-    return execFileSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+    return execFileSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_better_sqlite3_local_prebuilds: localPrebuilds() } });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${cmd} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);

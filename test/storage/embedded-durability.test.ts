@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { fsync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -41,7 +41,7 @@ function writeThenKill(dir: string, total: number, killAfter: number): Promise<{
   });
 }
 
-test('commits are fsynced before they are acknowledged by default (synchronous=FULL); fsync: false relaxes it', async () => {
+test('commits are fsynced before they are acknowledged by default; fsync: false relaxes it', async () => {
   for (const [opts, want] of [[{}, true], [{ fsync: true }, true], [{ fsync: false }, false]] as const) {
     const dir = tempDir();
     const store = openEmbeddedStore({ dir, ...opts });
@@ -54,6 +54,62 @@ test('commits are fsynced before they are acknowledged by default (synchronous=F
     }
   }
 });
+
+test('a commit is acknowledged, visible and watched only after its fsync; the event loop is free meanwhile', async () => {
+  const dir = tempDir();
+  const held: Array<() => void> = [];
+  let fsyncs = 0;
+  // The real fsync, held until the test lets it end.
+  const store = openEmbeddedStore({
+    dir,
+    fsyncFile: async (fd) => {
+      fsyncs++;
+      await new Promise<void>((resolve) => held.push(resolve));
+      await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+    },
+  });
+  try {
+    const seen: number[] = [];
+    store.watch('/registry/configmaps/', 0, { onEvents: (evs) => seen.push(...evs.map((e) => e.modRevision)), onError: () => undefined });
+    let acked = false;
+    const write = store.create('/registry/configmaps/default/a', Buffer.from('{"v":1}')).then((r) => ((acked = true), r));
+    await eventuallyTrue(() => held.length > 0);
+    // The directory's entry first (once), then the WAL.
+    held.shift()!();
+    await eventuallyTrue(() => held.length > 0);
+    // Committed to SQLite, not yet on disk: not acknowledged, not visible, not watched.
+    await new Promise((r) => setTimeout(r, 20));
+    assert.not.ok(acked, 'not acknowledged before its fsync ended');
+    assert.is(await store.get('/registry/configmaps/default/a'), undefined, 'a read at the current revision does not see it');
+    assert.is((await store.list('/registry/configmaps/')).items.length, 0);
+    assert.is(await store.currentRevision(), 0);
+    const late: number[] = [];
+    store.watch('/registry/configmaps/', 0, { onEvents: (evs) => late.push(...evs.map((e) => e.modRevision)), onError: () => undefined });
+    // A second write waits for the first group's fsync, then is committed in a group of its own.
+    const second = store.create('/registry/configmaps/default/b', Buffer.from('{"v":2}'));
+    held.shift()!();
+    const first = await write;
+    assert.is(first.modRevision, 1);
+    await eventuallyTrue(() => held.length > 0);
+    held.shift()!();
+    assert.is((await second).modRevision, 2);
+    assert.is(Buffer.from((await store.get('/registry/configmaps/default/a'))!.value).toString(), '{"v":1}');
+    await eventuallyTrue(() => seen.length === 2 && late.length === 2);
+    assert.equal(seen, [1, 2]);
+    assert.equal(late, [1, 2], 'a watch opened while the group was being fsynced gets it once');
+    assert.is(fsyncs, 3);
+  } finally {
+    const closing = store.close();
+    while (held.length) held.shift()!();
+    await closing;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(check(), 'condition reached');
+}
 
 test('every acknowledged write survives kill -9 and the revision stays consistent', async () => {
   const dir = tempDir();

@@ -2,8 +2,9 @@
  * GET of one object and LIST of a collection, under the resource-version tables of the spec, as
  * JSON, as a Table (src/codec/table.ts) or as Protobuf (src/codec/protobuf/).
  */
-import { buildTable, includeObjectParam, objectTable, tableApiVersion } from '../../codec/table.js';
+import { includeObjectParam, objectTable, tableApiVersion, tableJsonSteps } from '../../codec/table.js';
 import { inProcessResponse, writeJson, writeJsonParts } from '../http.js';
+import { runInTurns } from '../input-limits.js';
 import { writeObject, writeProtobufList } from '../representation.js';
 import { intParam, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
@@ -40,8 +41,21 @@ export async function handleList(s: RequestScope): Promise<void> {
     metadata['remainingItemCount'] = result.remainingItemCount;
   }
   if (s.output.representation === 'table') {
-    const table = buildTable(s.def, result.items.map((i) => i.object), metadata, { includeObject, now: s.services.now(), apiVersion: tableApiVersion(s.output.params) });
-    return writeJson(s.res, 200, table, { 'content-type': s.output.contentType });
+    // Laid out a few rows per turn of the event loop; one part per turn's rows.
+    const objects = result.items.map((i) => i.object);
+    const parts: Buffer[] = [];
+    let text = '';
+    const flush = () => {
+      if (text) parts.push(Buffer.from(text));
+      text = '';
+    };
+    const steps = tableJsonSteps(s.def, objects, metadata, { includeObject, now: s.services.now(), apiVersion: tableApiVersion(s.output.params) });
+    await runInTurns(s.res, steps, (piece) => {
+      text += piece;
+      if (text.length >= 16 * 1024) flush();
+    });
+    flush();
+    return writeJsonParts(s.res, 200, parts, { 'content-type': s.output.contentType });
   }
   if (s.output.representation === 'protobuf') return writeProtobufList(s, metadata, result.items.map((i) => i.object));
   const groupVersion = s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version;
