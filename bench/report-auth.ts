@@ -1,4 +1,5 @@
 /** The "Authentication and authorization" section of docs/benchmarks.md (bench/measure-auth.ts). */
+import { cpus } from 'node:os';
 import { type LoadResult, median } from './load.js';
 import { AUTH_MODES, type AuthFigures, type AuthMode, authRatios, SECURED_MODES, type SecuredMode } from './measure-auth.js';
 
@@ -26,6 +27,14 @@ const row = (what: string, rs: LoadResult[], cpu: number[]) => {
   return `| ${what} | ${n0(median(mid))}/s (${rs.map((r) => n0(r.perSecond)).join(', ')}) | ${median(rs.map((r) => r.p50Ms)).toFixed(2)} ms | ${median(rs.map((r) => r.p99Ms)).toFixed(2)} ms | ${median(cpu).toFixed(3)} ms |`;
 };
 
+/** A warning when the machine was busier than its cores at the start: the ratios are then mostly other processes' noise. */
+function busy(load: number): string {
+  const cores = cpus().length;
+  return load > cores
+    ? `\n\n**The machine was busy** (load average ${load.toFixed(2)} on ${cores} cores at the start): other processes took most of the CPU, so the\nrounds swing several-fold and the ratios below are noise, not a verdict; rerun on a quiet machine.`
+    : '';
+}
+
 export function renderAuthSection(f: AuthFigures, run: { command: string; date: Date; loadAtStart: number }): string {
   const s = f.settings;
   const r = authRatios(f);
@@ -42,7 +51,7 @@ aggregates) in the bench namespace, and from a \`system:masters\` certificate on
 evaluated by RBAC: it separates what RBAC costs from what a second process costs). ${s.concurrency} concurrent clients; one warm-up
 round per mode, then ${s.rounds} rounds in which each mode runs ${n0(s.createsPerRound)} ConfigMap creates (deleted after the round, unmeasured, so
 both stores stay alike) then ${(s.getMs / 1000).toFixed(0)} s of gets by name, the order of the modes rotated each round. Target (issue 24):
-throughput lost to authentication and RBAC at most 10%, watch delivery p99 unchanged within noise.
+throughput lost to authentication and RBAC at most 10%, watch delivery p99 unchanged within noise.${busy(run.loadAtStart)}
 
 | Load | Median (each round) | p50 | p99 | apiserver CPU per request |
 |---|---:|---:|---:|---:|

@@ -87,14 +87,16 @@ export async function startControllerHostProcess(o: {
   const auth = o.delegatedAuth ? await componentAuth(o.common, o.delegatedAuth, o.logger, o.userAgent) : undefined;
   const connection = await connectFromFlags(o.client, o.userAgent);
   const electionConnection = await connectFromFlags(o.client, o.userAgent, o.renewDeadlineMs);
-  const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
+  // The machines page's access panel reviews on a connection of its own, not spending the controllers' QPS.
+  const accessConnection = await connectFromFlags({ ...o.client, qps: 0 }, `${o.userAgent}/access-panel`);
+  const closeConnections = () => Promise.all([connection.close(), electionConnection.close(), accessConnection.close()]).then(() => undefined);
   const { createInformerFactory } = await import('../client/index.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const informers = createInformerFactory(connection.client, { logger: o.logger.child({ module: 'informer' }) });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const inspector = new MachineInspector();
-  const debugMachines = debugMachinesHandler(inspector, { access: { client: () => connection.client, identity: `the ${o.component}`, viewer: requestViewer } });
+  const debugMachines = debugMachinesHandler(inspector, { access: { client: () => accessConnection.client, identity: `the ${o.component}`, viewer: requestViewer } });
   const healthChecks: HealthCheck[] = [];
   const server = await startComponentServer({
     securePort: o.common.securePort,
