@@ -184,7 +184,8 @@ async function spawnAndWait(
         // Watches and big lists can take long; never cut them off from the client side.
         headersTimeout: 0,
         bodyTimeout: 0,
-        connect: { ca: trusted, servername: SERVERNAME, ...(client ? { cert: client.cert, key: client.key } : {}) },
+        // A loaded machine can take long over 32 TLS handshakes at once; the default 10 s fails the run.
+        connect: { ca: trusted, servername: SERVERNAME, timeout: 60_000, ...(client ? { cert: client.cert, key: client.key } : {}) },
       });
       pools.push(p);
       return p;

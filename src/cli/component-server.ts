@@ -14,7 +14,9 @@ import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { ServingCertificates } from '../apiserver/config.js';
 import { HealthEndpoint, type HealthCheck } from '../apiserver/health.js';
+import { requestUser } from '../apiserver/auth/authentication.js';
 import { writeText, type Request, type Response } from '../apiserver/http.js';
+import type { Viewer } from '../runtime/inspection/access-panel.js';
 import type { CommonOptions } from './common-options.js';
 import type { DelegatedAuth } from './delegated-auth.js';
 import type { DelegatedAuthOptions } from './delegated-auth-flags.js';
@@ -80,6 +82,20 @@ export async function componentAuth(common: CommonOptions, o: DelegatedAuthOptio
   const { buildDelegatedAuth } = await import('./delegated-auth.js');
   const { connect } = await import('../client/index.js');
   return buildDelegatedAuth(o, { logger, connect: (svcconfig) => connect({ svcconfig, userAgent: `${userAgent}/delegated-auth` }) });
+}
+
+/**
+ * The user a request on a secure port was authenticated as (the delegated checks, or the API
+ * server's own pipeline for `svc up`), for the /debug/machines access panel; undefined when the
+ * port authenticates nobody.
+ */
+export function requestViewer(req: unknown): Viewer | undefined {
+  try {
+    const u = requestUser(req as Request);
+    return { username: u.username, groups: u.groups, ...(u.uid ? { uid: u.uid } : {}), ...(u.extra ? { extra: u.extra } : {}) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The address to show for a listener bound to `bindAddress` (an unspecified one is shown as 127.0.0.1). */

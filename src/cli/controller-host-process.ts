@@ -16,7 +16,7 @@ import type { TokenSource } from '../client/file-token-source.js';
 import type { InformerFactory } from '../client/informer-types.js';
 import type { MachineInspector } from '../runtime/inspection/index.js';
 import { OptionsError, type CommonOptions } from './common-options.js';
-import { componentAuth, componentServingCertificates, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, requestViewer, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
 import type { DelegatedAuthOptions } from './delegated-auth-flags.js';
 import type { ApiClientOptions } from './controller-host-options.js';
 import { createProfilingHandler } from './profiling.js';
@@ -87,14 +87,16 @@ export async function startControllerHostProcess(o: {
   const auth = o.delegatedAuth ? await componentAuth(o.common, o.delegatedAuth, o.logger, o.userAgent) : undefined;
   const connection = await connectFromFlags(o.client, o.userAgent);
   const electionConnection = await connectFromFlags(o.client, o.userAgent, o.renewDeadlineMs);
-  const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
+  // The machines page's access panel reviews on a connection of its own, not spending the controllers' QPS.
+  const accessConnection = await connectFromFlags({ ...o.client, qps: 0 }, `${o.userAgent}/access-panel`);
+  const closeConnections = () => Promise.all([connection.close(), electionConnection.close(), accessConnection.close()]).then(() => undefined);
   const { createInformerFactory } = await import('../client/index.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const informers = createInformerFactory(connection.client, { logger: o.logger.child({ module: 'informer' }) });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const inspector = new MachineInspector();
-  const debugMachines = debugMachinesHandler(inspector);
+  const debugMachines = debugMachinesHandler(inspector, { access: { client: () => accessConnection.client, identity: `the ${o.component}`, viewer: requestViewer } });
   const healthChecks: HealthCheck[] = [];
   const server = await startComponentServer({
     securePort: o.common.securePort,

@@ -32,7 +32,7 @@
 import type { Logger } from 'pino';
 import { StatusError } from '../api/status.js';
 import type { SvcObject } from '../api/types.js';
-import { AuthenticationChain, authenticationRequest, BearerTokenAuthenticator, type RequestAuthenticator } from '../apiserver/auth/authentication.js';
+import { AuthenticationChain, authenticationRequest, BearerTokenAuthenticator, setRequestUser, type RequestAuthenticator } from '../apiserver/auth/authentication.js';
 import { RequestHeaderAuthenticator } from '../apiserver/auth/request-header.js';
 import { ClientCertificateAuthenticator } from '../apiserver/auth/x509.js';
 import { MASTERS_GROUP, type UserInfo } from '../apiserver/auth/user.js';
@@ -225,6 +225,8 @@ export async function buildDelegatedAuth(o: DelegatedAuthOptions, deps: Delegate
         writeStatus(res, e);
         return true;
       }
+      // Handlers read who asked (the /debug/machines access panel defaults to that user).
+      setRequestUser(req, user);
       if (pathAllowed(o.alwaysAllowPaths, path) || user.groups.includes(MASTERS_GROUP)) return false;
       const decision = sar ? await sar.authorize(user, { kind: 'nonResource', verb, path }) : { allowed: false, reason: '' };
       if (decision.allowed) return false;

@@ -18,7 +18,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parseDurationMs } from '../api/duration.js';
 import type { HealthCheck } from '../apiserver/health.js';
 import { OptionsError } from './common-options.js';
-import { componentAuth, componentServingCertificates, shownHost, startComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, requestViewer, shownHost, startComponentServer } from './component-server.js';
 import { createLogger } from './logging.js';
 import { explicitlySetFlags } from './option-table.js';
 import { createProfilingHandler } from './profiling.js';
@@ -49,6 +49,7 @@ await runDaemon({
     const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
     let connection: ReturnType<typeof connect>;
     let electionConnection: ReturnType<typeof connect>;
+    let accessConnection: ReturnType<typeof connect>;
     try {
       const connectOptions = {
         ...(options.master ? { master: options.master } : {}),
@@ -61,11 +62,14 @@ await runDaemon({
       connection = connect(connectOptions);
       // The lease's own connection, not throttled by clientConnection.qps: renewals never wait behind bindings.
       electionConnection = connectForLeaderElection(connectOptions, parseDurationMs(cfg.leaderElection.renewDeadline) ?? 10_000);
+      // The machines page's access panel reviews on a connection of its own: a matrix of hundreds
+      // of SubjectAccessReviews never spends the scheduler's clientConnection.qps or waits before bindings.
+      accessConnection = connect({ ...connectOptions, qps: 0, userAgent: 'scheduler/access-panel' });
     } catch (e) {
       throw new OptionsError((e as Error).message);
     }
     const { client } = connection;
-    const closeConnections = () => Promise.all([connection.close(), electionConnection.close()]).then(() => undefined);
+    const closeConnections = () => Promise.all([connection.close(), electionConnection.close(), accessConnection.close()]).then(() => undefined);
 
     if (options.policyConfigMap) {
       const { namespace, name } = options.policyConfigMap;
@@ -87,7 +91,7 @@ await runDaemon({
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const inspector = new MachineInspector();
-    const debugMachines = debugMachinesHandler(inspector, { panels: [PENDING_PODS_PANEL] });
+    const debugMachines = debugMachinesHandler(inspector, { panels: [PENDING_PODS_PANEL], access: { client: () => accessConnection.client, identity: 'the scheduler', viewer: requestViewer } });
     let running: ReturnType<typeof startScheduler> | undefined;
     const debugScheduler = debugSchedulerHandler(() => running?.scheduler);
     const healthChecks: HealthCheck[] = [{ name: 'ping', check: () => undefined }];

@@ -35,6 +35,7 @@ import { loadControllerModules } from './controller-modules.js';
 import { controllerAccounts, startBuiltinControllers } from './builtin-controllers.js';
 import { controllerSettingFlags, DEFAULT_CONTROLLER_MANAGER_LOCK, resolveControllerSettings } from './controller-manager-options.js';
 import { OptionsError, readFlagFile } from './common-options.js';
+import { requestViewer } from './component-server.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
 import { defaultConfiguration, parseConfigurationFile, SchedulerConfigError, type SchedulerConfiguration } from '../scheduler/config/index.js';
 import { createLogger } from './logging.js';
@@ -137,7 +138,10 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
   const inspector = new MachineInspector();
   const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
-  const debugMachines = debugMachinesHandler(inspector, schedulerConfig ? { panels: [PENDING_PODS_PANEL] } : {});
+  // The access panel asks with the server's own loopback identity, once the server runs.
+  let accessClient: ApiClient | undefined;
+  const access = { client: () => accessClient, identity: 'the API server', viewer: requestViewer };
+  const debugMachines = debugMachinesHandler(inspector, schedulerConfig ? { panels: [PENDING_PODS_PANEL], access } : { access });
   let scheduler: ReturnType<typeof startScheduler> | undefined;
   const debugScheduler = debugSchedulerHandler(() => scheduler?.scheduler);
   config.extraHandlers = [
@@ -148,6 +152,8 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   // The root CA pods get (root-ca-cert-publisher, token Secrets): the one the written client configuration trusts.
   if (controllerSettings.config.rootCA === undefined) controllerSettings.config = { ...controllerSettings.config, rootCA: config.tls.cert };
   const api = await startApiServer(config);
+  const accessConnection = connectInProcess(api);
+  accessClient = accessConnection.client;
   (await import('../apiserver/memory-reclaimer.js')).startMemoryReclaimer({ logger });
 
   // The default StorageClass (./svc-up-storage.ts), made by the server's own loopback user.
@@ -305,6 +311,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
         await m.close();
       }
       await connection.close();
+      await accessConnection.close();
       await api.shutdown();
     },
   };

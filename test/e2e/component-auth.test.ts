@@ -68,7 +68,7 @@ test('scheduler secure port with --client-ca-file and no --authorization-svcconf
     `--client-ca-file=${caFile}`, `--requestheader-client-ca-file=${proxyCAFile}`, '--requestheader-allowed-names=front-proxy',
   ]);
   procs.push(p);
-  await p.waitFor((l) => l.msg === 'serving securely', 20_000, 'serving');
+  await p.waitFor((l) => l.msg === 'serving securely', 60_000, 'serving');
   const base = `https://127.0.0.1:${port}`;
   await eventually(async () => (await get(`${base}/healthz`)).status === 200, 10_000, 'healthz');
   assert.equal(await get(`${base}/healthz`, alice), { status: 200, text: 'ok' });
@@ -143,7 +143,7 @@ test('with --authentication-svcconfig and --authorization-svcconfig: tokens revi
       `--authentication-svcconfig=${svcconfig}`, `--authorization-svcconfig=${svcconfig}`, `--client-ca-file=${caFile}`,
     ]);
     procs.push(p);
-    await p.waitFor((l) => l.msg === 'serving securely', 20_000, 'serving');
+    await p.waitFor((l) => l.msg === 'serving securely', 60_000, 'serving');
     const base = `https://127.0.0.1:${port}`;
     await eventually(async () => (await get(`${base}/healthz`)).status === 200, 10_000, 'healthz');
     const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -157,6 +157,25 @@ test('with --authentication-svcconfig and --authorization-svcconfig: tokens revi
     assert.is((await get(`${base}/metrics`, undefined, bearer('no-such-token'))).status, 401, 'an unknown token is refused, not anonymous');
     assert.is((await get(`${base}/debug/machines`, alice)).status, 403, 'alice may see /metrics only');
     assert.is((await get(`${base}/metrics`)).status, 403, 'anonymous');
+
+    // The page's access panel: the viewer is who the port authenticated; the reviews are the
+    // scheduler's (its role may create SubjectAccessReviews, not list bindings).
+    const viewer = await get(`${base}/debug/machines/access/viewer`, admin);
+    assert.is(viewer.status, 200, viewer.text);
+    assert.equal(JSON.parse(viewer.text).user, 'ops');
+    assert.is(JSON.parse(viewer.text).mayAskAboutOthers, true);
+    type Matrix = { user: string; rows: { resource: string; verbs: Record<string, boolean> }[] };
+    const matrixOf = async (query: string) => {
+      const r = await get(`${base}/debug/machines/access/matrix?${query}`, admin);
+      assert.is(r.status, 200, r.text);
+      return (JSON.parse(r.text) as Matrix).rows.find((row) => row.resource === 'configmaps')!.verbs;
+    };
+    assert.is((await matrixOf('namespace=default')).get, true, 'ops is in system:masters');
+    assert.is((await matrixOf('namespace=default&user=alice')).get, false, 'alice may see /metrics only');
+    const whoCan = await get(`${base}/debug/machines/access/who-can?verb=get&resource=configmaps&namespace=default`, admin);
+    assert.is(whoCan.status, 403, whoCan.text);
+    assert.match(whoCan.text, /asked as the scheduler: .*system:svc-scheduler.*clusterrolebindings/);
+    assert.is((await get(`${base}/debug/machines/access/matrix`, alice)).status, 403, 'the page itself is authorized first');
 
     p.proc.kill('SIGTERM');
     assert.is(await p.exited, 0);

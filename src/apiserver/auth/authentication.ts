@@ -146,6 +146,8 @@ export class BearerTokenAuthenticator implements RequestAuthenticator {
         if (found) return found;
       } catch (err) {
         if (!(err instanceof AuthenticationFailure)) throw err;
+        // A union inside (the token cache wraps one): its failure already says it all.
+        if (err.method === this.name) throw err;
         failures.push(`${m.name}: ${err.message}`);
       }
     }

@@ -16,6 +16,11 @@ export interface AuthenticationConfig {
   anonymous: boolean;
   /** --api-audiences: a token must be meant for one of these (empty: the issuer, else any). */
   apiAudiences: string[];
+  /**
+   * The token cache in front of every bearer-token method (./token-cache.ts). No flag sets it, as
+   * established (success 10 s, failures 0); absent: those defaults. Embedders and tests may set it.
+   */
+  tokenCache?: { successTtlMs: number; failureTtlMs: number };
   /** --client-ca-file: client certificates signed by these authorities authenticate (./x509.ts). */
   x509?: X509Config;
   /** --token-auth-file (./token-file.ts). */

@@ -8,9 +8,11 @@
  *                                          and `live` (an actor's live facts) about once a second when they changed
  *   GET /debug/machines/charts/<id>.svg    the chart of a machine seen by the inspector, or of a controller
  *                                          (`controller/<name>`, from its definition; rendered locally)
+ *   GET /debug/machines/access/...         with `access`: who may do what (./access-panel.ts), the page's access panel
  *
  * `debugMachinesHandler(inspector)` returns `(req, res) => boolean`: true when it took the request.
  */
+import { accessPanelHandler, type AccessPanelOptions } from './access-panel.js';
 import { chartModel } from './chart-model.js';
 import { toSvg } from './chart-svg.js';
 import { debugMachinesPage, type DetailPanel } from './debug-machines-page.js';
@@ -59,6 +61,8 @@ export interface DebugMachinesOptions {
   panels?: readonly DetailPanel[];
   /** How often the event stream sends changed live facts; default 1 s. */
   liveRefreshMs?: number;
+  /** The access panel (access matrix and who-can, asked of the API server with the daemon's client); absent: no panel. */
+  access?: AccessPanelOptions;
 }
 
 export function debugMachinesHandler(inspector: MachineInspector, options: DebugMachinesOptions = {}): DebugMachinesHandler {
@@ -75,6 +79,8 @@ export function debugMachinesHandler(inspector: MachineInspector, options: Debug
     return svg;
   };
 
+  const access = options.access ? accessPanelHandler(options.access) : undefined;
+
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -86,10 +92,11 @@ export function debugMachinesHandler(inspector: MachineInspector, options: Debug
       return true;
     }
     const rest = path.slice(DEBUG_MACHINES_PATH.length);
+    if (access?.(req, res, rest, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)))) return true;
     if (rest === '' || rest === '/') {
       send(res, 200, 'application/json', `${JSON.stringify(inspector.snapshot(), null, 2)}\n`);
     } else if (rest === '/ui') {
-      send(res, 200, 'text/html; charset=utf-8', debugMachinesPage(undefined, options.panels), { 'content-security-policy': PAGE_CSP });
+      send(res, 200, 'text/html; charset=utf-8', debugMachinesPage(undefined, options.panels, Boolean(access)), { 'content-security-policy': PAGE_CSP });
     } else if (rest === '/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       res.write('retry: 2000\n\n');

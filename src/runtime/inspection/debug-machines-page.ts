@@ -8,6 +8,12 @@
  * get the class `active`, so tests and people can see the same thing. An actor with live facts (a
  * controller) gets a `.live` block: queue depth, keys waiting and in hand, recent reconciles with
  * outcome, duration and retries, and its informers; the numbers carry `data-live="<name>"`.
+ *
+ * With the access panel (./access-panel.ts) the page starts with `#access`: the viewer, a user and
+ * groups (default: the viewer) and a namespace, the access matrix (`table[data-matrix]`, cells
+ * `data-resource`, `data-verb`, `data-allowed` yes/no/n-a) and who-can for a verb and resource
+ * (`table[data-who-can]`); a refusal shows the server's Status message in `.error`. The page's
+ * query (`?user=&group=&namespace=`) fills the first question, so a link can name it.
  */
 
 const STYLE = `
@@ -39,6 +45,14 @@ td, th { padding: 2px 6px; border-bottom: 1px solid #eee; text-align: left; font
 .panel { margin-top: 8px; border-top: 1px solid #eee; padding-top: 6px; }
 .panel select { margin: 4px 6px 4px 0; max-width: 60ch; }
 .detail table { margin: 4px 0 8px; }
+#access { margin: 12px 16px 0; }
+#access form { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin: 4px 0; }
+#access input { font: 12px ui-monospace, monospace; padding: 2px 4px; }
+#access td.yes { background: #e8f5e9; color: #1b5e20; }
+#access td.no { color: #b71c1c; }
+#access td.na { color: #aaa; }
+#access .error { color: #b71c1c; font-size: 12px; }
+#access .scroll { max-height: 420px; overflow: auto; }
 g.state.active > path, g.state.active > polygon { fill: #ffd54f !important; stroke: #e65100 !important; stroke-width: 2.5px; }
 g.state.state-compound.active > path, g.state.state-compound.active > polygon,
 g.state.state-parallel.active > path, g.state.state-parallel.active > polygon { fill: #fff8e1 !important; }
@@ -322,6 +336,61 @@ function connect() {
   });
 }
 
+/** The access panel: the matrix for a user (default: the viewer) and who-can, asked of the API server by the daemon. */
+function accessPanel() {
+  const box = document.getElementById('access');
+  if (!box) return;
+  const accessUrl = (p, params) => { const u = new URL('access/' + p, base); for (const [k, v] of params) u.searchParams.append(k, v); return u; };
+  const get = (p, params) => fetch(accessUrl(p, params)).then(async (r) => { const body = await r.json().catch(() => ({})); if (!r.ok) throw new Error(body.message || ('HTTP ' + r.status)); return body; });
+  const input = (name, placeholder, size) => el('input', { name, placeholder, size: String(size || 16) });
+  const viewerLine = el('div', { class: 'meta', 'data-viewer': '' }, 'viewer: …');
+  const user = input('user', 'user', 28), groups = input('groups', 'group1,group2', 40), ns = input('namespace', 'namespace (empty: cluster-wide)', 24);
+  const matrixForm = el('form', { 'data-form': 'matrix' });
+  matrixForm.append(el('span', {}, 'access of'), user, el('span', {}, 'in groups'), groups, el('span', {}, 'namespace'), ns, el('button', { type: 'submit' }, 'show matrix'));
+  const verb = input('verb', 'verb', 10), resource = input('resource', 'resource, e.g. pods', 24), name = input('name', 'name (optional)', 16);
+  const whoForm = el('form', { 'data-form': 'who-can' });
+  whoForm.append(el('span', {}, 'who can'), verb, resource, name, el('span', {}, 'in the namespace above'), el('button', { type: 'submit' }, 'who can'));
+  const err = el('div', { class: 'error' });
+  const out = el('div', { class: 'scroll' });
+  box.append(el('h2', {}, 'Access (asked of the API server)'), viewerLine, matrixForm, whoForm, err, out);
+  // Only the latest question's answer is shown (an earlier, slower one must not overwrite it).
+  let asked = 0;
+  const ask = (p, params, show) => { const n = ++asked; get(p, params).then((x) => { if (n === asked) show(x); }, (e) => { if (n === asked) fail(e); }); };
+  const fail = (e) => { err.textContent = e.message; out.replaceChildren(); box.dataset.state = 'error'; };
+  const showMatrix = () => {
+    err.textContent = ''; box.dataset.state = 'loading';
+    const params = [['user', user.value.trim()], ['namespace', ns.value.trim()], ...groups.value.split(',').map((g) => g.trim()).filter(Boolean).map((g) => ['group', g])];
+    ask('matrix', params, (m) => {
+      const t = table(['resource', ...m.verbs], m.rows.map((r) => [r.resource, ...m.verbs.map((v) => {
+        const a = r.verbs[v]; const word = a === undefined ? 'n/a' : a ? 'yes' : 'no';
+        return el('td', { class: a === undefined ? 'na' : word, 'data-resource': r.resource, 'data-verb': v, 'data-allowed': a === undefined ? 'n-a' : word }, word);
+      })]), { 'data-matrix': m.user + (m.namespace ? ' in ' + m.namespace : '') });
+      out.replaceChildren(el('div', { class: 'meta' }, 'access of ' + (m.user || '(no user)') + (m.groups.length ? ' in ' + m.groups.join(', ') : '') + (m.namespace ? ' · namespace ' + m.namespace : ' · cluster-wide')), t);
+      box.dataset.state = 'matrix';
+    });
+  };
+  matrixForm.addEventListener('submit', (e) => { e.preventDefault(); showMatrix(); });
+  whoForm.addEventListener('submit', (e) => {
+    e.preventDefault(); err.textContent = ''; box.dataset.state = 'loading';
+    ask('who-can', [['verb', verb.value.trim()], ['resource', resource.value.trim()], ['namespace', ns.value.trim()], ['name', name.value.trim()]], (w) => {
+      out.replaceChildren(el('div', { class: 'meta' }, 'who can ' + w.verb + ' ' + w.resource + (w.name ? ' ' + w.name : '') + (w.namespace ? ' in ' + w.namespace : ' (cluster-wide)') + ': ' + w.subjects.length),
+        table(['kind', 'name', 'namespace', 'reason'], w.subjects.map((s) => [s.kind, s.name, s.namespace || '', s.reason]), { 'data-who-can': w.verb + ' ' + w.resource }));
+      box.dataset.state = 'who-can';
+    });
+  });
+  get('viewer', []).then((v) => {
+    viewerLine.textContent = 'viewer: ' + v.user + ' (' + v.groups.join(', ') + ') · asked by ' + v.identity + (v.mayAskAboutOthers ? '' : ' · you may see only your own access') + (v.mayAskWhoCan ? '' : ' · who-can needs create on subjectaccessreviews and list on bindings');
+    box.dataset.viewer = v.user;
+    // The page's own query may name the question (?user=&group=&namespace=): links to it work.
+    const q = new URLSearchParams(location.search);
+    user.value = q.get('user') ?? v.user;
+    groups.value = q.has('user') || q.has('group') ? q.getAll('group').join(',') : v.groups.join(',');
+    ns.value = q.get('namespace') ?? '';
+    showMatrix();
+  }).catch(fail);
+}
+
+accessPanel();
 fetch(api).then((r) => r.json()).then(applySnapshot).catch(() => {}).finally(connect);
 `;
 
@@ -337,7 +406,7 @@ export interface DetailPanel {
   itemPath: string;
 }
 
-export function debugMachinesPage(title = 'svc · machines', panels: readonly DetailPanel[] = []): string {
+export function debugMachinesPage(title = 'svc · machines', panels: readonly DetailPanel[] = [], access = false): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -348,7 +417,7 @@ export function debugMachinesPage(title = 'svc · machines', panels: readonly De
 </head>
 <body>
 <header><h1>${title}</h1><span id="conn">connecting…</span></header>
-<main></main>
+${access ? '<section id="access" class="card"></section>\n' : ''}<main></main>
 <script>const PANELS = ${JSON.stringify(panels).replace(/</g, '\\u003c')};${SCRIPT}</script>
 </body>
 </html>

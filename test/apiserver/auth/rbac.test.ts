@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import type { ClusterRole } from '../../../src/api/generated/kinds.js';
 import type { SvcObject } from '../../../src/api/types.js';
 import { connectInProcess } from '../../../src/cli/in-process-client.js';
-import { accessMatrix, whoCan } from '../../../src/cli/svc-auth.js';
+import { accessMatrix, whoCan } from '../../../src/client/access-review.js';
 import { resources, type ResourceRef } from '../../../src/client/index.js';
 import { ApiError, type ApiClient } from '../../../src/client/types.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
