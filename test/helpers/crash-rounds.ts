@@ -86,7 +86,7 @@ const median = (xs: number[]) => {
 
 export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workload: CrashWorkload, o: RoundOptions): Promise<CrashFigures> {
   const f: CrashFigures = { label: subject.label, rounds: 0, acks: 0, checked: 0, unanswered: 0, lost: 0, watchEvents: 0, watchResumes: 0, recoverMs: [], convergeMs: [], violations: [] };
-  const watch = new ResumingWatch(http, workload.cmPath, (obj) => cmVersion(obj));
+  const watch = new ResumingWatch(http, workload.ownCmsPath, (obj) => cmVersion(obj));
   await workload.setUp();
   await watch.start();
   let reported = 0;
@@ -114,7 +114,7 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
       const writesMs = Date.now() - tWrites;
 
       // The watch, resumed across the kill, against a fresh list and the acknowledged writes.
-      const fresh = await http.call('GET', workload.cmPath);
+      const fresh = await http.call('GET', workload.ownCmsPath);
       let diff = '';
       await eventually(() => (diff = watch.differences(fresh.json.items)) === '', 30_000, 'the resumed watch to equal a fresh list').catch(() => {
         watch.violations.push(`round ${round}: the watch differs from a fresh list: ${diff}`);

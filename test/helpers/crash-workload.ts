@@ -144,10 +144,16 @@ export class CrashWorkload {
 
   /** The ConfigMaps written, and the Deployments churned, are in this namespace (created by setUp()). */
   readonly cmPath: string;
+  /**
+   * The workload's own ConfigMaps (each write of ours carries the `crash/n` label): the namespace
+   * also holds what controllers put there, e.g. root-ca-cert-publisher's `svc-root-ca.crt`.
+   */
+  readonly ownCmsPath: string;
   readonly deployPath: string;
 
   constructor(private readonly http: ApiHttp, readonly opts: WorkloadOptions, readonly namespace = 'crash') {
     this.cmPath = `/api/v1/namespaces/${namespace}/configmaps`;
+    this.ownCmsPath = `${this.cmPath}?labelSelector=crash%2Fn`;
     this.deployPath = `/apis/apps/v1/namespaces/${namespace}/deployments`;
     for (let i = 0; i < opts.writers * opts.namesPerWriter; i++) this.cms.push({ name: `cm-${i}`, acked: { present: false } });
     for (let i = 0; i < opts.deployments; i++) this.deploys.push({ name: `web-${i}`, acked: { replicas: 1 + (i % opts.maxReplicas), rev: 1 } });
@@ -236,7 +242,7 @@ export class CrashWorkload {
    * what was acknowledged. Resolves to the number of acknowledged states checked.
    */
   async verifyStored(): Promise<number> {
-    const list = await this.http.call('GET', this.cmPath);
+    const list = await this.http.call('GET', this.ownCmsPath);
     if (list.status !== 200) throw new Error(`list after restart: ${list.status} ${list.text.slice(0, 300)}`);
     const listRv = Number(list.json.metadata.resourceVersion);
     if (!(listRv >= this.rvFloor)) this.violations.push(`list resourceVersion ${listRv} after the restart is below the acknowledged ${this.rvFloor}`);

@@ -83,7 +83,7 @@ export class ResumingWatch {
     while (!this.stopped) {
       this.ac = new AbortController();
       try {
-        const res = await this.http.stream(`${this.path}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.lastRv}`, this.ac.signal);
+        const res = await this.http.stream(`${this.path}${this.path.includes('?') ? '&' : '?'}watch=1&allowWatchBookmarks=true&resourceVersion=${this.lastRv}`, this.ac.signal);
         if (res.statusCode !== 200) {
           const text = await res.body.text();
           if (res.statusCode === 410) this.violations.push(`resume from ${this.lastRv}: 410 ${text.slice(0, 200)}`);
