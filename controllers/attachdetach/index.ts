@@ -22,6 +22,7 @@
  *   the actual state is checked against the API (each attached volume's VolumeAttachment read
  *   back: gone or not attached means not attached, and it is attached again), unless
  *   `--disable-attach-detach-reconcile-sync`.
+ * - Events: `SuccessfulAttachVolume` on each pod using a volume just attached.
  * - At start the actual state is rebuilt from the VolumeAttachments (a restarted manager neither
  *   attaches twice nor forgets to detach).
  */
@@ -33,7 +34,7 @@ import { ApiError, type ApiClient } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter } from '../../src/runtime/outcome.js';
 import { SIMULATED_CSI_DRIVER } from '../../src/api/attachable-volumes.js';
-import { attachmentName, desiredVolumes, plan, podClaimNames, uniqueVolumeName, type ActualVolume, type DesiredVolume, type VolumeLookups } from './world.js';
+import { attachmentName, desiredVolumes, plan, podClaimNames, podTerminated, podVolumes, uniqueVolumeName, type ActualVolume, type DesiredVolume, type VolumeLookups } from './world.js';
 
 export interface AttachDetachOptions {
   /** `--attach-detach-reconcile-sync-period` (≥ 1 s). */
@@ -125,7 +126,8 @@ export function attachDetachController(o: AttachDetachOptions): ControllerDefini
 
       const node = ctx.object;
       const world = worldOf(nodeName, attachments, pvs, now);
-      const { volumes: desired, unresolved } = node ? desiredVolumes(podCache.byIndex(POD_NODE_INDEX, nodeName), look) : { volumes: new Map<string, DesiredVolume>(), unresolved: 0 };
+      const nodePods = podCache.byIndex(POD_NODE_INDEX, nodeName);
+      const { volumes: desired, unresolved } = node ? desiredVolumes(nodePods, look) : { volumes: new Map<string, DesiredVolume>(), unresolved: 0 };
       const inUse = new Set(node?.status?.volumesInUse ?? []);
 
       // The actual state with the API, every sync period (unless disabled).
@@ -162,7 +164,14 @@ export function attachDetachController(o: AttachDetachOptions): ControllerDefini
       for (const v of p.attach) {
         const attached = await attach(ctx.client, v, nodeName);
         world.volumes.set(v.name, { ...v, attached });
-        if (attached) ctx.logger.info({ volume: v.name, node: nodeName }, 'AttachVolume succeeded');
+        if (!attached) continue;
+        ctx.logger.info({ volume: v.name, node: nodeName }, 'AttachVolume succeeded');
+        // The established event on each pod that waits for the volume (its message ends in a space, as established).
+        for (const pod of nodePods) {
+          if (!podTerminated(pod) && podVolumes(pod, look).volumes.some((x) => x.name === v.name)) {
+            await ctx.recorder.event(pod, 'Normal', 'SuccessfulAttachVolume', `AttachVolume.Attach succeeded for volume "${v.pvName}" `);
+          }
+        }
       }
       const report = [...world.volumes.values()].filter((a) => a.attached && (desired.has(a.name) || a.detachRequestedAt !== undefined)).map((a) => a.name).sort();
       if (node) await writeVolumesAttached(ctx.client, nodeName, reported, report);

@@ -204,6 +204,10 @@ test('attachdetach: a pod with a provisioned claim gets an attached VolumeAttach
     return (n.status?.volumesAttached ?? []).some((v) => v['name'] === unique) && (n.status?.volumesInUse ?? []).includes(unique);
   }, 15_000, 'node lists the volume as attached and in use');
   assert.equal((await getNode()).status?.volumesAttached?.find((v) => v['name'] === unique), { name: unique, devicePath: '' });
+  await eventually(async () => {
+    const evs = await cluster.client.list<Event>(resources.events, { namespace: 'default', fieldSelector: 'involvedObject.name=attacher' });
+    return evs.items.some((e) => e.reason === 'SuccessfulAttachVolume' && e.message === `AttachVolume.Attach succeeded for volume "${pvName}" `);
+  }, 10_000, 'SuccessfulAttachVolume event on the pod');
   await cluster.client.delete(resources.pods, 'default', 'attacher', { gracePeriodSeconds: 0 });
   await eventually(async () => !(await exists(getVa())), 20_000, 'VolumeAttachment deleted');
   const n = await getNode();
