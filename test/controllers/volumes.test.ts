@@ -208,6 +208,13 @@ test('attachdetach: a pod with a provisioned claim gets an attached VolumeAttach
     const evs = await cluster.client.list<Event>(resources.events, { namespace: 'default', fieldSelector: 'involvedObject.name=attacher' });
     return evs.items.some((e) => e.reason === 'SuccessfulAttachVolume' && e.message === `AttachVolume.Attach succeeded for volume "${pvName}" `);
   }, 10_000, 'SuccessfulAttachVolume event on the pod');
+  // The actual state is checked against the API every sync period (1 s here): an attachment deleted behind the controller's back is made again.
+  const firstUid = va.metadata.uid;
+  await cluster.client.delete(resources.volumeattachments, '', vaName);
+  await eventually(async () => {
+    const again = await getVa().catch(() => undefined);
+    return !!again && again.metadata.uid !== firstUid && again.status?.attached === true;
+  }, 15_000, 'VolumeAttachment attached again by the sync');
   await cluster.client.delete(resources.pods, 'default', 'attacher', { gracePeriodSeconds: 0 });
   await eventually(async () => !(await exists(getVa())), 20_000, 'VolumeAttachment deleted');
   const n = await getNode();
