@@ -59,7 +59,15 @@ export interface BuiltinController {
   readonly summary: string;
   /** Absent while the controller is not built yet. */
   readonly build?: (cfg: ControllerManagerConfig) => ControllerDefinition<SvcObject> | ControllerOff;
+  /**
+   * Works only against a cloud provider (the spec lists it here and in the cloud controller manager):
+   * this version has none, so it is refused by name with that reason, and skipped under `*`.
+   */
+  readonly needsCloudProvider?: true;
 }
+
+/** Why a cloud controller does not run here (one sentence for --help, logs and refusals). */
+export const NEEDS_CLOUD_PROVIDER = 'needs a cloud provider (--cloud-provider), and this version has none yet';
 
 /** The job and cronjob controllers have no worker flag; the established manager runs 5 and 5. */
 const JOB_WORKERS = 5;
@@ -84,7 +92,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(attachDetachController({ syncPeriodMs: cfg.attachDetachReconcileSyncPeriodMs, disableReconcileSync: cfg.disableAttachDetachReconcileSync })),
   },
   { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.', build: () => def(bootstrapSignerController()) },
-  { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.' },
+  { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.', needsCloudProvider: true },
   {
     name: 'clusterrole-aggregation',
     defaultOn: true,
@@ -238,8 +246,8 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
         ? def(rootCACertPublisherController({ rootCA: cfg.rootCA, concurrency: 1 }))
         : { off: 'no root CA: neither --root-ca-file nor a certificate authority in the client configuration' },
   },
-  { name: 'route', defaultOn: true, summary: 'Configures cloud routes for pod CIDRs.' },
-  { name: 'service', defaultOn: true, summary: 'Cloud load balancers for Services.' },
+  { name: 'route', defaultOn: true, summary: 'Configures cloud routes for pod CIDRs.', needsCloudProvider: true },
+  { name: 'service', defaultOn: true, summary: 'Cloud load balancers for Services.', needsCloudProvider: true },
   {
     name: 'serviceaccount',
     defaultOn: true,
@@ -291,6 +299,8 @@ export interface ControllerSelection {
   enabled: BuiltinController[];
   /** Enabled by `*` but not built yet (reported, skipped). */
   notBuilt: string[];
+  /** Enabled by `*` but working only against a cloud provider, which this version has not (reported, skipped). */
+  needCloudProvider: string[];
   /** Off (by default or with `-name`). */
   disabled: string[];
 }
@@ -312,12 +322,15 @@ export function selectControllers(values: readonly string[]): ControllerSelectio
     }
     (v.startsWith('-') ? minus : named).add(name);
   }
-  const out: ControllerSelection = { enabled: [], notBuilt: [], disabled: [] };
+  const out: ControllerSelection = { enabled: [], notBuilt: [], needCloudProvider: [], disabled: [] };
   for (const c of BUILTIN_CONTROLLERS) {
     const on = named.has(c.name) ? true : minus.has(c.name) ? false : star && c.defaultOn;
     if (!on) out.disabled.push(c.name);
     else if (c.build) out.enabled.push(c);
-    else if (named.has(c.name)) {
+    else if (c.needsCloudProvider) {
+      if (named.has(c.name)) throw new ControllerSelectionError(`controller "${c.name}" ${NEEDS_CLOUD_PROVIDER}; leave it out`);
+      out.needCloudProvider.push(c.name);
+    } else if (named.has(c.name)) {
       throw new ControllerSelectionError(
         `controller "${c.name}" is not built yet in this version (built: ${BUILTIN_CONTROLLERS.filter((b) => b.build).map((b) => b.name).join(', ')}); leave it out, or use * to run the built ones`,
       );

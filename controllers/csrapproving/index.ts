@@ -18,13 +18,14 @@
  *   established; someone may still approve it by hand.
  */
 import type { CertificateSigningRequest } from '../../src/api/generated/kinds.js';
-import { CERTIFICATES_GROUP, approvalState, CsrParseError, nodeClientCsrError, parseCsr, SIGNER_APISERVER_CLIENT_NODE, type ParsedCsr } from '../../src/api/certificate-signers.js';
+import { CERTIFICATES_GROUP, approvalState, nodeClientCsrError, SIGNER_APISERVER_CLIENT_NODE, type ParsedCsr } from '../../src/api/certificate-signers.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { rfc3339 } from '../../src/api/time.js';
 import { builtinResourceRefs, resources } from '../../src/client/typed.js';
 import { ApiError, type ApiClient } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
-import { done, requeue, TerminalError } from '../../src/runtime/outcome.js';
+import { done, requeue } from '../../src/runtime/outcome.js';
+import { parsedRequestOf } from '../internal/csr-request.js';
 
 interface Recognizer {
   subresource: 'selfnodeclient' | 'nodeclient';
@@ -81,13 +82,7 @@ export function csrApprovingController(concurrency: number): ControllerDefinitio
       const { approved, denied } = approvalState(csr);
       if (approved || denied) return done();
       if (csr.spec?.signerName !== SIGNER_APISERVER_CLIENT_NODE) return done();
-      let parsed: ParsedCsr;
-      try {
-        parsed = await parseCsr(csr.spec?.request ?? '');
-      } catch (e) {
-        if (e instanceof CsrParseError) throw new TerminalError(`unable to parse csr "${csr.metadata.name}": ${e.message}`);
-        throw e;
-      }
+      const parsed = await parsedRequestOf(csr);
       const tried: string[] = [];
       for (const r of RECOGNIZERS) {
         if (!r.recognize(csr, parsed)) continue;

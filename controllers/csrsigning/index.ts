@@ -21,14 +21,15 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import type { CertificateSigningRequest } from '../../src/api/generated/kinds.js';
 import {
-  BUILTIN_SIGNERS, builtinSignerDecision, CERTIFICATES_GROUP, CsrParseError, hasTrueCondition, isApproved, parseCsr, x509Usages, type ParsedCsr,
+  BUILTIN_SIGNERS, builtinSignerDecision, CERTIFICATES_GROUP, hasTrueCondition, isApproved, x509Usages, type ParsedCsr,
 } from '../../src/api/certificate-signers.js';
 import { rfc3339 } from '../../src/api/time.js';
 import { loadSigningCA, signLeaf, type SigningCA } from '../../src/api/x509-signing.js';
 import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
-import { done, TerminalError } from '../../src/runtime/outcome.js';
+import { done } from '../../src/runtime/outcome.js';
+import { parsedRequestOf } from '../internal/csr-request.js';
 
 export interface CsrSigningOptions {
   /** PEM of the signing CA's certificate and key. */
@@ -83,13 +84,7 @@ export function csrSigningController(o: CsrSigningOptions): ControllerDefinition
       if (!csr || !isApproved(csr) || hasTrueCondition(csr, 'Failed') || csr.status?.certificate) return done();
       const signerName = csr.spec?.signerName ?? '';
       if (!(BUILTIN_SIGNERS as readonly string[]).includes(signerName)) return done();
-      let parsed: ParsedCsr;
-      try {
-        parsed = await parseCsr(csr.spec?.request ?? '');
-      } catch (e) {
-        if (e instanceof CsrParseError) throw new TerminalError(`unable to parse csr "${csr.metadata.name}": ${e.message}`);
-        throw e;
-      }
+      const parsed = await parsedRequestOf(csr);
       const usages = csr.spec?.usages ?? [];
       const decision = builtinSignerDecision(signerName, parsed, usages);
       if (!decision.recognized) return done();

@@ -13,7 +13,7 @@
 import { createSecureServer, type Http2SecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { serviceUnavailable, StatusError } from '../api/status.js';
+import { internalError, serviceUnavailable, StatusError } from '../api/status.js';
 import type { ResourceRegistry } from '../api/index.js';
 import type { ApiServerConfig } from './config.js';
 import type { Discovery } from './discovery.js';
@@ -33,7 +33,7 @@ import { compileLinearRegExp, type LinearRegExp } from '../api/validation/linear
 import { type AuthenticationRequest, authenticationRequest, setRequestUser } from './auth/authentication.js';
 import { listenerClientCA } from './auth/x509.js';
 import { impersonatedUser } from './auth/impersonation.js';
-import type { AccessAttributes } from './auth/authorization.js';
+import type { AccessAttributes, AccessDecision } from './auth/authorization.js';
 import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
 
@@ -185,7 +185,7 @@ export class ApiHttpServer implements RequestPipeline {
       // Authorized before its body is read (a refused client never makes the server buffer it).
       const attributes = withListSelector(accessAttributes(info), query);
       const decision = await this.parts.services.authorizer.authorize(user, attributes);
-      if (!decision.allowed) throw forbidden(attributes, user, decision.reason);
+      if (!decision.allowed) throw refusal(attributes, user, decision);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
         // A write's body is read before it counts against --max-mutating-requests-inflight, under a
         // deadline of its own: slow uploaders wait without holding the slots other writers need.
@@ -347,6 +347,15 @@ function accessAttributes(info: RequestInfo): AccessAttributes {
   // in that namespace, so a RoleBinding there may grant reading it.
   const namespace = !info.namespace && !group && resource === 'namespaces' && name ? name : info.namespace;
   return { kind: 'resource', verb, group, version, resource, subresource, namespace, name };
+}
+
+/**
+ * A request no mode allowed: 500 when a mode could not decide (a failed webhook) and none denied,
+ * as the established server answers (the refusal is then not a policy's), else the 403.
+ */
+function refusal(a: AccessAttributes, user: UserInfo, decision: AccessDecision): StatusError {
+  if (decision.evaluationError && !decision.denied) return internalError(`Internal error occurred: ${decision.evaluationError}`);
+  return forbidden(a, user, decision.reason);
 }
 
 /**

@@ -4,7 +4,7 @@
  * test cluster all start them through here. Selected controllers not built yet, and built ones
  * whose prerequisites are missing, are logged with the reason and stay off.
  */
-import { buildControllers } from '../../controllers/registry.js';
+import { buildControllers, NEEDS_CLOUD_PROVIDER } from '../../controllers/registry.js';
 import { CONTROLLER_SERVICE_ACCOUNTS } from '../apiserver/auth/rbac/bootstrap-policy.js';
 import type { SvcObject } from '../api/types.js';
 import type { ControllerDefinition } from '../runtime/define-controller.js';
@@ -35,6 +35,7 @@ export function startBuiltinControllers(o: BuiltinControllersOptions): BuiltinCo
   const { definitions, off } = buildControllers(selection.enabled, config);
   for (const { name, reason } of off) o.logger.warn({ controller: name, reason }, 'controller not started');
   if (selection.notBuilt.length) o.logger.info({ controllers: selection.notBuilt }, 'controllers of the list not built yet in this version: skipped');
+  if (selection.needCloudProvider.length) o.logger.info({ controllers: selection.needCloudProvider }, `controllers that need a cloud provider: skipped (${NEEDS_CLOUD_PROVIDER})`);
   const { settings: _settings, extra, ...host } = o;
   const hosted = startHostedControllers({ ...host, definitions: [...definitions, ...(extra ?? [])], startIntervalMs });
   // One /healthz check per controller: failing once its machine has ended without being stopped.

@@ -6,7 +6,7 @@
  * so in --help, and refused at start when set to anything but its default until that controller lands.
  */
 import type { Command } from 'commander';
-import { BUILTIN_CONTROLLERS, ControllerSelectionError, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
+import { BUILTIN_CONTROLLERS, ControllerSelectionError, NEEDS_CLOUD_PROVIDER, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
 import { DEFAULT_CONTROLLER_MANAGER_CONFIG, type ControllerManagerConfig } from '../../controllers/config.js';
 import { parse as parseYaml } from 'yaml';
 import type { RecyclerSettings } from '../../controllers/persistentvolume/recycler.js';
@@ -32,17 +32,19 @@ export const DEFAULT_CLUSTER_SIGNING_KEY_FILE = '/etc/svc/ca/ca.key';
 
 
 const built = new Set(BUILTIN_CONTROLLERS.filter((c) => c.build).map((c) => c.name));
+const cloud = new Set(BUILTIN_CONTROLLERS.filter((c) => c.needsCloudProvider).map((c) => c.name));
 
 /** Marks a row as a controller's: honoured once that controller is built, and says so in --help. */
 function of(controller: string, row: FlagSpec): FlagSpec {
   if (built.has(controller)) return { ...row, help: `${row.help} (${controller})` };
-  return { ...row, honoured: false, help: `${row.help} (${controller}: not built yet; refused unless left at its default)` };
+  const why = cloud.has(controller) ? NEEDS_CLOUD_PROVIDER : 'not built yet';
+  return { ...row, honoured: false, help: `${row.help} (${controller}: ${why}; refused unless left at its default)` };
 }
 
 const NOT_YET = { honoured: false } as const;
 
 function managerFlags(): FlagSpec[] {
-  const names = BUILTIN_CONTROLLERS.map((c) => `${c.name}${c.build ? '' : ' (not built yet)'}${c.defaultOn ? '' : ' (off by default)'}`);
+  const names = BUILTIN_CONTROLLERS.map((c) => `${c.name}${c.build ? '' : c.needsCloudProvider ? ' (needs a cloud provider)' : ' (not built yet)'}${c.defaultOn ? '' : ' (off by default)'}`);
   return [
     {
       flags: '--controllers',

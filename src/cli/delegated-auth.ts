@@ -22,7 +22,7 @@
  * group system:masters are allowed without asking; every other request is a SubjectAccessReview
  * (non-resource path and the HTTP method's verb) through the client configuration of
  * --authorization-svcconfig, allow and deny answers cached for their two TTLs; without that file it
- * is forbidden (403). A review that fails is refused (403 naming the failure), never an allow.
+ * is forbidden (403). A review that fails is refused (500 naming the failure, as established), never an allow.
  *
  * The methods are the API server's own (src/apiserver/auth/: x509.ts, request-header.ts), and the
  * reviews use its webhook authenticator and authorizer aimed at the API server's review APIs (the
@@ -30,7 +30,7 @@
  * verification, the wire, the retries and the caches have one home.
  */
 import type { Logger } from 'pino';
-import { StatusError } from '../api/status.js';
+import { internalError, StatusError } from '../api/status.js';
 import type { SvcObject } from '../api/types.js';
 import { AuthenticationChain, authenticationRequest, BearerTokenAuthenticator, setRequestUser, type RequestAuthenticator } from '../apiserver/auth/authentication.js';
 import { RequestHeaderAuthenticator } from '../apiserver/auth/request-header.js';
@@ -230,7 +230,8 @@ export async function buildDelegatedAuth(o: DelegatedAuthOptions, deps: Delegate
       if (pathAllowed(o.alwaysAllowPaths, path) || user.groups.includes(MASTERS_GROUP)) return false;
       const decision = sar ? await sar.authorize(user, { kind: 'nonResource', verb, path }) : { allowed: false, reason: '' };
       if (decision.allowed) return false;
-      writeStatus(res, forbidden(user, verb, path, decision.reason));
+      // A review that failed is not a refusal by policy: 500 naming the failure, as established.
+      writeStatus(res, decision.evaluationError ? internalError(`Internal error occurred: ${decision.evaluationError}`) : forbidden(user, verb, path, decision.reason));
       return true;
     },
   };

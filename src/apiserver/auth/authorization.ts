@@ -36,6 +36,12 @@ export interface AccessDecision {
   denied?: boolean;
   /** Why (an allow's rule, a refusal's explanation); empty when a mode has nothing to say. */
   reason: string;
+  /**
+   * A mode that could not decide (a webhook that failed or answered nonsense). As established, a
+   * request no later mode allows or denies is then answered 500, not 403 (the refusal is not a
+   * policy), and an access review reports it in `status.evaluationError`.
+   */
+  evaluationError?: string;
 }
 
 /** The rules a user has in a namespace, as SelfSubjectRulesReview lists them. */
@@ -95,14 +101,16 @@ export class AuthorizerChain implements Authorizer {
 
   async authorize(user: UserInfo, attributes: AccessAttributes): Promise<AccessDecision> {
     const reasons: string[] = [];
+    const errors: string[] = [];
     for (const a of this.authorizers) {
       // Most modes answer synchronously: no await (a microtask each) on every request for them.
       const answer = a.authorize(user, attributes);
       const d = answer instanceof Promise ? await answer : answer;
       if (d.allowed || d.denied) return d;
       if (d.reason) reasons.push(d.reason);
+      if (d.evaluationError) errors.push(d.evaluationError);
     }
-    return { allowed: false, reason: reasons.join('; ') };
+    return { allowed: false, reason: reasons.join('; '), ...(errors.length ? { evaluationError: errors.join('; ') } : {}) };
   }
 
   close(): void {

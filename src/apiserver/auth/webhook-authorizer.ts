@@ -53,7 +53,7 @@ export class WebhookAuthorizer implements Authorizer {
     } catch (err) {
       if (!(err instanceof RemoteCallError) && !(err instanceof MalformedReview)) throw err;
       this.logger?.error({ err: err.message }, 'Failed to make webhook authorizer request');
-      return { allowed: false, reason: `webhook authorizer: ${err.message}` };
+      return { allowed: false, reason: '', evaluationError: `webhook authorizer: ${err.message}` };
     }
   }
 

@@ -68,7 +68,12 @@ export async function handleAccessReview(s: RequestScope): Promise<void> {
     status = { ...rules };
   } else {
     const decision = await s.services.authorizer.authorize(user, attributesOf(spec));
-    status = { allowed: decision.allowed, ...(decision.denied ? { denied: true } : {}), ...(decision.reason ? { reason: decision.reason } : {}) };
+    status = {
+      allowed: decision.allowed,
+      ...(decision.denied ? { denied: true } : {}),
+      ...(decision.reason ? { reason: decision.reason } : {}),
+      ...(decision.evaluationError ? { evaluationError: decision.evaluationError } : {}),
+    };
   }
   const answer: SvcObject = { ...review, metadata: { ...review.metadata, creationTimestamp: null as unknown as string }, status };
   writeValue(s, 201, answer as unknown as Record<string, unknown>);

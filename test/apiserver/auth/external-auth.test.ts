@@ -416,13 +416,20 @@ test('OIDC: wrong audience, expired, a disallowed algorithm, a missing or wrong 
 // ---------------------------------------------------------------------------------------------
 // webhooks down
 
-test('webhooks down: token webhook => 401 (not anonymous); SAR webhook => no opinion, ABAC still decides', async () => {
+test('webhooks down: token webhook => 401 (not anonymous); SAR webhook => no opinion, ABAC still decides, else 500', async () => {
   await stopServer(sarWebhook);
   const stillAbac = await api!.request('GET', '/api/v1/namespaces/team-b/pods', undefined, bearer('bob-token'));
   assert.is(stillAbac.status, 200, stillAbac.text);
+  // No mode allowed or denied and one could not decide: as established, an internal error, not a policy's 403.
   const refused = await api!.request('GET', '/api/v1/namespaces/ops/pods', undefined, bearer('dave-token'));
-  assert.is(refused.status, 403);
-  assert.match(refused.json.message, /webhook authorizer: .*ECONNREFUSED.*; No policy matched\./);
+  assert.is(refused.status, 500);
+  assert.is(refused.json.reason, 'InternalError');
+  assert.match(refused.json.message, /^Internal error occurred: webhook authorizer: .*ECONNREFUSED/);
+  // An access review reports the failure in status.evaluationError instead.
+  const review = await api!.request('POST', '/apis/authorization.svc.io/v1/subjectaccessreviews', { apiVersion: 'authorization.svc.io/v1', kind: 'SubjectAccessReview', spec: { user: 'dave', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'ops' } } }, bearer('admin-token'));
+  assert.is(review.status, 201, review.text);
+  assert.is(review.json.status.allowed, false);
+  assert.match(review.json.status.evaluationError, /webhook authorizer: .*ECONNREFUSED/);
 
   await stopServer(tokenWebhook);
   const r = await api!.request('GET', '/version', undefined, bearer('erin-token-2'));
