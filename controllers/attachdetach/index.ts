@@ -66,6 +66,7 @@ const ignore404 = (e: unknown) => {
 export function attachDetachController(o: AttachDetachOptions): ControllerDefinition<Node> {
   const worlds = new Map<string, NodeWorld>();
   let pods: IndexedCache<Pod> | undefined;
+  const indexed = new WeakSet<object>();
   const nodesOfClaim = (namespace: string | undefined, name: string) => [...new Set((pods?.byIndex(POD_CLAIM_INDEX, keyFor(namespace, name)) ?? []).map((p) => p.spec?.nodeName ?? '').filter(Boolean))];
 
   /** The actual state of a node seen for the first time: from its VolumeAttachments. */
@@ -86,7 +87,7 @@ export function attachDetachController(o: AttachDetachOptions): ControllerDefini
     return w;
   };
 
-  return defineController<Node>({
+  const inner = defineController<Node>({
     name: 'attachdetach',
     watches: resources.nodes,
     concurrency: WORKERS,
@@ -113,12 +114,17 @@ export function attachDetachController(o: AttachDetachOptions): ControllerDefini
       const now = ctx.clock.now();
       const podCache = ctx.cacheOf<Pod>(resources.pods);
       const attachments = ctx.cacheOf<VolumeAttachment>(resources.volumeattachments);
-      if (!pods) {
+      // Caches may outlive a start (a shared informer factory): each is indexed once.
+      if (!indexed.has(podCache)) {
         podCache.addIndex(POD_NODE_INDEX, (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []));
         podCache.addIndex(POD_CLAIM_INDEX, (p) => podClaimNames(p).map((c) => keyFor(p.metadata.namespace, c)));
-        attachments.addIndex(VA_NODE_INDEX, (va) => (va.spec?.nodeName ? [va.spec.nodeName] : []));
-        pods = podCache;
+        indexed.add(podCache);
       }
+      if (!indexed.has(attachments)) {
+        attachments.addIndex(VA_NODE_INDEX, (va) => (va.spec?.nodeName ? [va.spec.nodeName] : []));
+        indexed.add(attachments);
+      }
+      pods = podCache;
       const claims = ctx.cacheOf<PersistentVolumeClaim>(resources.persistentvolumeclaims);
       const pvs = ctx.cacheOf<PersistentVolume>(resources.persistentvolumes);
       const drivers = ctx.cacheOf<CSIDriver>(resources.csidrivers);
@@ -183,6 +189,15 @@ export function attachDetachController(o: AttachDetachOptions): ControllerDefini
       return waits.length ? requeueAfter(Math.min(...waits)) : done();
     },
   });
+  return {
+    ...inner,
+    // A new start (new leadership, new caches) rebuilds the actual state from the API and indexes the new caches.
+    start(host) {
+      worlds.clear();
+      pods = undefined;
+      return inner.start(host);
+    },
+  };
 }
 
 async function getAttachment(client: ApiClient, name: string): Promise<VolumeAttachment | undefined> {
