@@ -64,6 +64,9 @@ export interface ControllerManagerConfig {
   serviceCidrs: readonly string[];
   /** `--pvclaimbinder-sync-period`. */
   pvClaimBinderSyncPeriodMs: number;
+  /** attachdetach: `--attach-detach-reconcile-sync-period` (≥ 1 s), `--disable-attach-detach-reconcile-sync`. */
+  attachDetachReconcileSyncPeriodMs: number;
+  disableAttachDetachReconcileSync: boolean;
   /** `--enable-dynamic-provisioning`. */
   enableDynamicProvisioning: boolean;
   /** `--enable-hostpath-provisioner` (testing only). */
@@ -119,6 +122,8 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   nodeCidrMaskSizes: [],
   serviceCidrs: [],
   pvClaimBinderSyncPeriodMs: 15_000,
+  attachDetachReconcileSyncPeriodMs: 60_000,
+  disableAttachDetachReconcileSync: false,
   enableDynamicProvisioning: true,
   enableHostPathProvisioner: false,
   pvRecycler: DEFAULT_RECYCLER_SETTINGS,

@@ -11,6 +11,7 @@
 import type { ControllerDefinition } from '../src/runtime/define-controller.js';
 import type { SvcObject } from '../src/api/types.js';
 import type { ControllerManagerConfig } from './config.js';
+import { attachDetachController } from './attachdetach/index.js';
 import { bootstrapSignerController } from './bootstrapsigner/index.js';
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import { cronJobController } from './cronjob/index.js';
@@ -84,7 +85,12 @@ const DAEMONSET_WORKERS = 2;
 const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as ControllerDefinition<SvcObject>;
 
 export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
-  { name: 'attachdetach', defaultOn: true, summary: 'Attaches and detaches volumes to and from nodes.' },
+  {
+    name: 'attachdetach',
+    defaultOn: true,
+    summary: "Attaches and detaches volumes to and from nodes (VolumeAttachments; attaches the simulated provisioner's volumes itself).",
+    build: (cfg) => def(attachDetachController({ syncPeriodMs: cfg.attachDetachReconcileSyncPeriodMs, disableReconcileSync: cfg.disableAttachDetachReconcileSync })),
+  },
   { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.', build: () => def(bootstrapSignerController()) },
   { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.', needsCloudProvider: true },
   {

@@ -5,7 +5,7 @@
  * - `svc.io/simulated` (this project's): a simulated volume of exactly the requested size, any
  *   access mode and volume mode, with mount options; with a selected node (delayed binding) it is
  *   reachable from that node only (node affinity on `svc.io/hostname`). Its source is
- *   `csi: {driver: svc.io/simulated, volumeHandle: <pv name>}`: nothing is stored anywhere, the
+ *   `csi: {driver: simulated.csi.svc.io, volumeHandle: <pv name>}`: nothing is stored anywhere, the
  *   simulated nodes "mount" it. Deleting it deletes nothing but the object.
  * - `svc.io/host-path` (the established kubernetes.io/host-path, `--enable-hostpath-provisioner`,
  *   testing only): a hostPath volume under `/tmp/hostpath_pv/<uuid>`, no block mode, no mount
@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/api/generated/kinds.js';
 import { ANNOTATION_BOUND_BY_CONTROLLER, ANNOTATION_PROVISIONED_BY, LABEL_HOSTNAME } from '../../src/api/well-known-labels.js';
 import { claimClass } from '../../src/api/volume-matching.js';
+import { SIMULATED_CSI_DRIVER } from '../../src/api/attachable-volumes.js';
 
 export const SIMULATED_PROVISIONER = 'svc.io/simulated';
 export const HOSTPATH_PROVISIONER = 'svc.io/host-path';
@@ -61,7 +62,7 @@ export function provisionVolume(claim: PersistentVolumeClaim, cls: StorageClass,
   };
   if (cls.mountOptions?.length) base.spec!.mountOptions = [...cls.mountOptions];
   if (provisioner === SIMULATED_PROVISIONER) {
-    base.spec!.csi = { driver: SIMULATED_PROVISIONER, volumeHandle: name };
+    base.spec!.csi = { driver: SIMULATED_CSI_DRIVER, volumeHandle: name };
     if (selectedNode) base.spec!.nodeAffinity = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: LABEL_HOSTNAME, operator: 'In', values: [selectedNode] }] }] } };
     return base;
   }

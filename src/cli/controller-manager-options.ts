@@ -80,7 +80,8 @@ function managerFlags(): FlagSpec[] {
     of('persistentvolume-binder', { flags: '--enable-hostpath-provisioner', type: 'bool', help: 'Host-path volume provisioning without a cloud provider. Testing only, single node.' }),
     of('nodelifecycle', { flags: '--enable-taint-manager', type: 'bool', default: true, help: 'Beta. Evict non-tolerating pods from nodes with NoExecute taints.' }),
     of('attachdetach', { flags: '--disable-attach-detach-reconcile-sync', type: 'bool', help: 'Disable the volume attach/detach reconciler sync. Can cause volume mismatch.' }),
-    of('attachdetach', { flags: '--flex-volume-plugin-dir', type: 'string', default: '/usr/libexec/svc/svclet-plugins/volume/exec/', help: 'Directory searched for third-party volume plugins.' }),
+    // FlexVolume drivers are not supported (the attachdetach controller attaches CSI volumes only).
+    { flags: '--flex-volume-plugin-dir', type: 'string', default: '/usr/libexec/svc/svclet-plugins/volume/exec/', ...NOT_YET, help: 'Directory searched for third-party volume plugins (FlexVolume: not supported; refused unless left at its default).' },
     of('persistentvolume-binder', { flags: '--pv-recycler-pod-template-filepath-nfs', type: 'string', help: 'Pod template for NFS volume recycling.' }),
     of('persistentvolume-binder', { flags: '--pv-recycler-pod-template-filepath-hostpath', type: 'string', help: 'Pod template for host-path recycling. Testing only.' }),
   ];
@@ -202,7 +203,9 @@ export function resolveControllerSettings(opts: Record<string, unknown>, o: { sh
   if (f.number('--max-endpoints-per-slice') < 1 || f.number('--max-endpoints-per-slice') > 1000) {
     throw new OptionsError(`invalid value ${f.number('--max-endpoints-per-slice')} for --max-endpoints-per-slice: must be from 1 to 1000`);
   }
-  if (f.number('--attach-detach-reconcile-sync-period') <= S) throw new OptionsError('invalid value for --attach-detach-reconcile-sync-period: must exceed one second');
+  if (f.number('--attach-detach-reconcile-sync-period') < S) {
+    throw new OptionsError('invalid value for --attach-detach-reconcile-sync-period: duration time must be greater than one second as set via command line option reconcile-sync-loop-period');
+  }
   const tolerance = f.number('--horizontal-pod-autoscaler-tolerance');
   if (tolerance < 0) throw new OptionsError(`invalid value ${tolerance} for --horizontal-pod-autoscaler-tolerance: must not be negative`);
   for (const flag of ['--resource-quota-sync-period', '--horizontal-pod-autoscaler-sync-period']) {
@@ -259,6 +262,8 @@ export function resolveControllerSettings(opts: Record<string, unknown>, o: { sh
     hpaInitialReadinessDelayMs: f.number('--horizontal-pod-autoscaler-initial-readiness-delay'),
     ...serviceAccountTokenKeys(f),
     pvClaimBinderSyncPeriodMs: f.number('--pvclaimbinder-sync-period'),
+    attachDetachReconcileSyncPeriodMs: f.number('--attach-detach-reconcile-sync-period'),
+    disableAttachDetachReconcileSync: f.bool('--disable-attach-detach-reconcile-sync'),
     enableDynamicProvisioning: f.bool('--enable-dynamic-provisioning'),
     enableHostPathProvisioner: f.bool('--enable-hostpath-provisioner'),
     pvRecycler: recyclerSettings(f),

@@ -22,6 +22,7 @@ import { PodVolumes } from './pod-volumes.js';
 import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
+import { VolumesInUse } from './volumes-in-use.js';
 
 export { NODE_LEASE_NAMESPACE };
 
@@ -98,6 +99,10 @@ export class SimNode {
   private readonly finishedPods = new Map<string, SimPod>();
   /** Its pods' projected volumes (service-account tokens, the root CA, ...), filled as the node. */
   private readonly volumes: PodVolumes;
+  /** The attachable volumes of its pods (`status.volumesInUse`). */
+  private readonly inUse: VolumesInUse;
+  /** The faults of its last status report: a node whose heartbeats stopped writes no status. */
+  private lastFaults: ReadonlySet<NodeFault> = new Set();
 
   constructor(
     readonly shape: NodeShape,
@@ -110,6 +115,7 @@ export class SimNode {
     this.ips = new PodIPPool(index);
     this.recorder = new EventRecorder({ client: ctx.client, component: NODE_AGENT_COMPONENT, host: shape.name, clock: ctx.clock, logger: ctx.logger, limiter: ctx.eventLimiter });
     this.volumes = new PodVolumes({ client: ctx.client, clock: ctx.clock, logger: ctx.logger, frozen: () => this.crashed });
+    this.inUse = new VolumesInUse({ client: ctx.client, clock: ctx.clock, onChange: () => this.reportVolumesInUse() });
   }
 
   /** What the projected volumes of pod `namespace/name` hold now, while it runs here. */
@@ -180,6 +186,7 @@ export class SimNode {
   }
 
   reportStatus(faults: ReadonlySet<NodeFault>): void {
+    this.lastFaults = faults;
     const now = this.ctx.clock.now();
     const heartbeat = rfc3339(now);
     const conditions: Condition[] = CONDITIONS.map((c) => {
@@ -194,6 +201,7 @@ export class SimNode {
       capacity: { ...this.shape.capacity },
       allocatable: { ...this.shape.capacity },
       conditions,
+      volumesInUse: this.inUse.names(),
       // The Hostname address is where the API server reaches this node's agent (the fleet's
       // endpoint, shared by all its nodes); InternalIP is the node's simulated address (pods' hostIP).
       addresses: [
@@ -216,6 +224,14 @@ export class SimNode {
     };
     this.ctx.writer.enqueue(`node/${this.name}`, async () => {
       await this.ctx.client.patch(resources.nodes, '', this.name, 'merge', { status }, { subresource: 'status' });
+    });
+  }
+
+  /** Reports a changed `volumesInUse` at once (the attachdetach controller waits for it to detach). */
+  private reportVolumesInUse(): void {
+    if (this.crashed || this.lastFaults.has('stop-heartbeats') || this.lastFaults.has('crash')) return;
+    this.ctx.writer.enqueue(`volumesinuse/${this.name}`, async () => {
+      await this.ctx.client.patch(resources.nodes, '', this.name, 'merge', { status: { volumesInUse: this.inUse.names() } }, { subresource: 'status' });
     });
   }
 
@@ -250,6 +266,7 @@ export class SimNode {
       tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: 0, pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
       if (!pod.metadata.deletionTimestamp) this.volumes.start(pod);
+      if (!pod.metadata.deletionTimestamp) this.inUse.start(pod);
       if (!pod.metadata.deletionTimestamp) for (const c of [...sim.inits, ...sim.containers]) this.pullEvents(tracked, c, true);
       if (!this.crashed) this.tick(uid);
     } else if (tracked.pod !== pod) {
@@ -267,6 +284,7 @@ export class SimNode {
     this.finished.delete(uid);
     this.finishedPods.delete(uid);
     this.volumes.stop(uid);
+    this.inUse.stop(uid);
     const tracked = this.pods.get(uid);
     if (!tracked) return;
     this.ctx.clock.clearTimeout(tracked.timer);
@@ -284,6 +302,7 @@ export class SimNode {
       if (p.removal !== undefined) this.ctx.clock.clearTimeout(p.removal);
     }
     this.volumes.stopAll();
+    this.inUse.stopAll();
     this.pods.clear();
     this.finished.clear();
     this.finishedPods.clear();
@@ -308,6 +327,7 @@ export class SimNode {
       // Finished: nothing more happens to it here; its IP goes back to the pool.
       this.pods.delete(uid);
       this.volumes.stop(uid);
+      this.inUse.stop(uid);
       this.finished.add(uid);
       this.finishedPods.set(uid, p.sim);
       this.releaseIPs(p.sim);

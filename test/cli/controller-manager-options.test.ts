@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BUILTIN_CONTROLLERS, CONTROLLER_NAMES, selectControllers } from '../../controllers/registry.js';
 import { createControllerManagerProgram, resolveControllerSettings } from '../../src/cli/controller-manager-options.js';
+import { unhonouredFlags } from '../../src/cli/program.js';
 import { longFlag, registeredFlags } from '../../src/cli/option-table.js';
 import { ROOT } from '../helpers/apiserver.js';
 import { createCertificateAuthority } from '../../src/cli/pki.js';
@@ -103,11 +104,22 @@ test('--controllers refuses an unknown name and a cloud controller named explici
 test('bad values name the flag', () => {
   const bad = (args: string[], re: RegExp) => assert.throws(() => resolveControllerSettings(parse(args).opts()), re);
   bad(['--concurrent-replicaset-syncs=0'], /--concurrent-replicaset-syncs: must be at least 1/);
-  bad(['--attach-detach-reconcile-sync-period=1s'], /--attach-detach-reconcile-sync-period: must exceed one second/);
+  bad(['--attach-detach-reconcile-sync-period=999ms'], /--attach-detach-reconcile-sync-period: duration time must be greater than one second/);
   bad(['--unhealthy-zone-threshold=1.5'], /--unhealthy-zone-threshold/);
   bad(['--cluster-cidr=10.0.0.0/8'], /need --allocate-node-cidrs/);
   bad(['--node-cidr-mask-size-ipv4=40'], /--node-cidr-mask-size-ipv4/);
   assert.throws(() => parse(['--controller-start-interval=soon']), /controller-start-interval/);
+});
+
+test('attachdetach: its sync period (1 s is the least) and the sync switch reach its settings; --flex-volume-plugin-dir is refused when set', () => {
+  const d = resolveControllerSettings(parse([]).opts());
+  assert.is(d.config.attachDetachReconcileSyncPeriodMs, 60_000);
+  assert.is(d.config.disableAttachDetachReconcileSync, false);
+  const s = resolveControllerSettings(parse(['--attach-detach-reconcile-sync-period=1s', '--disable-attach-detach-reconcile-sync']).opts());
+  assert.is(s.config.attachDetachReconcileSyncPeriodMs, 1_000);
+  assert.is(s.config.disableAttachDetachReconcileSync, true);
+  assert.equal(unhonouredFlags(parse(['--attach-detach-reconcile-sync-period=5s', '--disable-attach-detach-reconcile-sync'])), []);
+  assert.equal(unhonouredFlags(parse(['--flex-volume-plugin-dir=/x'])), ['--flex-volume-plugin-dir']);
 });
 
 test('settings reach the controllers: worker counts and the start interval', () => {
@@ -139,7 +151,7 @@ test('docs/controller-manager.md lists every controller, built or not, on with *
     const row = doc.split('\n').find((l) => l.startsWith(`| ${c.name} |`));
     assert.ok(row, `${c.name} has a row`);
     const cells = row!.split('|').map((x) => x.trim());
-    assert.is(cells[2], c.build ? 'yes' : 'not yet', `${c.name} built`);
+    assert.is(cells[2], c.build ? 'yes' : c.needsCloudProvider ? 'needs a cloud provider' : 'not yet', `${c.name} built`);
     assert.is(cells[3], c.defaultOn ? 'yes' : 'no', `${c.name} on with *`);
   }
 });

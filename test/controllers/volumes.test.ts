@@ -2,10 +2,12 @@
 // StorageObjectInUseProtection on by default) with the scheduler and simulated nodes: dynamic
 // provisioning for a StatefulSet's claims through the default class, claims kept across pod
 // restarts, static binding to the smallest fitting volume, the protection finalizers holding a used
-// claim, and the reclaim policies Delete and Retain.
+// claim, the reclaim policies Delete and Retain, and the attachdetach controller's VolumeAttachments
+// with the nodes' volumesAttached and volumesInUse.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Event, PersistentVolume, PersistentVolumeClaim, Pod, StatefulSet } from '../../src/api/generated/kinds.js';
+import { createHash } from 'node:crypto';
+import type { Event, Node, PersistentVolume, PersistentVolumeClaim, Pod, StatefulSet, VolumeAttachment } from '../../src/api/generated/kinds.js';
 import { resources } from '../../src/client/index.js';
 import { ensureDefaultStorageClass } from '../../src/cli/svc-up-storage.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
@@ -15,9 +17,9 @@ let cluster: TestCluster;
 
 test.before(async () => {
   cluster = await startTestCluster({
-    controllers: ['statefulset', 'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'persistentvolume-expander'],
+    controllers: ['statefulset', 'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'persistentvolume-expander', 'attachdetach'],
     nodes: 2,
-    controllerConfig: { pvClaimBinderSyncPeriodMs: 1_000 },
+    controllerConfig: { pvClaimBinderSyncPeriodMs: 1_000, attachDetachReconcileSyncPeriodMs: 1_000 },
   });
   await ensureDefaultStorageClass(cluster.client);
 });
@@ -180,6 +182,44 @@ test('expansion: refused unless the class allows it; then the volume and the cla
   assert.is((await getVolume(c.spec!.volumeName!)).spec?.capacity?.['storage'], '2Gi');
   assert.not.ok(c.status?.conditions?.some((x) => x.type === 'Resizing'), 'Resizing condition removed');
   assert.is(c.status?.phase, 'Bound');
+});
+
+test('attachdetach: a pod with a provisioned claim gets an attached VolumeAttachment, listed in its node\'s volumesAttached and volumesInUse; deleting the pod detaches', async () => {
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('attached', '1Gi'));
+  await eventually(async () => (await getClaim('attached')).status?.phase === 'Bound', 15_000, 'attached bound');
+  await cluster.client.create(resources.pods, 'default', pod('attacher', 'attached'));
+  await eventually(async () => (await cluster.client.get<Pod>(resources.pods, 'default', 'attacher')).status?.phase === 'Running', 30_000, 'attacher running');
+  const nodeName = (await cluster.client.get<Pod>(resources.pods, 'default', 'attacher')).spec!.nodeName!;
+  const pvName = (await getClaim('attached')).spec!.volumeName!;
+  const handle = (await getVolume(pvName)).spec!.csi!['volumeHandle'] as string;
+  const vaName = `csi-${createHash('sha256').update(`${handle}simulated.csi.svc.io${nodeName}`).digest('hex')}`;
+  const unique = `svc.io/csi/simulated.csi.svc.io^${handle}`;
+  const getVa = () => cluster.client.get<VolumeAttachment>(resources.volumeattachments, '', vaName);
+  const getNode = () => cluster.client.get<Node>(resources.nodes, '', nodeName);
+  await eventually(async () => (await getVa().catch(() => undefined))?.status?.attached === true, 15_000, 'VolumeAttachment attached');
+  const va = await getVa();
+  assert.equal(va.spec, { attacher: 'simulated.csi.svc.io', source: { persistentVolumeName: pvName }, nodeName });
+  await eventually(async () => {
+    const n = await getNode();
+    return (n.status?.volumesAttached ?? []).some((v) => v['name'] === unique) && (n.status?.volumesInUse ?? []).includes(unique);
+  }, 15_000, 'node lists the volume as attached and in use');
+  assert.equal((await getNode()).status?.volumesAttached?.find((v) => v['name'] === unique), { name: unique, devicePath: '' });
+  await eventually(async () => {
+    const evs = await cluster.client.list<Event>(resources.events, { namespace: 'default', fieldSelector: 'involvedObject.name=attacher' });
+    return evs.items.some((e) => e.reason === 'SuccessfulAttachVolume' && e.message === `AttachVolume.Attach succeeded for volume "${pvName}" `);
+  }, 10_000, 'SuccessfulAttachVolume event on the pod');
+  // The actual state is checked against the API every sync period (1 s here): an attachment deleted behind the controller's back is made again.
+  const firstUid = va.metadata.uid;
+  await cluster.client.delete(resources.volumeattachments, '', vaName);
+  await eventually(async () => {
+    const again = await getVa().catch(() => undefined);
+    return !!again && again.metadata.uid !== firstUid && again.status?.attached === true;
+  }, 15_000, 'VolumeAttachment attached again by the sync');
+  await cluster.client.delete(resources.pods, 'default', 'attacher', { gracePeriodSeconds: 0 });
+  await eventually(async () => !(await exists(getVa())), 20_000, 'VolumeAttachment deleted');
+  const n = await getNode();
+  assert.not.ok((n.status?.volumesAttached ?? []).some((v) => v['name'] === unique), 'no longer in volumesAttached');
+  assert.not.ok((n.status?.volumesInUse ?? []).includes(unique), 'no longer in use');
 });
 
 test('Delete reclaim: a provisioned volume is deleted once its claim is gone', async () => {

@@ -292,6 +292,7 @@ function clusterRoleBindings(): BootstrapBinding[] {
  * controller signs account tokens, so it cannot itself depend on one).
  */
 export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>> = Object.freeze({
+  attachdetach: 'attachdetach-controller',
   // bootstrapsigner and tokencleaner: namespaced Roles only (svc-public, svc-system), as established.
   bootstrapsigner: 'bootstrap-signer',
   'clusterrole-aggregation': 'clusterrole-aggregation-controller',
@@ -330,6 +331,21 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
 /** The controllers' roles, by the established service-account name of each controller we run. */
 function controllerRoles(): BootstrapClusterRole[] {
   const roles: [string, PolicyRule[]][] = [
+    [
+      'attachdetach-controller',
+      [
+        rule(['list', 'watch'], [CORE], ['persistentvolumes', 'persistentvolumeclaims']),
+        rule(['get', 'list', 'watch'], [CORE], ['nodes']),
+        rule(['patch', 'update'], [CORE], ['nodes/status']),
+        rule(['list', 'watch'], [CORE], ['pods']),
+        eventsRule(),
+        rule(['get', 'create', 'delete', 'list', 'watch'], [STORAGE], ['volumeattachments']),
+        rule(['get', 'watch', 'list'], [STORAGE], ['csidrivers']),
+        rule(['get', 'watch', 'list'], [STORAGE], ['csinodes']),
+        // Not in the established role: the built-in simulated attacher (an external attacher's part) sets status.attached.
+        rule(['patch'], [STORAGE], ['volumeattachments/status']),
+      ],
+    ],
     ['clusterrole-aggregation-controller', [rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], [RBAC_GROUP], ['clusterroles'])]],
     [
       'cronjob-controller',
