@@ -99,6 +99,9 @@ test('--controllers refuses an unknown name and a cloud controller named explici
   // --help names the reason of each controller that does not run.
   const help = createControllerManagerProgram().helpInformation().replace(/\s+/g, ' ');
   for (const name of CLOUD) assert.match(help, `${name} (needs a cloud provider)`);
+  // Every other controller of the spec's list is built: neither --help nor the list says otherwise.
+  assert.equal(BUILTIN_CONTROLLERS.filter((c) => !c.build).map((c) => c.name), CLOUD);
+  assert.not.match(help, 'not built');
 });
 
 test('bad values name the flag', () => {
