@@ -65,7 +65,7 @@ async function sync(ctx: ReconcileContext<CronJob>): Promise<ReconcileOutcome> {
     const { time, missed } = mostRecentMissed(schedule, since, now);
     if (missed > 100) void ctx.recorder.event(cj, 'Warning', 'TooManyMissedTimes', `too many missed start times: ${missed}. Set or decrease .spec.startingDeadlineSeconds or check clock skew`);
     if (time !== undefined) {
-      const started = await startJob(ctx, cj, time, running);
+      const started = await startJob(ctx, cj, time, running, schedule.subMinute);
       if (started) {
         active = started.active;
         lastScheduleTime = rfc3339(time);
@@ -90,7 +90,7 @@ async function sync(ctx: ReconcileContext<CronJob>): Promise<ReconcileOutcome> {
 }
 
 /** Starts the Job of `time` under the concurrency policy; undefined when the time is skipped. */
-async function startJob(ctx: ReconcileContext<CronJob>, cj: CronJob, time: number, running: Job[]): Promise<{ active: Job[] } | undefined> {
+async function startJob(ctx: ReconcileContext<CronJob>, cj: CronJob, time: number, running: Job[], subMinute: boolean): Promise<{ active: Job[] } | undefined> {
   const ns = cj.metadata.namespace ?? '';
   const now = ctx.clock.now();
   const deadline = cj.spec?.startingDeadlineSeconds;
@@ -98,8 +98,9 @@ async function startJob(ctx: ReconcileContext<CronJob>, cj: CronJob, time: numbe
     void ctx.recorder.event(cj, 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${rfc3339(time)}`);
     return undefined;
   }
-  // Minutes since the epoch, as established; a sub-minute `@every` time needs its seconds.
-  const name = `${cj.metadata.name}-${time % 60_000 === 0 ? time / 60_000 : Math.floor(time / 1000)}`;
+  // Minutes since the epoch, as established; a sub-minute `@every` schedule's times need their
+  // seconds (all of them: one that falls on a whole minute too, so its Jobs are named alike).
+  const name = `${cj.metadata.name}-${subMinute ? Math.floor(time / 1000) : Math.floor(time / 60_000)}`;
   if (running.some((j) => j.metadata.name === name)) return undefined; // this time already runs
   const policy = cj.spec?.concurrencyPolicy ?? 'Allow';
   if (policy === 'Forbid' && running.length) {

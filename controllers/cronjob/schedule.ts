@@ -11,6 +11,8 @@ import { parseDurationMs } from '../../src/api/duration.js';
 export interface Schedule {
   /** The first scheduled time strictly after `after` (ms), or undefined when there is none within 5 years. */
   next(after: number): number | undefined;
+  /** Times that need their seconds to be told apart (an `@every` not a whole number of minutes). */
+  readonly subMinute: boolean;
 }
 
 const MACROS: Record<string, string> = {
@@ -78,7 +80,7 @@ export function parseSchedule(spec: string): Schedule {
     const ms = parseDurationMs(every[1]!);
     if (ms === undefined || ms < 1000) throw new ScheduleError(`@every needs a duration of at least 1s, not ${JSON.stringify(every[1])}`);
     const period = Math.round(ms / 1000) * 1000;
-    return { next: (after) => Math.floor(after / 1000) * 1000 + period };
+    return { next: (after) => Math.floor(after / 1000) * 1000 + period, subMinute: period % 60_000 !== 0 };
   }
   s = MACROS[s] ?? s;
   const parts = s.split(/\s+/);
@@ -94,6 +96,7 @@ export function parseSchedule(spec: string): Schedule {
     return dom.star || dow.star ? a && b : a || b;
   };
   return {
+    subMinute: false,
     next(after) {
       let t = Math.floor(after / MINUTE) * MINUTE + MINUTE;
       const end = after + FIVE_YEARS;

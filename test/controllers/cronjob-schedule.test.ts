@@ -36,6 +36,8 @@ test('day of month and day of week both restricted: either matches', () => {
 
 test('@every runs at a fixed period; bad schedules are errors naming the problem', () => {
   assert.is(parseSchedule('@every 2s').next(T('2026-01-01T00:00:00.500Z')), T('2026-01-01T00:00:02Z'));
+  // Job names carry seconds for every time of a sub-minute @every, minutes otherwise.
+  assert.equal([parseSchedule('@every 1s').subMinute, parseSchedule('@every 90s').subMinute, parseSchedule('@every 2m').subMinute, parseSchedule('*/5 * * * *').subMinute], [true, true, false, false]);
   assert.throws(() => parseSchedule('* * * *'), (e: unknown) => e instanceof ScheduleError && /expected exactly 5 fields, found 4/.test((e as Error).message));
   assert.throws(() => parseSchedule('61 * * * *'), /outside 0-59/);
   assert.throws(() => parseSchedule('@every 0s'), /at least 1s/);
