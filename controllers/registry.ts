@@ -179,21 +179,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     name: 'nodelifecycle',
     defaultOn: true,
     summary: 'Marks unresponsive nodes Unknown, taints nodes by condition and evicts pods from failed nodes (taint manager).',
-    build: (cfg) =>
-      def(
-        nodeLifecycleController({
-          nodeMonitorPeriodMs: cfg.nodeMonitorPeriodMs,
-          nodeMonitorGracePeriodMs: cfg.nodeMonitorGracePeriodMs,
-          nodeStartupGracePeriodMs: cfg.nodeStartupGracePeriodMs,
-          podEvictionTimeoutMs: cfg.podEvictionTimeoutMs,
-          nodeEvictionRate: cfg.nodeEvictionRate,
-          secondaryNodeEvictionRate: cfg.secondaryNodeEvictionRate,
-          largeClusterSizeThreshold: cfg.largeClusterSizeThreshold,
-          unhealthyZoneThreshold: cfg.unhealthyZoneThreshold,
-          enableTaintManager: cfg.enableTaintManager,
-          featureGates: cfg.featureGates,
-        }),
-      ),
+    build: (cfg) => def(nodeLifecycleController(cfg)),
   },
   {
     name: 'persistentvolume-binder',

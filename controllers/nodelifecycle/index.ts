@@ -31,26 +31,30 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError, type ApiClient } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
+import type { ControllerManagerConfig } from '../config.js';
 import { ZoneEvictionQueue, type TryResult } from './eviction-queue.js';
 import { decideHealth, readyCondition, type NodeHealth } from './health.js';
 import { judgePod, type ScheduledEviction } from './taint-manager.js';
 import { hasTaint, noExecuteTaints, noScheduleDiff, NOT_READY_NO_EXECUTE, swapTaints, UNREACHABLE_NO_EXECUTE } from './taints.js';
 import { excludedFromDisruption, planDisruption, zoneKey, zoneName, type ZoneState } from './zones.js';
 
-export interface NodeLifecycleOptions {
-  nodeMonitorPeriodMs: number;
-  nodeMonitorGracePeriodMs: number;
-  nodeStartupGracePeriodMs: number;
-  podEvictionTimeoutMs: number;
-  nodeEvictionRate: number;
-  secondaryNodeEvictionRate: number;
-  largeClusterSizeThreshold: number;
-  unhealthyZoneThreshold: number;
-  enableTaintManager: boolean;
-  featureGates: Readonly<Record<string, boolean>>;
+/** The manager's settings this controller reads (controllers/config.ts documents each), and its workers. */
+export type NodeLifecycleOptions = Pick<
+  ControllerManagerConfig,
+  | 'nodeMonitorPeriodMs'
+  | 'nodeMonitorGracePeriodMs'
+  | 'nodeStartupGracePeriodMs'
+  | 'podEvictionTimeoutMs'
+  | 'nodeEvictionRate'
+  | 'secondaryNodeEvictionRate'
+  | 'largeClusterSizeThreshold'
+  | 'unhealthyZoneThreshold'
+  | 'enableTaintManager'
+  | 'featureGates'
+> & {
   /** Workers (the established controller runs 8 for node updates). */
   concurrency?: number;
-}
+};
 
 export const TICK_KEY = ':tick';
 /** How often the zones' queues are tried while they hold nodes (established nodeEvictionPeriod). */
