@@ -9,6 +9,8 @@ import { join, relative } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
 const filters = process.argv.slice(2);
+// A failing uvu `before` hook is otherwise silent (see the file).
+const HOOK_ERRORS = new URL('./uvu-hook-errors.mjs', import.meta.url).href;
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
 
 function walk(dir) {
@@ -37,7 +39,7 @@ const failures = [];
 function runOne(file) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+    const child = spawn(process.execPath, ['--enable-source-maps', '--import', HOOK_ERRORS, file], {
       cwd: root,
       env: { ...process.env, FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],

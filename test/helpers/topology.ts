@@ -68,7 +68,7 @@ export interface Topology {
 const ADMIN_CONFIG_LINE = /admin client configuration: (\S+)/;
 
 /** The path of the admin client configuration `server` wrote (it prints it once it is written). */
-export async function adminConfigOf(server: ApiServerProcess, timeoutMs = 10_000): Promise<string> {
+export async function adminConfigOf(server: ApiServerProcess, timeoutMs = 60_000): Promise<string> {
   return (await waitForOutput(server, ADMIN_CONFIG_LINE, timeoutMs))[1]!;
 }
 
