@@ -9,7 +9,7 @@
  */
 import type { ResourceDefinition } from './types.js';
 import {
-  certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
+  apiServiceDefinition, apiServiceV1beta1Definition, certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
   cronJobDefinition, cronJobV1beta1Definition, csiDriverDefinition, csiNodeDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition,
   endpointSliceV1beta1Definition, endpointsDefinition, eventDefinition, eventsV1EventDefinition,
   horizontalPodAutoscalerDefinition, horizontalPodAutoscalerV1Definition, horizontalPodAutoscalerV2beta2Definition, ingressClassDefinition, ingressDefinition,
@@ -38,13 +38,14 @@ const BUILTIN: readonly ResourceDefinition[] = [
   tokenReviewDefinition, selfSubjectReviewDefinition,
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,
+  apiServiceDefinition,
   podMetricsDefinition, nodeMetricsDefinition,
   ingressDefinition, ingressClassDefinition, networkPolicyDefinition,
   storageClassDefinition, csiDriverDefinition, csiNodeDefinition, volumeAttachmentDefinition,
   runtimeClassDefinition,
   cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
   horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
-  eventsV1EventDefinition,
+  eventsV1EventDefinition, apiServiceV1beta1Definition,
 ];
 
 /**
@@ -93,7 +94,8 @@ export function compareVersions(a: string, b: string): number {
 
 /** Discovery order of groups (the established server's priority list, in our names). */
 const GROUP_ORDER = [
-  '', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
+  // apiregistration first among the named groups, as the established aggregator lists it.
+  '', 'apiregistration.svc.io', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
   'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
   'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'metrics.svc.io',
 ];

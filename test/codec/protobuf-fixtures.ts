@@ -442,6 +442,20 @@ export const LATER_KIND_FIXTURES: Record<string, SvcObject> = {
     overhead: { podFixed: { cpu: '250m', memory: '64Mi' } },
     scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
   },
+  APIService: {
+    apiVersion: 'apiregistration.svc.io/v1',
+    kind: 'APIService',
+    metadata: meta('v1alpha1.wardle.example.com'),
+    spec: {
+      service: { namespace: 'wardle', name: 'api', port: 443 },
+      group: 'wardle.example.com',
+      version: 'v1alpha1',
+      caBundle: 'LS0tLS1CRUdJTg==',
+      groupPriorityMinimum: 1000,
+      versionPriority: 15,
+    },
+    status: { conditions: [{ type: 'Available', status: 'True', lastTransitionTime: T, reason: 'Passed', message: 'all checks passed' }] },
+  },
   'Event (events/v1)': {
     apiVersion: 'events.svc.io/v1',
     kind: 'Event',

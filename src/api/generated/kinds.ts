@@ -1044,6 +1044,26 @@ export interface CustomResourceDefinitionStatus {
   storedVersions?: string[];
 }
 
+/** Part of APIService (apiregistration.svc.io/v1). */
+export interface APIServiceSpec {
+  service?: {
+    namespace?: string;
+    name?: string;
+    port?: number;
+  };
+  group?: string;
+  version?: string;
+  insecureSkipTLSVerify?: boolean;
+  caBundle?: string;
+  groupPriorityMinimum?: number;
+  versionPriority?: number;
+}
+
+/** Part of APIService (apiregistration.svc.io/v1). */
+export interface APIServiceStatus {
+  conditions?: Condition[];
+}
+
 /** Part of Ingress (networking.svc.io/v1). */
 export interface IngressSpec {
   ingressClassName?: string;
@@ -1555,6 +1575,12 @@ export interface CustomResourceDefinition extends SvcObject {
   status?: CustomResourceDefinitionStatus;
 }
 
+/** APIService (apiregistration.svc.io/v1, cluster-scoped). */
+export interface APIService extends SvcObject {
+  spec?: APIServiceSpec;
+  status?: APIServiceStatus;
+}
+
 /** PodMetrics (metrics.svc.io/v1beta1, namespaced). */
 export interface PodMetrics extends SvcObject {
   timestamp?: string;
@@ -1719,6 +1745,7 @@ export interface BuiltinKinds {
   selfsubjectreviews: SelfSubjectReview;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
+  apiservices: APIService;
   "pods.metrics.svc.io": PodMetrics;
   "nodes.metrics.svc.io": NodeMetrics;
   ingresses: Ingress;
@@ -1736,4 +1763,5 @@ export interface BuiltinKinds {
   "horizontalpodautoscalers.v1.autoscaling": HorizontalPodAutoscalerV1;
   "runtimeclasses.v1beta1.node.svc.io": RuntimeClass;
   "events.events.svc.io": EventsV1Event;
+  "apiservices.v1beta1.apiregistration.svc.io": APIService;
 }

@@ -17,6 +17,7 @@ export * from './authorization/access-reviews.js';
 export * from './authentication/reviews.js';
 export * from './certificates/certificatesigningrequest.js';
 export * from './apiextensions/customresourcedefinition.js';
+export * from './apiregistration/apiservice.js';
 export * from './metrics/usage-metrics.js';
 export * from './columns/core.js';
 export * from './columns/workloads.js';
