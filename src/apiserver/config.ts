@@ -119,6 +119,12 @@ export interface ApiServerConfig {
   admissionPlugins?: string[];
   /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300, 300). */
   defaultTolerationSeconds?: { notReadySeconds: number; unreachableSeconds: number };
+  /**
+   * The aggregation layer (./aggregator/): --proxy-client-cert-file/--proxy-client-key-file (PEM
+   * text; absent: no client certificate shown to extension servers) and --enable-aggregator-routing
+   * (endpoint addresses instead of cluster IPs). Absent: no client certificate, cluster-IP routing.
+   */
+  aggregator?: { proxyClient?: { cert: string; key: string }; endpointRouting: boolean };
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

@@ -34,6 +34,8 @@ import { ServiceRangeRepair } from './services/repair.js';
 import { ServiceAllocations } from './services/service-allocation.js';
 import type { WriteHooks } from './write-hooks.js';
 import { csrWriteHooks, isCsrDefinition } from './csr-strategy.js';
+import { Aggregator } from './aggregator/aggregator.js';
+import { DEFAULT_IDENTITY_HEADERS } from './aggregator/proxy.js';
 
 export type { ApiServerConfig } from './config.js';
 export type { RequestPipeline } from './server.js';
@@ -226,6 +228,10 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     await crds.start();
   }
 
+  const epStoreFor = () => {
+    const d = registry.lookup('', 'v1', 'endpoints');
+    return d && stores.get(d);
+  };
   const compactors = storage.stores().map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
   // One count per stored resource: the versions of one kind share their objects.
   const counted = [...new Map(defs.map((def) => [stores.get(def)!.keys.resourcePrefix, def])).values()];
@@ -288,11 +294,39 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     compiler: 'tsc',
     platform: `${process.platform}/${process.arch}`,
   };
+  // The aggregation layer, once the custom resources are served (their APIServices are kept too).
+  const apiServiceDef = registry.lookup('apiregistration.svc.io', 'v1', 'apiservices');
+  const apiServiceStore = apiServiceDef && stores.get(apiServiceDef);
+  let aggregator: Aggregator | undefined;
+  if (apiServiceDef && apiServiceStore) {
+    const rh = (config.authentication ?? DEFAULT_AUTHENTICATION).requestHeader;
+    aggregator = new Aggregator({
+      registry,
+      apiServices: { def: apiServiceDef, store: apiServiceStore },
+      ...(svcStore ? { services: svcStore } : {}),
+      ...(epStoreFor() ? { endpoints: epStoreFor()! } : {}),
+      ...(config.aggregator?.proxyClient ? { proxyClient: config.aggregator.proxyClient } : {}),
+      endpointRouting: config.aggregator?.endpointRouting ?? false,
+      // The first name of each --requestheader-* list: what extension servers read from the ConfigMap.
+      identityHeaders: {
+        user: rh?.usernameHeaders[0] ?? DEFAULT_IDENTITY_HEADERS.user,
+        group: rh?.groupHeaders[0] ?? DEFAULT_IDENTITY_HEADERS.group,
+        extraPrefix: rh?.extraHeaderPrefixes[0] ?? DEFAULT_IDENTITY_HEADERS.extraPrefix,
+      },
+      bodyLimit: config.inputLimits.maxRequestBodyBytes,
+      onDiscoveryChange: () => discovery.invalidate(),
+      now: Date.now,
+      logger: logger.child({ module: 'aggregator' }),
+    });
+    discovery.setExtensions(aggregator);
+    await aggregator.start();
+  }
   const openapi = new OpenApiDocuments(registry, config.version.gitVersion);
-  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger });
+  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(aggregator ? { aggregator } : {}) });
   try {
     port = await http.listen();
   } catch (err) {
+    aggregator?.stop();
     crds?.stop();
     authorizer.close();
     for (const c of caches) c.stop();
@@ -344,6 +378,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         if (rbacPolicy) (await rbacPolicy.catch(() => undefined))?.stop();
         stopPublishing?.();
         repair?.stop();
+        aggregator?.stop();
         crds?.stop();
         watches.endAll();
         await http.close(config.requestTimeoutMs);

@@ -36,6 +36,7 @@ import { impersonatedUser } from './auth/impersonation.js';
 import type { AccessAttributes, AccessDecision } from './auth/authorization.js';
 import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
+import type { Aggregator } from './aggregator/aggregator.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
 export interface RequestPipeline {
@@ -53,6 +54,8 @@ export interface PipelineParts {
   metrics: ApiServerMetrics;
   version: object;
   logger: Logger;
+  /** The aggregation layer: requests under a service-backed APIService's group/version are proxied. */
+  aggregator?: Aggregator;
 }
 
 /**
@@ -228,7 +231,10 @@ export class ApiHttpServer implements RequestPipeline {
           };
         }
       }
-      if (info.isResourceRequest) {
+      const claimed = this.parts.aggregator?.claim(pathname);
+      if (claimed) {
+        await this.parts.aggregator!.proxy(claimed, user, url, req, res);
+      } else if (info.isResourceRequest) {
         await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
       } else {
         await this.nonResource(pathname, query, req, res);

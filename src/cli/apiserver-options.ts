@@ -11,6 +11,7 @@ import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../apiserver/config.js';
@@ -128,7 +129,7 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--default-not-ready-toleration-seconds', type: 'int', default: 300, help: 'tolerationSeconds of the default notReady:NoExecute toleration added to pods (admission plugin DefaultTolerationSeconds).' },
     { flags: '--default-unreachable-toleration-seconds', type: 'int', default: 300, help: 'tolerationSeconds of the default unreachable:NoExecute toleration added to pods (admission plugin DefaultTolerationSeconds).' },
     { flags: '--egress-selector-config-file', type: 'string', ...NOT_YET, help: 'Egress selector configuration.' },
-    { flags: '--enable-aggregator-routing', type: 'bool', ...NOT_YET, help: 'Route aggregator requests to endpoint IPs, not cluster IPs.' },
+    { flags: '--enable-aggregator-routing', type: 'bool', help: 'Route aggregator requests to endpoint IPs, not cluster IPs.' },
     { flags: '--enable-garbage-collector', type: 'bool', default: true, ...NOT_YET, help: 'Enables the generic garbage collector. Must match the controller manager.' },
     { flags: '--enable-priority-and-fairness', type: 'bool', default: true, ...NOT_YET, help: 'With the APIPriorityAndFairness gate on, replace the in-flight handler with a queueing handler.' },
     { flags: '--external-hostname', type: 'string', ...NOT_YET, help: 'Hostname for externalized URLs (API docs, discovery).' },
@@ -226,8 +227,8 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--service-account-signing-key-file', type: 'string', help: 'Current private key for signing tokens. Needs TokenRequest.' },
     { flags: '--service-account-lookup', type: 'bool', default: true, help: 'Check tokens exist in storage.' },
     { flags: '--service-account-max-token-expiration', type: 'duration', help: 'Upper bound of requested token validity; longer requests get this value (between 1h and 2^32 s).' },
-    { flags: '--proxy-client-cert-file', type: 'string', ...NOT_YET, help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
-    { flags: '--proxy-client-key-file', type: 'string', ...NOT_YET, help: 'Private key of --proxy-client-cert-file.' },
+    { flags: '--proxy-client-cert-file', type: 'string', help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
+    { flags: '--proxy-client-key-file', type: 'string', help: 'Private key of --proxy-client-cert-file.' },
     { flags: '--requestheader-client-ca-file', type: 'string', help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
     { flags: '--requestheader-allowed-names', type: 'stringSlice', help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
     { flags: '--requestheader-username-headers', type: 'stringSlice', default: ['x-remote-user'], help: 'Headers inspected for user name.' },
@@ -451,6 +452,8 @@ export interface ApiServerOptions {
   deleteCollectionWorkers: number;
   runtimeConfig: Record<string, string>;
   corsAllowedOrigins: string[];
+  /** The aggregation layer: --proxy-client-cert-file/--proxy-client-key-file (paths, read by buildApiServerConfig) and --enable-aggregator-routing. */
+  aggregator: { proxyClientCertFile?: string; proxyClientKeyFile?: string; endpointRouting: boolean };
   serviceNodePortRange: PortRange;
   /** --service-cluster-ip-range resolved: one CIDR (10.0.0.0/24 by default) or two of different families. */
   serviceClusterIPRanges: string[];
@@ -703,6 +706,11 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     deleteCollectionWorkers,
     runtimeConfig: f.map('--runtime-config'),
     corsAllowedOrigins: cors,
+    aggregator: {
+      endpointRouting: f.bool('--enable-aggregator-routing'),
+      ...(f.optionalString('--proxy-client-cert-file') ? { proxyClientCertFile: f.optionalString('--proxy-client-cert-file')! } : {}),
+      ...(f.optionalString('--proxy-client-key-file') ? { proxyClientKeyFile: f.optionalString('--proxy-client-key-file')! } : {}),
+    },
     serviceNodePortRange,
     serviceClusterIPRanges,
     endpointReconcilerType: f.string('--endpoint-reconciler-type') as ApiServerOptions['endpointReconcilerType'],
@@ -909,6 +917,20 @@ export function readAuthenticationFiles(o: ApiServerOptions): AuthenticationConf
   return out;
 }
 
+/** --proxy-client-cert-file and --proxy-client-key-file read and checked to be a pair (absent: none). */
+function proxyClientCertificate(o: ApiServerOptions): { proxyClient?: { cert: string; key: string } } {
+  const { proxyClientCertFile: certFile, proxyClientKeyFile: keyFile } = o.aggregator;
+  if (!certFile || !keyFile) return {};
+  const cert = readFlagFile('--proxy-client-cert-file', certFile);
+  const key = readFlagFile('--proxy-client-key-file', keyFile);
+  try {
+    createSecureContext({ cert, key });
+  } catch (e) {
+    throw new OptionsError(`--proxy-client-cert-file ${certFile} and --proxy-client-key-file ${keyFile} do not form a usable certificate and key: ${(e as Error).message}`);
+  }
+  return { proxyClient: { cert, key } };
+}
+
 /**
  * Fills the `ApiServerConfig` contract: loads or generates the serving certificate (when the
  * default --cert-dir /var/run/svc is not writable, e.g. not running as root, the self-signed pair
@@ -979,6 +1001,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
       endpointIntervalMs: 10_000,
     },
     continueTokenTtlMs: 5 * 60_000,
+    aggregator: { endpointRouting: o.aggregator.endpointRouting, ...proxyClientCertificate(o) },
     ...authConfig(o, logger),
     admissionPlugins: [...o.admissionPlugins],
     defaultTolerationSeconds: { ...o.defaultTolerationSeconds },
