@@ -103,6 +103,8 @@ export interface ApiServerConfig {
   /** Resolved feature gates (every known gate present). */
   featureGates: Record<string, boolean>;
   profiling: boolean;
+  /** --goaway-chance: the probability that an HTTP/2 request ends its connection with GOAWAY (0: never; at most 0.02). */
+  goawayChance?: number;
   /** Regular expressions; empty disables CORS. */
   corsAllowedOrigins: string[];
   /** Bounds on request bodies and written objects (./input-limits.ts). */

@@ -37,6 +37,7 @@ import type { AccessAttributes, AccessDecision } from './auth/authorization.js';
 import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
 import type { Aggregator } from './aggregator/aggregator.js';
+import { ProbabilisticGoaway } from './goaway.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
 export interface RequestPipeline {
@@ -86,6 +87,7 @@ export class ApiHttpServer implements RequestPipeline {
   private closing = false;
   private readonly corsOrigins: LinearRegExp[];
   private readonly deadlines: RequestDeadlines;
+  private readonly goaway: ProbabilisticGoaway;
 
   constructor(private readonly parts: PipelineParts) {
     const { config } = parts;
@@ -126,6 +128,7 @@ export class ApiHttpServer implements RequestPipeline {
     // RE2 (linear time): the Origin header is the client's, and a backtracking engine can stall on it.
     this.corsOrigins = config.corsAllowedOrigins.map((o) => compileLinearRegExp(o));
     this.deadlines = new RequestDeadlines(config.requestTimeoutMs);
+    this.goaway = new ProbabilisticGoaway(config.goawayChance ?? 0);
   }
 
   listen(): Promise<number> {
@@ -161,6 +164,7 @@ export class ApiHttpServer implements RequestPipeline {
     /** Set while a write's body is being read before its slot (cut off if that read fails). */
     let bodyPending: Request | undefined;
     this.inflight++;
+    this.goaway.apply(req, res);
     try {
       if (this.closing && req instanceof InProcessRequest) throw serviceUnavailable('the API server is shutting down');
       if (!(req instanceof InProcessRequest) && this.cors(req, res)) {

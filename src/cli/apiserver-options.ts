@@ -184,7 +184,7 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--target-ram-mb', type: 'int', ...NOT_YET, help: 'Memory limit in MB used to size caches.' },
     { flags: '--livez-grace-period', type: 'duration', help: 'Startup time during which /livez assumes unfinished post-start hooks succeed.' },
     { flags: '--shutdown-delay-duration', type: 'duration', help: 'Delay before termination. The server keeps serving and /healthz succeeds, but /readyz fails at once.' },
-    { flags: '--goaway-chance', type: 'float', ...NOT_YET, help: 'Fraction of HTTP/2 requests that get a connection close (GOAWAY). Range 0 to 0.02. Not for single servers or setups without a load balancer.' },
+    { flags: '--goaway-chance', type: 'float', help: 'Fraction of HTTP/2 requests that get a connection close (GOAWAY). Range 0 to 0.02. Not for single servers or setups without a load balancer.' },
     { flags: '--cors-allowed-origins', type: 'stringSlice', help: 'Allowed CORS origins; entries may be regular expressions. Empty means CORS is off.' },
     { flags: '--data-dir', type: 'string', default: './data', help: 'Folder of the embedded store, used when --kvstore-servers is empty (this project\'s addition).' },
     {
@@ -452,6 +452,8 @@ export interface ApiServerOptions {
   deleteCollectionWorkers: number;
   runtimeConfig: Record<string, string>;
   corsAllowedOrigins: string[];
+  /** --goaway-chance. */
+  goawayChance: number;
   /** The aggregation layer: --proxy-client-cert-file/--proxy-client-key-file (paths, read by buildApiServerConfig) and --enable-aggregator-routing. */
   aggregator: { proxyClientCertFile?: string; proxyClientKeyFile?: string; endpointRouting: boolean };
   serviceNodePortRange: PortRange;
@@ -706,6 +708,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     deleteCollectionWorkers,
     runtimeConfig: f.map('--runtime-config'),
     corsAllowedOrigins: cors,
+    goawayChance: goaway,
     aggregator: {
       endpointRouting: f.bool('--enable-aggregator-routing'),
       ...(f.optionalString('--proxy-client-cert-file') ? { proxyClientCertFile: f.optionalString('--proxy-client-cert-file')! } : {}),
@@ -989,6 +992,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     featureGates: c.featureGates,
     profiling: c.profiling,
     corsAllowedOrigins: o.corsAllowedOrigins,
+    goawayChance: o.goawayChance,
     inputLimits: inputLimitsFor(o.maxRequestBodyBytes),
     services: {
       clusterIPRanges: o.serviceClusterIPRanges,
