@@ -103,6 +103,8 @@ export interface ApiServerConfig {
   /** Resolved feature gates (every known gate present). */
   featureGates: Record<string, boolean>;
   profiling: boolean;
+  /** --max-connection-bytes-per-sec: the write rate of each long-running answer (0 or absent: unlimited). */
+  maxConnectionBytesPerSec?: number;
   /** --goaway-chance: the probability that an HTTP/2 request ends its connection with GOAWAY (0: never; at most 0.02). */
   goawayChance?: number;
   /** Regular expressions; empty disables CORS. */

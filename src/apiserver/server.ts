@@ -38,6 +38,7 @@ import { withListSelector } from './auth/selector-attributes.js';
 import type { UserInfo } from './auth/user.js';
 import type { Aggregator } from './aggregator/aggregator.js';
 import { ProbabilisticGoaway } from './goaway.js';
+import { throttledResponse } from './connection-throttle.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
 export interface RequestPipeline {
@@ -236,10 +237,13 @@ export class ApiHttpServer implements RequestPipeline {
         }
       }
       const claimed = this.parts.aggregator?.claim(pathname);
+      // --max-connection-bytes-per-sec: long-running answers only (./connection-throttle.ts).
+      const limit = this.parts.config.maxConnectionBytesPerSec ?? 0;
+      const out = limit > 0 && longRunning && !(req instanceof InProcessRequest) ? throttledResponse(res, limit) : res;
       if (claimed) {
-        await this.parts.aggregator!.proxy(claimed, user, url, req, res);
+        await this.parts.aggregator!.proxy(claimed, user, url, req, out);
       } else if (info.isResourceRequest) {
-        await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
+        await routeResource(this.parts.registry, this.parts.services, info, query, req, out);
       } else {
         await this.nonResource(pathname, query, req, res);
       }

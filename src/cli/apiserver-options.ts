@@ -282,7 +282,7 @@ function limitFlags(): FlagSpec[] {
     { flags: '--request-timeout', type: 'duration', default: 60_000, help: 'Default handler timeout. Other flags may override it per type.' },
     { flags: '--min-request-timeout', type: 'int', default: 1800, help: 'Minimum seconds a watch handler keeps a request open; it picks a random value above this.' },
     { flags: '--max-request-body-bytes', type: 'int', default: DEFAULT_MAX_REQUEST_BODY_BYTES, help: "Largest request body in bytes, and largest object a write may store (after a patch has grown it). Larger requests get 413. This project's addition; the established server fixes it at 3 MiB." },
-    { flags: '--max-connection-bytes-per-sec', type: 'int', ...NOT_YET, help: 'If non-zero, throttle each user connection, for long-running requests only.' },
+    { flags: '--max-connection-bytes-per-sec', type: 'int', help: 'If non-zero, throttle each user connection, for long-running requests only.' },
   ];
 }
 
@@ -454,6 +454,8 @@ export interface ApiServerOptions {
   corsAllowedOrigins: string[];
   /** --goaway-chance. */
   goawayChance: number;
+  /** --max-connection-bytes-per-sec (0: unlimited). */
+  maxConnectionBytesPerSec: number;
   /** The aggregation layer: --proxy-client-cert-file/--proxy-client-key-file (paths, read by buildApiServerConfig) and --enable-aggregator-routing. */
   aggregator: { proxyClientCertFile?: string; proxyClientKeyFile?: string; endpointRouting: boolean };
   serviceNodePortRange: PortRange;
@@ -709,6 +711,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     runtimeConfig: f.map('--runtime-config'),
     corsAllowedOrigins: cors,
     goawayChance: goaway,
+    maxConnectionBytesPerSec: f.number('--max-connection-bytes-per-sec'),
     aggregator: {
       endpointRouting: f.bool('--enable-aggregator-routing'),
       ...(f.optionalString('--proxy-client-cert-file') ? { proxyClientCertFile: f.optionalString('--proxy-client-cert-file')! } : {}),
@@ -993,6 +996,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     profiling: c.profiling,
     corsAllowedOrigins: o.corsAllowedOrigins,
     goawayChance: o.goawayChance,
+    maxConnectionBytesPerSec: o.maxConnectionBytesPerSec,
     inputLimits: inputLimitsFor(o.maxRequestBodyBytes),
     services: {
       clusterIPRanges: o.serviceClusterIPRanges,

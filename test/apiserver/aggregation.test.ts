@@ -11,7 +11,8 @@
  * - the local APIServices (`v1.`, `v1.apps`, ...) with the established priorities;
  * - kubectl 1.35 and the Python client create an apiregistration.k8s.io/v1 APIService from a
  *   manifest; the second create is a 409;
- * - --tls-min-version=VersionTLS13: openssl s_client with TLS 1.2 is refused, with TLS 1.3 served.
+ * - --tls-min-version=VersionTLS13: openssl s_client with TLS 1.2 is refused, with TLS 1.3 served;
+ * - --max-connection-bytes-per-sec=65536: a watch's 200 KB of initial events take over 2 s.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,7 +22,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { dirname, join } from 'node:path';
-import type { Agent } from 'undici';
+import { type Agent, request as undiciRequest } from 'undici';
 import { sendRequest } from '../helpers/api-http.js';
 import { type ApiServerProcess, ROOT, startApiServer } from '../helpers/apiserver.js';
 import { eventually } from '../helpers/client.js';
@@ -113,6 +114,7 @@ test.before(async () => {
       `--proxy-client-key-file=${proxyClient.keyFile}`,
       '--enable-aggregator-routing=true',
       '--tls-min-version=VersionTLS13',
+      '--max-connection-bytes-per-sec=65536',
     ],
   });
   kubeconfig = kubeconfigFor(server);
@@ -287,6 +289,34 @@ test('--tls-min-version=VersionTLS13: a TLS 1.2 handshake is refused, TLS 1.3 is
   const now = await openssl(['s_client', '-connect', `127.0.0.1:${server.port}`, '-tls1_3', '-servername', 'localhost']);
   assert.is(now.code, 0, now.out);
   assert.match(now.out, /Protocol\s*:\s*TLSv1\.3|New, TLSv1\.3/);
+});
+
+test('--max-connection-bytes-per-sec: a watch (long-running) is written at that rate; a list is not throttled', async () => {
+  const big = 'x'.repeat(50_000);
+  for (let i = 0; i < 4; i++) {
+    const r = await server.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `big-${i}` }, data: { v: big } });
+    assert.is(r.status, 201);
+  }
+  const list = await server.request('GET', '/api/v1/namespaces/default/configmaps');
+  assert.ok(list.json.items.length >= 4);
+  const started = Date.now();
+  const r = await undiciRequest(`${server.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0&timeoutSeconds=30`, { dispatcher: server.agent });
+  assert.is(r.statusCode, 200);
+  let lines = 0;
+  let elapsed = 0;
+  let text = '';
+  for await (const chunk of r.body) {
+    text += String(chunk).slice(0, 200);
+    lines += String(chunk).split('\n').length - 1;
+    if (lines >= 4) {
+      elapsed = Date.now() - started;
+      break;
+    }
+  }
+  r.body.destroy();
+  // 200 KB at 64 KB/s, the first second's 64 KB at once: at least (200 - 64) / 64 = 2.1 s.
+  assert.is(lines >= 4, true, `the watch ended after ${lines} events: ${text.slice(0, 400)}`);
+  assert.ok(elapsed >= 1_900, `4 events of 50 KB arrived after ${elapsed} ms`);
 });
 
 test.run();
