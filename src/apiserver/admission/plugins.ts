@@ -101,8 +101,17 @@ const CONFIGURATION_READERS: ReadonlyMap<string, (cfg: PluginConfiguration | und
   ['EventRateLimit', parseEventRateLimitConfiguration],
 ]);
 
-/** Reads the sections of the enabled plugins that take one: throws AdmissionConfigError on the first bad one. */
+/**
+ * Reads the sections of the enabled plugins that take one: throws AdmissionConfigError on the first
+ * bad one. A section for an enabled plugin that reads none here is refused too: it would be a
+ * setting silently not applied (e.g. ResourceQuota's, which the established plugin reads).
+ */
 export function checkAdmissionConfiguration(enabled: readonly string[], configurations: AdmissionPluginConfigurations = {}): void {
+  for (const [name, section] of Object.entries(configurations)) {
+    if (enabled.includes(name) && !CONFIGURATION_READERS.has(name)) {
+      throw pluginConfigError(name, section.source, `this server's ${name} takes no configuration, so this section would have no effect; remove it`);
+    }
+  }
   for (const [name, read] of CONFIGURATION_READERS) if (enabled.includes(name)) read(configurations[name]);
 }
 

@@ -93,6 +93,10 @@ test('a bad section of an enabled plugin is refused at start; a plugin that need
   refused(() => checkAdmissionConfiguration(['ImagePolicyWebhook'], {}), 'admission plugin ImagePolicyWebhook', 'no config specified');
   const wrongKind = { EventRateLimit: { plugin: 'EventRateLimit', source: 'here.yaml', value: { apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Config', limits: [] } } };
   refused(() => checkAdmissionConfiguration(['EventRateLimit'], wrongKind), 'here.yaml', 'no kind "Config"');
+  // A section for an enabled plugin that reads none would silently not apply.
+  const quota = { ResourceQuota: { plugin: 'ResourceQuota', source: 'q.yaml', value: { apiVersion: 'resourcequota.admission.k8s.io/v1', kind: 'Configuration' } } };
+  refused(() => checkAdmissionConfiguration(['ResourceQuota'], quota), 'admission plugin ResourceQuota', 'q.yaml', 'takes no configuration');
+  checkAdmissionConfiguration(['NamespaceLifecycle'], quota);
 });
 
 test.run();
