@@ -25,6 +25,7 @@ import { certificateSubjectRestriction } from './certificate-subject-restriction
 import type { Authorizer } from '../auth/authorization.js';
 import { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS, type DefaultTolerationSettings } from './default-toleration-seconds.js';
 import { taintNodesByCondition } from './taint-nodes-by-condition.js';
+import { podSecurityPolicyAdmission } from './pod-security-policy.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -76,7 +77,7 @@ function liveReader(ctx: AdmissionContext, plural: string): (namespace: string, 
   return async (namespace, name) => (await store.getForUpdate(namespace, name))?.object;
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, TaintNodesByCondition, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
+/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, TaintNodesByCondition, PodSecurityPolicy, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -92,6 +93,16 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
   ['TaintNodesByCondition', () => taintNodesByCondition()],
+  ['PodSecurityPolicy', (ctx) => {
+    const def = ctx.registry.lookup('policy', 'v1beta1', 'podsecuritypolicies');
+    const store = def ? ctx.storeFor(def) : undefined;
+    return podSecurityPolicyAdmission({
+      // resourceVersion 0: from the watch cache, as the established plugin reads its informer. With
+      // the kind switched off (--runtime-config) there are no policies, and every pod is refused.
+      policies: async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object) : []),
+      authorizer: () => ctx.authorizer(),
+    });
+  }],
   ['DefaultTolerationSeconds', (ctx) => defaultTolerationSeconds(ctx.defaultTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS)],
   ['DefaultStorageClass', (ctx) => {
     const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
