@@ -4,17 +4,17 @@
 // it; updates validated without defaults; the aggregated refusal).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { podSecurityPolicyDefinition } from '../../src/api/kinds/policy/podsecuritypolicy.js';
-import type { SvcObject } from '../../src/api/types.js';
-import { podDefinition } from '../../src/api/kinds/core/index.js';
-import type { AccessAttributes, Authorizer } from '../../src/apiserver/auth/authorization.js';
-import type { UserInfo } from '../../src/apiserver/auth/user.js';
-import type { AdmissionAttributes } from '../../src/apiserver/admission/chain.js';
-import { podSecurityPolicyAdmission, VALIDATED_PSP_ANNOTATION } from '../../src/apiserver/admission/pod-security-policy.js';
-import { podSecurityPolicyProvider } from '../../src/apiserver/admission/pod-security-policy-provider.js';
+import { podSecurityPolicyDefinition } from '../../../src/api/kinds/policy/podsecuritypolicy.js';
+import type { SvcObject } from '../../../src/api/types.js';
+import { podDefinition } from '../../../src/api/kinds/core/index.js';
+import type { AccessAttributes, Authorizer } from '../../../src/apiserver/auth/authorization.js';
+import type { UserInfo } from '../../../src/apiserver/auth/user.js';
+import type { AdmissionAttributes } from '../../../src/apiserver/admission/chain.js';
+import { podSecurityPolicyAdmission, VALIDATED_PSP_ANNOTATION } from '../../../src/apiserver/admission/pod-security-policy.js';
+import { podSecurityPolicyProvider } from '../../../src/apiserver/admission/pod-security-policy-provider.js';
 import {
   allowsHostPath, capabilitiesStrategy, groupStrategy, seLinuxStrategy, StrategyError, userStrategy, validateSysctls,
-} from '../../src/apiserver/admission/pod-security-policy-strategies.js';
+} from '../../../src/apiserver/admission/pod-security-policy-strategies.js';
 
 type Loose = Record<string, unknown>;
 
