@@ -20,6 +20,7 @@ import {
   allowsHostPath, capabilitiesStrategy, groupStrategy, seLinuxStrategy, userStrategy, validateSysctls, volumeType,
   type CapabilitiesStrategy, type GroupStrategy, type Loose, type SELinuxStrategy, type UserStrategy,
 } from './pod-security-policy-strategies.js';
+import { profileStrategies } from './pod-security-policy-profiles.js';
 
 export interface PodSecurityPolicyProvider {
   /** The policy's name. */
@@ -92,6 +93,8 @@ export function podSecurityPolicyProvider(policy: SvcObject): PodSecurityPolicyP
   // Absent means true (the kind's default; an object stored before defaulting reads the same).
   const allowEscalation = spec['allowPrivilegeEscalation'] !== false;
   const runtimeClass = recordOr(spec['runtimeClass']);
+  // seccomp and AppArmor: annotations on the policy, as in 1.18.
+  const profiles = profileStrategies(policy.metadata.annotations);
 
   function mutateContainer(podSC: Loose, container: Loose): void {
     if (!present(effective(podSC, container, 'runAsUser'))) setEffective(podSC, container, 'runAsUser', s.runAsUser.generate());
@@ -159,7 +162,7 @@ export function podSecurityPolicyProvider(policy: SvcObject): PodSecurityPolicyP
       .join(',');
   }
 
-  function validateContainer(podSC: Loose, container: Loose, path: string): FieldError[] {
+  function validateContainer(podSC: Loose, annotations: Record<string, string> | undefined, container: Loose, path: string): FieldError[] {
     const errs: FieldError[] = [];
     const scPath = `${path}.securityContext`;
     const eff = (f: string) => effective(podSC, container, f);
@@ -167,6 +170,7 @@ export function podSecurityPolicyProvider(policy: SvcObject): PodSecurityPolicyP
     const gid = numberOr(eff('runAsGroup'));
     errs.push(...s.runAsGroup.validate(scPath, gid === undefined ? undefined : [gid]));
     errs.push(...s.seLinux.validate(`${scPath}.seLinuxOptions`, recordOr(eff('seLinuxOptions'))));
+    errs.push(...profiles.validateContainer(annotations, String(container['name'] ?? '')));
     const privileged = eff('privileged');
     if (spec['privileged'] !== true && privileged === true) errs.push(invalidValue(`${scPath}.privileged`, true, 'Privileged containers are not allowed'));
     const procMount = typeof eff('procMount') === 'string' && eff('procMount') !== '' ? String(eff('procMount')) : 'Default';
@@ -211,7 +215,10 @@ export function podSecurityPolicyProvider(policy: SvcObject): PodSecurityPolicyP
       if (runtimeClass && !present(podSpec['runtimeClassName']) && typeof runtimeClass['defaultRuntimeClassName'] === 'string' && runtimeClass['defaultRuntimeClassName'] !== '') {
         podSpec['runtimeClassName'] = runtimeClass['defaultRuntimeClassName'];
       }
-      for (const { container } of containersOf(podSpec)) mutateContainer(asRecord(podSpec['securityContext']), container);
+      const containers = containersOf(podSpec);
+      const annotations = profiles.generate(pod.metadata.annotations, containers.map(({ container }) => String(container['name'] ?? '')));
+      if (annotations !== pod.metadata.annotations) pod.metadata.annotations = annotations;
+      for (const { container } of containers) mutateContainer(asRecord(podSpec['securityContext']), container);
       return [];
     },
     validate(pod) {
@@ -223,6 +230,7 @@ export function podSecurityPolicyProvider(policy: SvcObject): PodSecurityPolicyP
       errs.push(...s.fsGroup.validate(`${scPath}.fsGroup`, fsGroup === undefined ? undefined : [fsGroup]));
       const sup = present(podSC['supplementalGroups']) ? asArray(podSC['supplementalGroups']).map(Number) : undefined;
       errs.push(...s.supplementalGroups.validate(`${scPath}.supplementalGroups`, sup));
+      errs.push(...profiles.validatePod(pod.metadata.annotations));
       errs.push(...s.seLinux.validate(`${scPath}.seLinuxOptions`, recordOr(podSC['seLinuxOptions'])));
       if (spec['hostNetwork'] !== true && podSpec['hostNetwork'] === true) errs.push(invalidValue(`${scPath}.hostNetwork`, true, 'Host network is not allowed to be used'));
       if (spec['hostPID'] !== true && podSpec['hostPID'] === true) errs.push(invalidValue(`${scPath}.hostPID`, true, 'Host PID is not allowed to be used'));
@@ -235,7 +243,7 @@ export function podSecurityPolicyProvider(policy: SvcObject): PodSecurityPolicyP
         const names = asArray(runtimeClass['allowedRuntimeClassNames']).map(String);
         if (typeof actual === 'string' && !names.includes(ALLOW_ALL) && !names.includes(actual)) errs.push(invalidValue('spec.runtimeClassName', actual));
       }
-      for (const { container, path } of containers) errs.push(...validateContainer(podSC, container, path));
+      for (const { container, path } of containers) errs.push(...validateContainer(podSC, pod.metadata.annotations, container, path));
       return errs;
     },
   };

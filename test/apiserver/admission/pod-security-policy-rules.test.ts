@@ -235,6 +235,34 @@ test('provider: runtime class default and allowed names; read-only host paths; p
   assert.ok(messages(p.validate(given)).includes('spec.runtimeClassName: Invalid value: "kata"'));
 });
 
+test('provider: seccomp and AppArmor profiles from the policy annotations (defaults, allowed lists)', () => {
+  const withProfiles = psp('profiles', { runAsUser: ANY, seLinux: ANY, supplementalGroups: ANY, fsGroup: ANY, volumes: ['*'] });
+  withProfiles.metadata.annotations = {
+    'seccomp.security.alpha.svc.io/defaultProfileName': 'runtime/default',
+    'seccomp.security.alpha.svc.io/allowedProfileNames': 'runtime/default,docker/default',
+    'apparmor.security.beta.svc.io/defaultProfileName': 'runtime/default',
+    'apparmor.security.beta.svc.io/allowedProfileNames': 'runtime/default',
+  };
+  const p = podSecurityPolicyProvider(withProfiles);
+  const plain = pod('p');
+  p.mutate(plain);
+  assert.equal(plain.metadata.annotations, { 'seccomp.security.alpha.svc.io/pod': 'runtime/default', 'container.apparmor.security.beta.svc.io/c': 'runtime/default' });
+  assert.equal(p.validate(plain), []);
+  const odd = pod('q', {}, { 'seccomp.security.alpha.svc.io/pod': 'localhost/mine', 'container.apparmor.security.beta.svc.io/c': 'unconfined' });
+  p.mutate(odd);
+  assert.equal(messages(p.validate(odd)), [
+    'pod.metadata.annotations[seccomp.security.alpha.svc.io/pod]: Forbidden: localhost/mine is not an allowed seccomp profile. Valid values are runtime/default,docker/default',
+    'pod.metadata.annotations[container.apparmor.security.beta.svc.io/c]: Forbidden: unconfined is not an allowed profile. Allowed values: "runtime/default"',
+    'pod.metadata.annotations[container.seccomp.security.alpha.svc.io/c]: Forbidden: localhost/mine is not an allowed seccomp profile. Valid values are runtime/default,docker/default',
+  ]);
+  // A policy without seccomp annotations: a pod may not set any profile.
+  const bare = podSecurityPolicyProvider(permissive('bare'));
+  assert.equal(messages(bare.validate(pod('r', {}, { 'seccomp.security.alpha.svc.io/pod': 'runtime/default' }))).slice(0, 1), [
+    'pod.metadata.annotations[seccomp.security.alpha.svc.io/pod]: Forbidden: seccomp may not be set',
+  ]);
+  assert.equal(bare.validate(pod('s')), []);
+});
+
 // ---- the plugin ---------------------------------------------------------------------------------
 
 /** An authorizer granting `use` of named policies to named users (any namespace unless given). */
