@@ -197,7 +197,8 @@ export function capabilitiesStrategy(spec: Loose): CapabilitiesStrategy {
       const add = new Set([...defaultAdd.filter((c) => !containerDrop.has(c)), ...containerAdd]);
       const drop = new Set([...requiredDrop, ...containerDrop]);
       if (add.size === containerAdd.size && drop.size === containerDrop.size) return caps;
-      return { add: [...add].sort(), drop: [...drop].sort() };
+      // Empty lists are left out, as the established JSON (omitempty) leaves them.
+      return { ...(add.size > 0 ? { add: [...add].sort() } : {}), ...(drop.size > 0 ? { drop: [...drop].sort() } : {}) };
     },
     validate(path, caps) {
       if (caps === undefined) {

@@ -178,7 +178,7 @@ test('provider: the restricted policy defaults a plain pod, which then validates
   assert.equal(p.validate(plain).length > 0, true, 'as given it does not comply');
   assert.equal(p.mutate(plain), []);
   assert.equal(plain.spec, {
-    containers: [{ name: 'c', image: 'app:1', securityContext: { runAsNonRoot: true, capabilities: { add: [], drop: ['ALL'] }, allowPrivilegeEscalation: false } }],
+    containers: [{ name: 'c', image: 'app:1', securityContext: { runAsNonRoot: true, capabilities: { drop: ['ALL'] }, allowPrivilegeEscalation: false } }],
     securityContext: { supplementalGroups: [1], fsGroup: 1 },
   });
   assert.equal(p.validate(plain), []);

@@ -141,7 +141,7 @@ test("alice's plain pod gets the restricted policy's defaults; she cannot change
     spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown> }[] };
   };
   assert.is(got.metadata.annotations['svc.io/psp'], 'restricted');
-  assert.equal(got.spec.containers[0]!.securityContext, { runAsNonRoot: true, capabilities: { add: [], drop: ['ALL'] }, allowPrivilegeEscalation: false });
+  assert.equal(got.spec.containers[0]!.securityContext, { runAsNonRoot: true, capabilities: { drop: ['ALL'] }, allowPrivilegeEscalation: false });
   assert.equal(got.spec.securityContext['fsGroup'], 1);
   assert.equal(got.spec.securityContext['supplementalGroups'], [1]);
   // An update is admitted only under a policy the updater may use, without defaults.
