@@ -36,6 +36,7 @@ import { ownerReferencesPermissionEnforcement } from './owner-references-permiss
 import { denyEscalatingExec } from './deny-escalating-exec.js';
 import { denyExecOnPrivileged } from './deny-exec-on-privileged.js';
 import { prepareForCreate, validateOrThrow } from '../object-rules.js';
+import { podSecurityPolicyAdmission } from './pod-security-policy.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -120,7 +121,7 @@ const sectionOf = (ctx: AdmissionContext, plugin: string): PluginConfiguration |
 /**
  * Built plugins, in the established run order (AllOrderedPlugins): NamespaceAutoProvision,
  * NamespaceLifecycle, NamespaceExists, ServiceAccount, NodeRestriction, TaintNodesByCondition,
- * ImagePolicyWebhook, PodNodeSelector, DefaultTolerationSeconds, PodTolerationRestriction,
+ * ImagePolicyWebhook, PodSecurityPolicy, PodNodeSelector, DefaultTolerationSeconds, PodTolerationRestriction,
  * DenyEscalatingExec, DenyExecOnPrivileged, EventRateLimit, DefaultStorageClass,
  * StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, PersistentVolumeClaimResize,
  * the Certificate* three, then ResourceQuota.
@@ -160,6 +161,16 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
   }],
   ['TaintNodesByCondition', () => taintNodesByCondition()],
   ['ImagePolicyWebhook', (ctx) => imagePolicyWebhook(parseImagePolicyConfiguration(sectionOf(ctx, 'ImagePolicyWebhook')))],
+  ['PodSecurityPolicy', (ctx) => {
+    const def = ctx.registry.lookup('policy', 'v1beta1', 'podsecuritypolicies');
+    const store = def ? ctx.storeFor(def) : undefined;
+    return podSecurityPolicyAdmission({
+      // resourceVersion 0: from the watch cache, as the established plugin reads its informer. With
+      // the kind switched off (--runtime-config) there are no policies, and every pod is refused.
+      policies: async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object) : []),
+      authorizer: () => ctx.authorizer(),
+    });
+  }],
   ['PodNodeSelector', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
     return podNodeSelector(parsePodNodeSelectorConfiguration(sectionOf(ctx, 'PodNodeSelector')), { namespace: (name) => ns('', name) });
