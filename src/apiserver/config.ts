@@ -11,6 +11,7 @@ import type { Request, Response } from './http.js';
 import type { InputLimits } from './input-limits.js';
 import type { StorageConfig } from '../storage/config.js';
 import type { AuthenticationConfig, AuthorizationConfig } from './auth/config.js';
+import type { AdmissionPluginConfigurations } from './admission/config-file.js';
 
 export type SniCallback = (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
 
@@ -129,6 +130,11 @@ export interface ApiServerConfig {
    * (endpoint addresses instead of cluster IPs). Absent: no client certificate, cluster-IP routing.
    */
   aggregator?: { proxyClient?: { cert: string; key: string }; endpointRouting: boolean };
+  /**
+   * The enabled plugins' sections of --admission-control-config-file, read (./admission/config-file.ts).
+   * Absent: no file (plugins that need a configuration, e.g. EventRateLimit, then stop the start).
+   */
+  admissionPluginConfigurations?: AdmissionPluginConfigurations;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */
