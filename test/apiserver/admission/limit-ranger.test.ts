@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Container, LimitRange, Pod } from '../../../src/api/generated/kinds.js';
-import { persistentVolumeClaimDefinition, podDefinition } from '../../../src/api/kinds/index.js';
+import { limitRangeDefinition, persistentVolumeClaimDefinition, podDefinition } from '../../../src/api/kinds/index.js';
 import type { SvcObject } from '../../../src/api/types.js';
 import type { AdmissionAttributes } from '../../../src/apiserver/admission/chain.js';
 import { ANNOTATION_LIMIT_RANGER, limitRanger } from '../../../src/apiserver/admission/limit-ranger.js';
@@ -85,6 +85,13 @@ test('a namespace the cache shows none for is listed from storage, that answer k
   await admit(p, attrs(podDefinition, pod([{ name: 'a', image: 'x' }])));
   assert.equal(a.spec!.containers![0]!.resources, { requests: { memory: '10Mi' } });
   assert.is(liveCalls(), 1);
+});
+
+test("a LimitRange's own defaults: the max is the default limit, the default limit (else the min) the default request", () => {
+  const lr = range([{ type: 'Container', max: { cpu: '2', memory: '1Gi' }, min: { memory: '64Mi' }, default: { cpu: '1' } }, { type: 'Pod', max: { cpu: '4' } }]);
+  limitRangeDefinition.defaults!(lr);
+  assert.equal(lr.spec!.limits![0], { type: 'Container', max: { cpu: '2', memory: '1Gi' }, min: { memory: '64Mi' }, default: { cpu: '1', memory: '1Gi' }, defaultRequest: { cpu: '1', memory: '1Gi' } });
+  assert.equal(lr.spec!.limits![1], { type: 'Pod', max: { cpu: '4' } });
 });
 
 test.run();
