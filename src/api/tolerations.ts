@@ -1,6 +1,7 @@
 /**
- * Combining toleration lists, as the established admission plugins do (RuntimeClass merges its
- * class's tolerations into the pod's; ExtendedResourceToleration adds one per extended resource).
+ * Combining toleration lists, as the established admission plugins do (RuntimeClass and
+ * PodTolerationRestriction merge tolerations into the pod's, ExtendedResourceToleration adds one per
+ * extended resource): the one home of these helpers.
  *
  * - `mergeTolerations(first, second)`: both lists, without a toleration another one in them already
  *   covers (a superset: same or empty key with Exists, same or empty effect, no shorter NoExecute
@@ -8,24 +9,31 @@
  * - `addOrUpdateToleration(list, t)`: replaces the toleration with t's key, effect, operator and value
  *   (unless equal), else appends t. Returns the new list, or undefined when nothing changed.
  */
-import { canonicalJson } from './json-walk.js';
 import type { Toleration } from './kind-parts.js';
 
-const op = (t: Toleration) => (t.operator === undefined || t.operator === '' ? 'Equal' : t.operator);
-const same = (a: Toleration, b: Toleration) => canonicalJson(a) === canonicalJson(b);
+const same = (a: Toleration, b: Toleration): boolean =>
+  (a.key ?? '') === (b.key ?? '') && (a.operator ?? '') === (b.operator ?? '') && (a.value ?? '') === (b.value ?? '') && (a.effect ?? '') === (b.effect ?? '') && (a.tolerationSeconds ?? null) === (b.tolerationSeconds ?? null);
 
-/** Whether `ss` tolerates everything `t` does. */
+/** Whether `ss` tolerates everything `t` does (the established pkg/util/tolerations isSuperset, literally). */
 export function isSuperset(ss: Toleration, t: Toleration): boolean {
   if (same(ss, t)) return true;
-  if ((t.key ?? '') !== (ss.key ?? '') && ((ss.key ?? '') !== '' || op(ss) !== 'Exists')) return false;
+  if ((t.key ?? '') !== (ss.key ?? '') && ((ss.key ?? '') !== '' || ss.operator !== 'Exists')) return false;
   if ((t.effect ?? '') !== (ss.effect ?? '') && (ss.effect ?? '') !== '') return false;
-  if (ss.effect === 'NoExecute' && typeof ss.tolerationSeconds === 'number') {
-    if (typeof t.tolerationSeconds !== 'number' || t.tolerationSeconds > ss.tolerationSeconds) return false;
+  if (ss.effect === 'NoExecute' && ss.tolerationSeconds !== undefined && ss.tolerationSeconds !== null) {
+    if (t.tolerationSeconds === undefined || t.tolerationSeconds === null || t.tolerationSeconds > ss.tolerationSeconds) return false;
   }
-  if (op(ss) === 'Equal') return op(t) === 'Equal' && (t.value ?? '') === (ss.value ?? '');
-  return op(ss) === 'Exists';
+  switch (ss.operator ?? '') {
+    case 'Equal':
+    case '':
+      return t.operator === 'Equal' && (t.value ?? '') === (ss.value ?? '');
+    case 'Exists':
+      return true;
+    default:
+      return false;
+  }
 }
 
+/** The established MergeTolerations: both lists, a toleration dropped when another one covers it (the first of equals kept). */
 export function mergeTolerations(first: readonly Toleration[], second: readonly Toleration[]): Toleration[] {
   const all = [...first, ...second];
   const merged: Toleration[] = [];

@@ -4,7 +4,8 @@
  * `<resource> "<name>" is forbidden: admission control is denying all modifications`.
  * Last in the run order; it refuses in the mutating phase already.
  */
-import { admissionForbidden, type AdmissionPlugin } from './chain.js';
+import { type AdmissionPlugin } from './chain.js';
+import { admissionForbidden } from './refusal.js';
 
 const WHY = 'admission control is denying all modifications';
 

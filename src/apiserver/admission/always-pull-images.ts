@@ -6,7 +6,8 @@
  * `pods "p" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"`).
  */
 import type { Container, Pod } from '../../api/generated/kinds.js';
-import { admissionForbidden, aggregateMessages, type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { admissionForbidden, aggregateMessages } from './refusal.js';
 
 /** Every container of the spec with its field path, init containers first, as established. */
 function containersWithPath(pod: Pod | undefined): [Container, string][] {

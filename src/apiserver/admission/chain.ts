@@ -3,7 +3,7 @@
  * is stored. Built-in plugins run in a fixed order; a plugin declares whether it has side effects so
  * a dry-run request that would trigger one fails instead (spec: Dry run, rule 2).
  */
-import { badRequest, forbidden, type StatusError } from '../../api/status.js';
+import { badRequest } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import type { UserInfo } from '../auth/user.js';
 
@@ -21,6 +21,11 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Who is asking (the request's authenticated, or impersonated, user). */
   user: UserInfo;
+  /**
+   * Annotations plugins add for the request's audit event (established AddAnnotation: keys are
+   * `<plugin domain>/<name>`, e.g. `imagepolicywebhook.image-policy.svc.io/failed-open`).
+   */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** `None` and `NoneOnDryRun` are safe for dry run; anything else makes a dry-run request fail. */
@@ -58,20 +63,3 @@ export class AdmissionChain {
   }
 }
 
-/**
- * The established refusal of an admission plugin (`admission.NewForbidden`): 403 Forbidden,
- * `<resource>[.<group>] "<name>" is forbidden: <why>`, the name being the request's, else the
- * object's, else its generateName (a create admitted before its name is generated).
- */
-export function admissionForbidden(a: AdmissionAttributes, why: string): StatusError {
-  const resource = a.def.group ? `${a.def.plural}.${a.def.group}` : a.def.plural;
-  const name = a.name || a.object?.metadata.name || a.object?.metadata.generateName || '';
-  const message = name ? `${resource} "${name}" is forbidden: ${why}` : `${resource} is forbidden: ${why}`;
-  return forbidden(message, { group: a.def.group, resource: a.def.plural, name });
-}
-
-/** Several refusals as one message, as established (an aggregate): one alone, several deduplicated in brackets. */
-export function aggregateMessages(errors: readonly string[]): string {
-  const seen = [...new Set(errors)];
-  return seen.length === 1 ? seen[0]! : `[${seen.join(', ')}]`;
-}

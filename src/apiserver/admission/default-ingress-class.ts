@@ -11,7 +11,8 @@ import type { Ingress, IngressClass } from '../../api/generated/kinds.js';
 import {
   ANNOTATION_DEFAULT_INGRESS_CLASS, ANNOTATION_DEFAULT_INGRESS_CLASS_ALIAS, ANNOTATION_INGRESS_CLASS, ANNOTATION_INGRESS_CLASS_ALIAS,
 } from '../../api/kinds/networking/ingress.js';
-import { admissionForbidden, type AdmissionPlugin } from './chain.js';
+import { type AdmissionPlugin } from './chain.js';
+import { admissionForbidden } from './refusal.js';
 
 export const isDefaultIngressClass = (c: IngressClass) =>
   c.metadata.annotations?.[ANNOTATION_DEFAULT_INGRESS_CLASS] === 'true' || c.metadata.annotations?.[ANNOTATION_DEFAULT_INGRESS_CLASS_ALIAS] === 'true';

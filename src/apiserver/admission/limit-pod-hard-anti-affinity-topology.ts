@@ -5,7 +5,8 @@
  */
 import type { Pod } from '../../api/generated/kinds.js';
 import { LABEL_HOSTNAME } from '../../api/well-known-labels.js';
-import { admissionForbidden, type AdmissionPlugin } from './chain.js';
+import { type AdmissionPlugin } from './chain.js';
+import { admissionForbidden } from './refusal.js';
 
 export function limitPodHardAntiAffinityTopology(): AdmissionPlugin {
   return {

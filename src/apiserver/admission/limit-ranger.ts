@@ -19,7 +19,8 @@
  */
 import type { Container, LimitRange, PersistentVolumeClaim, Pod } from '../../api/generated/kinds.js';
 import { formatMilli, toMilli } from '../../api/quota/amounts.js';
-import { admissionForbidden, aggregateMessages, type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { admissionForbidden, aggregateMessages } from './refusal.js';
 
 export const ANNOTATION_LIMIT_RANGER = 'svc.io/limit-ranger';
 

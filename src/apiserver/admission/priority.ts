@@ -18,7 +18,8 @@
  * Classes are read from the watch cache; a name the cache does not have yet is read from storage.
  */
 import type { Pod, PriorityClass } from '../../api/generated/kinds.js';
-import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { admissionForbidden } from './refusal.js';
 
 /** The priority of a pod when it names no class and no class is the global default. */
 export const DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS = 0;

@@ -16,7 +16,8 @@
 import type { Pod, RuntimeClass } from '../../api/generated/kinds.js';
 import { toMilli } from '../../api/quota/amounts.js';
 import { mergeTolerations } from '../../api/tolerations.js';
-import { admissionForbidden, type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
+import { admissionForbidden } from './refusal.js';
 
 export interface RuntimeClassOptions {
   /** The PodOverhead gate (beta, on). */

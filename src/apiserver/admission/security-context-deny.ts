@@ -6,7 +6,8 @@
  * `SecurityContext.RunAsUser is forbidden`). Validating.
  */
 import type { Pod } from '../../api/generated/kinds.js';
-import { admissionForbidden, type AdmissionPlugin } from './chain.js';
+import { type AdmissionPlugin } from './chain.js';
+import { admissionForbidden } from './refusal.js';
 
 type Context = Record<string, unknown> | undefined;
 const set = (ctx: Context, field: string) => ctx !== undefined && ctx !== null && ctx[field] !== undefined && ctx[field] !== null;
