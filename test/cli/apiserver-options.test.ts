@@ -112,7 +112,7 @@ test('cross-flag rules name the flags involved', () => {
   assert.ok(parse(['--enable-admission-plugins=NodeRestriction']).options.admissionPlugins.includes('NodeRestriction'));
   assert.not.ok(parse([]).options.admissionPlugins.includes('NodeRestriction'), 'NodeRestriction is not in the default list');
   assert.not.ok(parse(['--disable-admission-plugins=NamespaceLifecycle']).options.admissionPlugins.includes('NamespaceLifecycle'));
-  assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages']), /--enable-admission-plugins=AlwaysPullImages: not built yet/);
+  assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,PodPreset']), /--enable-admission-plugins=PodPreset: not built yet/);
   assert.equal(parse(['--authorization-mode=RBAC,AlwaysDeny']).options.authorization.modes, ['RBAC', 'AlwaysDeny'], 'RBAC is built');
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);

@@ -62,3 +62,4 @@ export class AdmissionChain {
     for (const p of this.applicable(attrs)) await p.validate?.(attrs);
   }
 }
+

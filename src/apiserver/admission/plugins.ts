@@ -3,8 +3,8 @@
  * them (whatever order the flags name them in), and the chain --enable/--disable-admission-plugins
  * make of them. A plugin the flags name explicitly but that is absent here is refused at start
  * (`admissionPluginsNotBuilt`), never accepted and skipped. The established default list still
- * names plugins not built here (LimitRanger, Priority, ...): those simply do not run, as
- * before this list existed; docs/security.md lists what runs.
+ * names plugins not built here (the two webhook plugins): those simply do not run, as before this
+ * list existed; docs/security.md lists what runs.
  */
 import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
@@ -25,6 +25,17 @@ import { certificateSubjectRestriction } from './certificate-subject-restriction
 import type { Authorizer } from '../auth/authorization.js';
 import { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS, type DefaultTolerationSettings } from './default-toleration-seconds.js';
 import { taintNodesByCondition } from './taint-nodes-by-condition.js';
+import { limitRanger } from './limit-ranger.js';
+import { priorityAdmission } from './priority.js';
+import { runtimeClassAdmission } from './runtime-class.js';
+import { defaultIngressClass } from './default-ingress-class.js';
+import { alwaysPullImages } from './always-pull-images.js';
+import { extendedResourceToleration } from './extended-resource-toleration.js';
+import { limitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity-topology.js';
+import { securityContextDeny } from './security-context-deny.js';
+import { alwaysAdmit } from './always-admit.js';
+import { alwaysDeny } from './always-deny.js';
+import type { IngressClass, LimitRange, PriorityClass, RuntimeClass } from '../../api/generated/kinds.js';
 import { pluginConfigError, type AdmissionPluginConfigurations, type PluginConfiguration } from './config-file.js';
 import { eventRateLimit, parseEventRateLimitConfiguration } from './event-rate-limit.js';
 import { parsePodNodeSelectorConfiguration, podNodeSelector } from './pod-node-selector.js';
@@ -82,6 +93,12 @@ function peeker(ctx: AdmissionContext, plural: string): (namespace: string, name
   return (namespace, name) => store.peek(namespace, name);
 }
 
+/** The store of a kind (undefined when the kind is not served). */
+function storeOf(ctx: AdmissionContext, group: string, plural: string): ResourceStore | undefined {
+  const def = ctx.registry.lookup(group, 'v1', plural);
+  return def ? ctx.storeFor(def) : undefined;
+}
+
 /** Reads one object of a core kind from storage, bypassing the cache (undefined when absent). */
 function liveReader(ctx: AdmissionContext, plural: string): (namespace: string, name: string) => Promise<import('../../api/types.js').SvcObject | undefined> {
   const def = ctx.registry.lookup('', 'v1', plural);
@@ -119,14 +136,17 @@ export function checkAdmissionConfiguration(enabled: readonly string[], configur
 const sectionOf = (ctx: AdmissionContext, plugin: string): PluginConfiguration | undefined => ctx.pluginConfigurations?.[plugin];
 
 /**
- * Built plugins, in the established run order (AllOrderedPlugins): NamespaceAutoProvision,
- * NamespaceLifecycle, NamespaceExists, ServiceAccount, NodeRestriction, TaintNodesByCondition,
- * ImagePolicyWebhook, PodSecurityPolicy, PodNodeSelector, DefaultTolerationSeconds, PodTolerationRestriction,
- * DenyEscalatingExec, DenyExecOnPrivileged, EventRateLimit, DefaultStorageClass,
+ * Built plugins, in the established run order (the established server's AllOrderedPlugins, of
+ * which these are built): AlwaysAdmit, NamespaceAutoProvision, NamespaceLifecycle, NamespaceExists,
+ * SecurityContextDeny, LimitPodHardAntiAffinityTopology, LimitRanger, ServiceAccount,
+ * NodeRestriction, TaintNodesByCondition, AlwaysPullImages, ImagePolicyWebhook, PodSecurityPolicy,
+ * PodNodeSelector, Priority, DefaultTolerationSeconds, PodTolerationRestriction, DenyEscalatingExec,
+ * DenyExecOnPrivileged, EventRateLimit, ExtendedResourceToleration, DefaultStorageClass,
  * StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, PersistentVolumeClaimResize,
- * the Certificate* three, then ResourceQuota.
+ * RuntimeClass, the Certificate* three, DefaultIngressClass, then ResourceQuota and AlwaysDeny last.
  */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
+  ['AlwaysAdmit', () => alwaysAdmit()],
   ['NamespaceAutoProvision', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
     const def = ctx.registry.lookup('', 'v1', 'namespaces');
@@ -150,6 +170,15 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const ns = peeker(ctx, 'namespaces');
     return namespaceExists((name) => ns('', name));
   }],
+  ['SecurityContextDeny', () => securityContextDeny()],
+  ['LimitPodHardAntiAffinityTopology', () => limitPodHardAntiAffinityTopology()],
+  ['LimitRanger', (ctx) => {
+    const store = storeOf(ctx, '', 'limitranges');
+    return limitRanger({
+      cached: async (namespace) => (store ? (await store.list({ namespace, resourceVersion: '0', filtered: false })).items.map((v) => v.object as LimitRange) : []),
+      live: async (namespace) => (store ? (await store.list({ namespace, filtered: false })).items.map((v) => v.object as LimitRange) : []),
+    });
+  }],
   ['ServiceAccount', (ctx) => serviceAccountAdmission(
     { cached: peeker(ctx, 'serviceaccounts'), live: liveReader(ctx, 'serviceaccounts'), secret: peeker(ctx, 'secrets') },
     { boundTokenVolume: ctx.featureGates?.['BoundServiceAccountTokenVolume'] === true },
@@ -160,6 +189,7 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
   ['TaintNodesByCondition', () => taintNodesByCondition()],
+  ['AlwaysPullImages', () => alwaysPullImages()],
   ['ImagePolicyWebhook', (ctx) => imagePolicyWebhook(parseImagePolicyConfiguration(sectionOf(ctx, 'ImagePolicyWebhook')))],
   ['PodSecurityPolicy', (ctx) => {
     const def = ctx.registry.lookup('policy', 'v1beta1', 'podsecuritypolicies');
@@ -175,6 +205,16 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const ns = peeker(ctx, 'namespaces');
     return podNodeSelector(parsePodNodeSelectorConfiguration(sectionOf(ctx, 'PodNodeSelector')), { namespace: (name) => ns('', name) });
   }],
+  ['Priority', (ctx) => {
+    const store = storeOf(ctx, 'scheduling.svc.io', 'priorityclasses');
+    return priorityAdmission(
+      {
+        get: async (name) => (await store?.peek('', name)) as PriorityClass | undefined,
+        list: async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object as PriorityClass) : []),
+      },
+      { nonPreemptingPriority: ctx.featureGates?.['NonPreemptingPriority'] === true },
+    );
+  }],
   ['DefaultTolerationSeconds', (ctx) => defaultTolerationSeconds(ctx.defaultTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS)],
   ['PodTolerationRestriction', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -183,6 +223,7 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
   ['DenyEscalatingExec', (ctx) => denyEscalatingExec(liveReader(ctx, 'pods'))],
   ['DenyExecOnPrivileged', (ctx) => denyExecOnPrivileged(liveReader(ctx, 'pods'))],
   ['EventRateLimit', (ctx) => eventRateLimit(parseEventRateLimitConfiguration(sectionOf(ctx, 'EventRateLimit')))],
+  ['ExtendedResourceToleration', () => extendedResourceToleration()],
   ['DefaultStorageClass', (ctx) => {
     const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
     const store = def ? ctx.storeFor(def) : undefined;
@@ -195,11 +236,22 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const store = def ? ctx.storeFor(def) : undefined;
     return persistentVolumeClaimResize(async (name) => store?.peek('', name));
   }],
+  ['RuntimeClass', (ctx) => {
+    const store = storeOf(ctx, 'node.svc.io', 'runtimeclasses');
+    const plugin = runtimeClassAdmission(async (name) => (await store?.peek('', name)) as RuntimeClass | undefined, { podOverhead: ctx.featureGates?.['PodOverhead'] !== false });
+    // With the RuntimeClass gate off the field has no meaning, and the plugin no work.
+    return ctx.featureGates?.['RuntimeClass'] === false ? { ...plugin, handles: () => false } : plugin;
+  }],
   ['CertificateApproval', (ctx) => certificateApproval(() => ctx.authorizer())],
   ['CertificateSigning', (ctx) => certificateSigning(() => ctx.authorizer())],
   ['CertificateSubjectRestriction', () => certificateSubjectRestriction()],
-  // Last, as established: it charges usage, so it runs once every other plugin has admitted.
+  ['DefaultIngressClass', (ctx) => {
+    const store = storeOf(ctx, 'networking.svc.io', 'ingressclasses');
+    return defaultIngressClass(async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object as IngressClass) : []));
+  }],
+  // Last but AlwaysDeny, as established: it charges usage, so it runs once every other plugin has admitted.
   ['ResourceQuota', (ctx) => resourceQuotaAdmission(quotaAccess(ctx))],
+  ['AlwaysDeny', () => alwaysDeny()],
 ]);
 
 /** The ResourceQuota plugin's reads (names from the cache, quotas as stored) and precondition writes. */

@@ -19,6 +19,7 @@
  *   <namespace|cluster> whitelist` (a 500 without reason, as the established server answers it);
  * - a namespace annotation that is not a JSON list of tolerations is such a plain error too.
  */
+import { isSuperset, mergeTolerations } from '../../api/tolerations.js';
 import type { SvcObject } from '../../api/types.js';
 import type { Toleration } from '../../api/kind-parts.js';
 import { internalError } from '../../api/status.js';
@@ -56,39 +57,8 @@ export function parsePodTolerationRestrictionConfiguration(cfg: PluginConfigurat
   return out;
 }
 
-const same = (a: Toleration, b: Toleration): boolean =>
-  (a.key ?? '') === (b.key ?? '') && (a.operator ?? '') === (b.operator ?? '') && (a.value ?? '') === (b.value ?? '') && (a.effect ?? '') === (b.effect ?? '') && (a.tolerationSeconds ?? null) === (b.tolerationSeconds ?? null);
-
-/** Does `ss` tolerate everything `t` tolerates? (pkg/util/tolerations isSuperset) */
-export function isSuperset(ss: Toleration, t: Toleration): boolean {
-  if (same(ss, t)) return true;
-  if ((t.key ?? '') !== (ss.key ?? '') && ((ss.key ?? '') !== '' || ss.operator !== 'Exists')) return false;
-  if ((t.effect ?? '') !== (ss.effect ?? '') && (ss.effect ?? '') !== '') return false;
-  if (ss.effect === 'NoExecute' && ss.tolerationSeconds !== undefined && ss.tolerationSeconds !== null) {
-    if (t.tolerationSeconds === undefined || t.tolerationSeconds === null || t.tolerationSeconds > ss.tolerationSeconds) return false;
-  }
-  switch (ss.operator ?? '') {
-    case 'Equal':
-    case '':
-      return t.operator === 'Equal' && (t.value ?? '') === (ss.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
-
-/** The established MergeTolerations: both lists, a toleration dropped when another one covers it (the first of equals kept). */
-export function mergeTolerations(first: readonly Toleration[], second: readonly Toleration[]): Toleration[] {
-  const all = [...first, ...second];
-  const merged: Toleration[] = [];
-  all.forEach((t, i) => {
-    if (merged.some((m) => isSuperset(m, t))) return;
-    if (all.slice(i + 1).some((t2) => !same(t, t2) && isSuperset(t2, t))) return;
-    merged.push(t);
-  });
-  return merged;
-}
+// One home for the established toleration helpers (src/api/tolerations.ts); kept exported here for this plugin's tests.
+export { isSuperset, mergeTolerations };
 
 /** Every toleration covered by some whitelist entry (an empty whitelist or no tolerations: true). */
 export function verifyAgainstWhitelist(tolerations: readonly Toleration[], whitelist: readonly Toleration[]): boolean {

@@ -3,7 +3,7 @@
  * given a grace period) the object only gets `deletionTimestamp`; it leaves storage when the last
  * finalizer is removed. A namespace becomes `Terminating` and stays until its finalizers are empty.
  */
-import { badRequest, conflict, successStatus } from '../../api/status.js';
+import { badRequest, conflict, notFound, successStatus } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { readOptionalRequestValue, writeJson } from '../http.js';
 import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
@@ -105,8 +105,14 @@ export type DeleteResult = { deleted: true; view: ObjectView } | { deleted: fals
 /** Deletes one object (by the scope's namespace/name) under the two-phase rules. */
 export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promise<DeleteResult> {
   const { def, info, services } = s;
-  await services.admission.validate({ operation: 'DELETE', def, namespace: info.namespace, name: info.name, subresource: '', dryRun: opts.dryRun, user: requestUser(s.req) });
   const ref = { group: def.group, resource: def.plural, name: info.name };
+  // As established: an absent object is a 404 before admission, which sees the object being
+  // deleted (a moment old, from the cache) and runs both phases.
+  const existing = await s.store.peek(info.namespace, info.name);
+  if (!existing) throw notFound(ref);
+  const attrs = { operation: 'DELETE' as const, def, namespace: info.namespace, name: info.name, subresource: '', oldObject: existing, dryRun: opts.dryRun, user: requestUser(s.req) };
+  await services.admission.mutate(attrs);
+  await services.admission.validate(attrs);
   const out = await guaranteedUpdate(
     s,
     (_frozen, draft) => {

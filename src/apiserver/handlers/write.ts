@@ -1,8 +1,11 @@
 /**
  * CREATE, UPDATE (PUT) and the guaranteed-update loop PATCH and the subresources share.
  *
- * Order for every write: decode -> type/namespace checks -> mutating admission -> server metadata
- * and defaults -> validation -> validating admission -> storage (skipped by dryRun=All).
+ * Order for every write, as established: decode and defaults -> type/namespace checks -> mutating
+ * admission -> server metadata (and the defaults again, for what admission added) -> validation ->
+ * validating admission -> storage (skipped by dryRun=All). Mutating admission sees a defaulted
+ * object, as the established server's (which defaults at decode): LimitRanger must see the request
+ * a lone limit implies, not add its own default request beside it.
  */
 import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
@@ -50,6 +53,10 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
   }
   const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun, user: requestUser(s.req) };
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
+  // A client's uid is replaced on create anyway; none yet, so defaults that derive from the uid
+  // (a Job's selector) wait for the one the server gives it.
+  delete obj.metadata.uid;
+  def.defaults?.(obj);
   await services.admission.mutate(attrs);
   prepareForCreate(def, obj, services.now());
   const large = checkWrittenObject(obj, services.config.inputLimits) > LARGE_OBJECT_BYTES;
