@@ -1627,6 +1627,69 @@ export interface RuntimeClass extends SvcObject {
   scheduling?: RuntimeClassScheduling;
 }
 
+/** MutatingWebhookConfiguration (admissionregistration.svc.io/v1, cluster-scoped). */
+export interface MutatingWebhookConfiguration extends SvcObject {
+  webhooks?: {
+    name?: string;
+    clientConfig?: {
+      url?: string;
+      service?: {
+        namespace?: string;
+        name?: string;
+        path?: string;
+        port?: number;
+      };
+      caBundle?: string;
+    };
+    rules?: {
+      operations?: string[];
+      apiGroups?: string[];
+      apiVersions?: string[];
+      resources?: string[];
+      scope?: string;
+    }[];
+    failurePolicy?: string;
+    matchPolicy?: string;
+    namespaceSelector?: LabelSelectorSpec;
+    objectSelector?: LabelSelectorSpec;
+    sideEffects?: string;
+    timeoutSeconds?: number;
+    admissionReviewVersions?: string[];
+    reinvocationPolicy?: string;
+  }[];
+}
+
+/** ValidatingWebhookConfiguration (admissionregistration.svc.io/v1, cluster-scoped). */
+export interface ValidatingWebhookConfiguration extends SvcObject {
+  webhooks?: {
+    name?: string;
+    clientConfig?: {
+      url?: string;
+      service?: {
+        namespace?: string;
+        name?: string;
+        path?: string;
+        port?: number;
+      };
+      caBundle?: string;
+    };
+    rules?: {
+      operations?: string[];
+      apiGroups?: string[];
+      apiVersions?: string[];
+      resources?: string[];
+      scope?: string;
+    }[];
+    failurePolicy?: string;
+    matchPolicy?: string;
+    namespaceSelector?: LabelSelectorSpec;
+    objectSelector?: LabelSelectorSpec;
+    sideEffects?: string;
+    timeoutSeconds?: number;
+    admissionReviewVersions?: string[];
+  }[];
+}
+
 /** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
 export interface EndpointSliceV1beta1 extends SvcObject {
   addressType?: string;
@@ -1729,11 +1792,15 @@ export interface BuiltinKinds {
   csinodes: CSINode;
   volumeattachments: VolumeAttachment;
   runtimeclasses: RuntimeClass;
+  mutatingwebhookconfigurations: MutatingWebhookConfiguration;
+  validatingwebhookconfigurations: ValidatingWebhookConfiguration;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
   "endpointslices.v1beta1.discovery.svc.io": EndpointSliceV1beta1;
   "horizontalpodautoscalers.v2beta2.autoscaling": HorizontalPodAutoscaler;
   "horizontalpodautoscalers.v1.autoscaling": HorizontalPodAutoscalerV1;
   "runtimeclasses.v1beta1.node.svc.io": RuntimeClass;
+  "mutatingwebhookconfigurations.v1beta1.admissionregistration.svc.io": MutatingWebhookConfiguration;
+  "validatingwebhookconfigurations.v1beta1.admissionregistration.svc.io": ValidatingWebhookConfiguration;
   "events.events.svc.io": EventsV1Event;
 }
