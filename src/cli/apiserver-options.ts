@@ -7,6 +7,7 @@
  * not implemented yet are marked `honoured: false` and refused at start when set to anything but their default.
  * `--data-dir` (the embedded store's folder) and `--max-request-body-bytes` are this project's additions.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
@@ -226,8 +227,8 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--service-account-signing-key-file', type: 'string', help: 'Current private key for signing tokens. Needs TokenRequest.' },
     { flags: '--service-account-lookup', type: 'bool', default: true, help: 'Check tokens exist in storage.' },
     { flags: '--service-account-max-token-expiration', type: 'duration', help: 'Upper bound of requested token validity; longer requests get this value (between 1h and 2^32 s).' },
-    { flags: '--proxy-client-cert-file', type: 'string', ...NOT_YET, help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
-    { flags: '--proxy-client-key-file', type: 'string', ...NOT_YET, help: 'Private key of --proxy-client-cert-file.' },
+    { flags: '--proxy-client-cert-file', type: 'string', help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
+    { flags: '--proxy-client-key-file', type: 'string', help: 'Private key of --proxy-client-cert-file.' },
     { flags: '--requestheader-client-ca-file', type: 'string', help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
     { flags: '--requestheader-allowed-names', type: 'stringSlice', help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
     { flags: '--requestheader-username-headers', type: 'stringSlice', default: ['x-remote-user'], help: 'Headers inspected for user name.' },
@@ -469,6 +470,8 @@ export interface ApiServerOptions {
   authorization: AuthorizationConfig;
   /** The files of the methods that consult something outside the server (read by buildApiServerConfig). */
   externalAuth: ExternalAuthFiles;
+  /** --proxy-client-cert-file / --proxy-client-key-file (files named, not yet read): the identity admission webhooks are called with. */
+  proxyClient?: { certFile: string; keyFile: string };
   /** The --svclet-* flags (files named, not yet read). */
   svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
   /** Warnings to log at start (e.g. an option without effect because its gate is off). */
@@ -709,6 +712,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
+    ...(f.optionalString('--proxy-client-cert-file') ? { proxyClient: { certFile: f.optionalString('--proxy-client-cert-file')!, keyFile: f.optionalString('--proxy-client-key-file')! } } : {}),
     defaultTolerationSeconds: { notReadySeconds: f.number('--default-not-ready-toleration-seconds'), unreachableSeconds: f.number('--default-unreachable-toleration-seconds') },
     authentication: {
       anonymous: f.bool('--anonymous-auth'),
@@ -910,6 +914,23 @@ export function readAuthenticationFiles(o: ApiServerOptions): AuthenticationConf
 }
 
 /**
+ * The proxy client pair, read and checked at start: a certificate whose key does not match would
+ * only fail later, at each webhook call.
+ */
+function readProxyClient(files: { certFile: string; keyFile: string }): { cert: string; key: string } {
+  const cert = readFlagFile('--proxy-client-cert-file', files.certFile);
+  const key = readFlagFile('--proxy-client-key-file', files.keyFile);
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch (err) {
+    throw new Error(`--proxy-client-cert-file/--proxy-client-key-file: not a PEM certificate and private key: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!matches) throw new Error(`--proxy-client-key-file ${files.keyFile} is not the private key of --proxy-client-cert-file ${files.certFile}`);
+  return { cert, key };
+}
+
+/**
  * Fills the `ApiServerConfig` contract: loads or generates the serving certificate (when the
  * default --cert-dir /var/run/svc is not writable, e.g. not running as root, the self-signed pair
  * goes to `<data-dir>/certs` with a warning), and copies the resolved limits and storage settings.
@@ -981,6 +1002,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     continueTokenTtlMs: 5 * 60_000,
     ...authConfig(o, logger),
     admissionPlugins: [...o.admissionPlugins],
+    ...(o.proxyClient ? { proxyClient: readProxyClient(o.proxyClient) } : {}),
     defaultTolerationSeconds: { ...o.defaultTolerationSeconds },
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {

@@ -21,6 +21,10 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Who is asking (the request's authenticated, or impersonated, user). */
   user: UserInfo;
+  /** Options fields the client sent (DeleteOptions' propagationPolicy, ...), for admission webhooks' `options`. */
+  options?: Record<string, unknown>;
+  /** Adds a `Warning` header to the response (admission webhooks' warnings); absent where there is none. */
+  warn?: (text: string) => void;
 }
 
 /** `None` and `NoneOnDryRun` are safe for dry run; anything else makes a dry-run request fail. */

@@ -25,6 +25,11 @@ import { certificateSubjectRestriction } from './certificate-subject-restriction
 import type { Authorizer } from '../auth/authorization.js';
 import { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS, type DefaultTolerationSettings } from './default-toleration-seconds.js';
 import { taintNodesByCondition } from './taint-nodes-by-condition.js';
+import type { Logger } from 'pino';
+import { mutatingAdmissionWebhook } from './mutating-admission-webhook.js';
+import { validatingAdmissionWebhook } from './validating-admission-webhook.js';
+import type { ClientIdentity } from './webhook/client.js';
+import { webhookDeps, type WebhookDeps } from './webhook/dispatcher.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -56,6 +61,9 @@ export interface AdmissionContext {
   authorizer(): Authorizer;
   /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300 and 300). */
   defaultTolerationSeconds?: DefaultTolerationSettings;
+  /** --proxy-client-cert-file / --proxy-client-key-file (PEM): the certificate admission webhooks are called with. */
+  proxyClient?: ClientIdentity;
+  logger?: Logger;
 }
 
 type PluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
@@ -76,7 +84,7 @@ function liveReader(ctx: AdmissionContext, plural: string): (namespace: string, 
   return async (namespace, name) => (await store.getForUpdate(namespace, name))?.object;
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, TaintNodesByCondition, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
+/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, TaintNodesByCondition, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, the Certificate* three, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ResourceQuota). */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
@@ -107,9 +115,29 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
   ['CertificateApproval', (ctx) => certificateApproval(() => ctx.authorizer())],
   ['CertificateSigning', (ctx) => certificateSigning(() => ctx.authorizer())],
   ['CertificateSubjectRestriction', () => certificateSubjectRestriction()],
+  // As established, the webhooks come after every other built-in plugin but ResourceQuota.
+  ['MutatingAdmissionWebhook', (ctx) => mutatingAdmissionWebhook(webhookDepsOf(ctx, 'mutatingwebhookconfigurations'))],
+  ['ValidatingAdmissionWebhook', (ctx) => validatingAdmissionWebhook(webhookDepsOf(ctx, 'validatingwebhookconfigurations'))],
   // Last, as established: it charges usage, so it runs once every other plugin has admitted.
   ['ResourceQuota', (ctx) => resourceQuotaAdmission(quotaAccess(ctx))],
 ]);
+
+/** The webhook plugins' reads: their configurations, namespaces, services and endpoints, all through the watch caches. */
+function webhookDepsOf(ctx: AdmissionContext, plural: string): WebhookDeps {
+  const store = (group: string, version: string, p: string) => {
+    const def = ctx.registry.lookup(group, version, p);
+    return def ? ctx.storeFor(def) : undefined;
+  };
+  return webhookDeps({
+    configurationsStore: store('admissionregistration.svc.io', 'v1', plural),
+    namespaces: store('', 'v1', 'namespaces'),
+    services: store('', 'v1', 'services'),
+    endpoints: store('', 'v1', 'endpoints'),
+    definitions: () => ctx.registry.enabledResources(),
+    ...(ctx.proxyClient ? { identity: ctx.proxyClient } : {}),
+    ...(ctx.logger ? { logger: ctx.logger.child({ plugin: plural.startsWith('mutating') ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook' }) } : {}),
+  });
+}
 
 /** The ResourceQuota plugin's reads (names from the cache, quotas as stored) and precondition writes. */
 function quotaAccess(ctx: AdmissionContext): QuotaAccess {

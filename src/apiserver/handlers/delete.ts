@@ -15,6 +15,7 @@ import { checkDryRunGate, intParam, isDryRun, type RequestScope } from '../scope
 import { filterFromQuery } from '../selectors.js';
 import { guaranteedUpdate } from './write.js';
 import { requestUser } from '../auth/authentication.js';
+import { addWarning } from '../warnings.js';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -24,6 +25,15 @@ export interface DeleteOptions {
 }
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
+
+/** The DeleteOptions fields a client set (the `options` admission webhooks get; dryRun is added there). */
+function deleteOptionsFields(opts: DeleteOptions): Record<string, unknown> {
+  return {
+    ...(opts.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: opts.gracePeriodSeconds } : {}),
+    ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
+    ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+  };
+}
 
 /** DeleteOptions from the optional JSON body and the query (the query wins where both are set). */
 export async function readDeleteOptions(s: RequestScope): Promise<DeleteOptions> {
@@ -105,7 +115,14 @@ export type DeleteResult = { deleted: true; view: ObjectView } | { deleted: fals
 /** Deletes one object (by the scope's namespace/name) under the two-phase rules. */
 export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promise<DeleteResult> {
   const { def, info, services } = s;
-  await services.admission.validate({ operation: 'DELETE', def, namespace: info.namespace, name: info.name, subresource: '', dryRun: opts.dryRun, user: requestUser(s.req) });
+  // The object being deleted is the request's oldObject (admission webhooks see it), as the cache has it.
+  const existing = await s.store.peek(info.namespace, info.name);
+  await services.admission.validate({
+    operation: 'DELETE', def, namespace: info.namespace, name: info.name, subresource: '', dryRun: opts.dryRun, user: requestUser(s.req),
+    ...(existing ? { oldObject: existing } : {}),
+    options: deleteOptionsFields(opts),
+    warn: (text: string) => addWarning(s.res, text),
+  });
   const ref = { group: def.group, resource: def.plural, name: info.name };
   const out = await guaranteedUpdate(
     s,
