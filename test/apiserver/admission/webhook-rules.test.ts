@@ -74,6 +74,14 @@ test('v1 validation: sideEffects and admissionReviewVersions required, timeout 1
   assert.equal(errs({ failurePolicy: 'Sometimes' }), ['webhooks[0].failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore"']);
 });
 
+test('an object stored through v1beta1 with sideEffects Some can still be updated (and deleted) through v1', () => {
+  const old: SvcObject = { metadata: { name: 'c' }, webhooks: [{ name: 'a.b.c', clientConfig: { url: 'https://x' }, sideEffects: 'Some', admissionReviewVersions: ['v1beta1'] }] };
+  const next = structuredClone(old);
+  next.metadata.labels = { x: 'y' };
+  assert.equal(validatingWebhookConfigurationDefinition.validate!(next, old), []);
+  assert.equal(validatingWebhookConfigurationDefinition.validate!(next).length, 1, 'a create through v1 is refused');
+});
+
 test('rules: operations, groups in either spelling, versions, resources with subresources and *, scope', () => {
   const pods = ruleAttributes(podDefinition, { operation: 'CREATE', subresource: '' });
   const status = ruleAttributes(podDefinition, { operation: 'UPDATE', subresource: 'status' });

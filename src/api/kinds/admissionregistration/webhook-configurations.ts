@@ -185,8 +185,20 @@ function fullyQualifiedName(field: string, name: unknown, errs: FieldError[]): v
   if (name.split('.').length < 3) errs.push(invalidValue(field, name, 'should be a domain with at least three segments separated by dots'));
 }
 
-function validateConfiguration(mutating: boolean, rules: VersionRules): (o: SvcObject) => FieldError[] {
-  return (o) => {
+/**
+ * An update of an object stored before a rule held (through v1beta1) is held to the rules its old
+ * object met, as established: v1's side-effect classes only when every old hook had one of them.
+ */
+function rulesForUpdate(rules: VersionRules, old: SvcObject | undefined): VersionRules {
+  if (!old) return rules;
+  const hooks = asArray(old['webhooks']).map(asRecord);
+  const strictOld = hooks.every((h) => typeof h['sideEffects'] === 'string' && rules.sideEffects.includes(h['sideEffects']));
+  return strictOld ? rules : { sideEffects: SIDE_EFFECTS_V1BETA1, requireChoices: rules.requireChoices };
+}
+
+function validateConfiguration(mutating: boolean, versionRules: VersionRules): (o: SvcObject, old?: SvcObject) => FieldError[] {
+  return (o, old) => {
+    const rules = rulesForUpdate(versionRules, old);
     const errs: FieldError[] = [];
     const webhooks = o['webhooks'];
     if (webhooks !== undefined && webhooks !== null && !Array.isArray(webhooks)) return [invalidValue('webhooks', webhooks, 'must be a list')];
