@@ -14,7 +14,7 @@
  * A patch that cannot be applied, or one for a request without an object (DELETE, CONNECT), is a
  * 500 whatever the failurePolicy (as established: it is not a failed call).
  */
-import { internalError } from '../../api/status.js';
+import { badRequest, internalError, StatusError } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.js';
 import { callHook, deniedBy, matchingHooks, WebhookSource, type ConfiguredWebhook, type WebhookDeps } from './webhook/dispatcher.js';
@@ -25,6 +25,30 @@ import { applyReviewPatch, objectFor, objectFromReview } from './webhook/review.
 function replaceInPlace(target: SvcObject, next: SvcObject): void {
   for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
   Object.assign(target, next);
+}
+
+/**
+ * What a patch may not change, as the established server's BeforeCreate/BeforeUpdate checks after
+ * mutating admission: the type, the namespace, and (after creation) the name. Without this a
+ * webhook could move an object where the requester was never authorized to write.
+ */
+function checkIdentity(hook: ConfiguredWebhook, a: AdmissionAttributes, before: SvcObject, next: SvcObject): void {
+  if (next.apiVersion !== before.apiVersion || next.kind !== before.kind) {
+    throw internalError(`Internal error occurred: admission webhook ${JSON.stringify(hook.name)} changed the object's apiVersion or kind`);
+  }
+  if ((next.metadata.namespace ?? '') !== (before.metadata.namespace ?? '')) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  if (a.operation !== 'CREATE' && next.metadata.name !== before.metadata.name) {
+    const field = 'metadata.name';
+    const message = `Invalid value: ${JSON.stringify(next.metadata.name ?? '')}: field is immutable`;
+    throw new StatusError(422, 'Invalid', `${a.def.kind} ${JSON.stringify(before.metadata.name ?? '')} is invalid: ${field}: ${message}`, {
+      name: before.metadata.name ?? '',
+      group: a.def.group,
+      kind: a.def.kind,
+      causes: [{ reason: 'FieldValueInvalid', message, field }],
+    });
+  }
 }
 
 /** Calls one hook and applies its patch; true when the object changed. */
@@ -42,6 +66,7 @@ async function mutateOnce(hook: ConfiguredWebhook, inv: WebhookInvocation, a: Ad
     throw internalError(`Internal error occurred: ${(e as Error).message}`);
   }
   const next = objectFromReview(inv, a, patched);
+  checkIdentity(hook, a, a.object, next);
   const changed = JSON.stringify(next) !== JSON.stringify(a.object);
   if (changed) replaceInPlace(a.object, next);
   return changed;

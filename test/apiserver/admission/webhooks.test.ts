@@ -47,6 +47,10 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
         if (!obj?.['metadata']?.['labels']) patch.unshift({ op: 'add', path: '/metadata/labels', value: {} } as never);
         return answer(res, review, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['labelled by the test webhook'] });
       }
+      case '/move': {
+        const patch = [{ op: 'replace', path: '/metadata/namespace', value: 'plain' }];
+        return answer(res, review, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
+      }
       case '/observe':
         return answer(res, review, { allowed: true });
       case '/deny': {
@@ -135,6 +139,15 @@ test('a mutating webhook reached through its service patches the object; the rev
   assert.is(req.userInfo.username, 'system:anonymous');
   // Outside the selected namespace the hook is not called.
   assert.equal((await create('plain', configMap('untouched'))).json.metadata.labels ?? {}, {});
+});
+
+test('a patch may not move the object to another namespace', async () => {
+  await configure('mutating', 'mover', [webhook('move.hooks.example.com', byUrl('/move'), { objectSelector: { matchLabels: { move: 'yes' } } })]);
+  let r = await create(NS, configMap('moving', { move: 'yes' }));
+  await eventually(async () => (r = await create(NS, configMap('moving', { move: 'yes' }))).status === 400, 5000, 'the mover to count');
+  assert.is(r.json.message, 'the namespace of the provided object does not match the namespace sent on the request');
+  assert.is((await api.request('GET', '/api/v1/namespaces/plain/configmaps/moving')).status, 404);
+  await unconfigure('mutating', 'mover');
 });
 
 test('reinvocationPolicy IfNeeded: a hook is called again when a later hook changed the object', async () => {
