@@ -22,6 +22,9 @@ let ca: CertificateAuthority;
 let api: ApiServerProcess;
 let hooks: Server;
 let hookPort = 0;
+/** Calls of /together in flight now, and the most seen at once. */
+let together = 0;
+let mostTogether = 0;
 /** Reviews received, by path. */
 const received: { path: string; review: Loose; clientCN: string }[] = [];
 
@@ -56,6 +59,19 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       case '/deny': {
         const deny = obj?.['metadata']?.['labels']?.['deny'] === 'yes';
         return answer(res, review, deny ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'configmaps labelled deny=yes are not welcome' } } : { allowed: true });
+      }
+      case '/together': {
+        // Held until a second call is in flight too (or 3 s pass): only parallel calls meet here.
+        together++;
+        mostTogether = Math.max(mostTogether, together);
+        const started = Date.now();
+        const wait = () => {
+          if (mostTogether >= 2 || Date.now() - started > 3000) {
+            together--;
+            answer(res, review, { allowed: true });
+          } else setTimeout(wait, 10);
+        };
+        return wait();
       }
       case '/slow':
         setTimeout(() => answer(res, review, { allowed: true }), 3000);
@@ -176,6 +192,18 @@ test('a validating webhook refuses with its message; kubectl lists the configura
   assert.is(out.code, 0, out.stderr);
   assert.match(out.stdout, /denier\s+1\s+/);
   assert.match(out.stdout, /labeller\s+1\s+/);
+});
+
+test('validating webhooks are called at once, not one after another', async () => {
+  await configure('validating', 'together', [
+    webhook('one.together.example.com', byUrl('/together'), { objectSelector: { matchLabels: { together: 'yes' } } }),
+    webhook('two.together.example.com', byUrl('/together'), { objectSelector: { matchLabels: { together: 'yes' } } }),
+  ]);
+  await eventually(async () => {
+    await create(NS, configMap(`together-${Date.now()}`, { together: 'yes' }));
+    return mostTogether >= 2;
+  }, 10_000, 'both calls in flight together');
+  await unconfigure('validating', 'together');
 });
 
 test('a webhook that is down: failurePolicy Fail refuses (500, failed calling webhook), Ignore admits', async () => {
