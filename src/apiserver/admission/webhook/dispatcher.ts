@@ -17,7 +17,8 @@
  *   with 500 `Internal error occurred: failed calling webhook "x": <reason>`;
  * - allowed false: the webhook's Status with `admission webhook "x" denied the request: <message>`
  *   (code at least 400, status Failure; ToStatusErr);
- * - warnings become response Warning headers.
+ * - warnings become response Warning headers; auditAnnotations are kept on the request's
+ *   admission attributes as `<webhook name>/<key>`.
  */
 import type { Logger } from 'pino';
 import { StatusError, badRequest, type StatusDetails, type StatusReason } from '../../../api/status.js';
@@ -144,6 +145,8 @@ export async function callHook(hook: ConfiguredWebhook, inv: WebhookInvocation, 
       throw new WebhookCallError(`received invalid webhook response: ${(e as Error).message}`);
     }
     for (const w of result.warnings) a.warn?.(w);
+    // As established: each key under the webhook's name, for the audit event.
+    for (const [k, v] of Object.entries(result.auditAnnotations)) (a.auditAnnotations ??= {})[`${hook.name}/${k}`] = v;
     return result;
   } catch (e) {
     if (!(e instanceof WebhookCallError)) throw e;
