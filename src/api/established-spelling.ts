@@ -18,6 +18,8 @@ export interface GroupAlias {
 /** API groups (and the meta pseudo-group of Table and PartialObjectMetadata) with two spellings. */
 export const GROUP_ALIASES: readonly GroupAlias[] = [
   { canonical: 'meta.svc', established: 'meta.k8s.io' },
+  { canonical: 'admission.svc.io', established: 'admission.k8s.io' },
+  { canonical: 'admissionregistration.svc.io', established: 'admissionregistration.k8s.io' },
   { canonical: 'apidiscovery.svc.io', established: 'apidiscovery.k8s.io' },
   { canonical: 'apiextensions.svc.io', established: 'apiextensions.k8s.io' },
   { canonical: 'apiregistration.svc.io', established: 'apiregistration.k8s.io' },

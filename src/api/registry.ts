@@ -19,6 +19,8 @@ import {
   runtimeClassDefinition, runtimeClassV1beta1Definition, secretDefinition, serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
   storageClassDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
   subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
+  mutatingWebhookConfigurationDefinition, mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationDefinition,
+  validatingWebhookConfigurationV1beta1Definition,
 } from './kinds/index.js';
 
 /**
@@ -43,9 +45,11 @@ const BUILTIN: readonly ResourceDefinition[] = [
   ingressDefinition, ingressClassDefinition, networkPolicyDefinition,
   storageClassDefinition, csiDriverDefinition, csiNodeDefinition, volumeAttachmentDefinition,
   runtimeClassDefinition,
+  mutatingWebhookConfigurationDefinition, validatingWebhookConfigurationDefinition,
   podSecurityPolicyDefinition,
   cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
   horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
+  mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationV1beta1Definition,
   eventsV1EventDefinition, apiServiceV1beta1Definition,
 ];
 

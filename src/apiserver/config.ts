@@ -121,6 +121,8 @@ export interface ApiServerConfig {
    * The enabled admission plugins (--enable/--disable-admission-plugins applied to the default
    * list); those built (./admission/plugins.ts) run. Absent: the default list.
    */
+  /** --proxy-client-cert-file / --proxy-client-key-file, read (PEM): the client certificate admission webhooks are called with. */
+  proxyClient?: { cert: string; key: string };
   admissionPlugins?: string[];
   /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300, 300). */
   defaultTolerationSeconds?: { notReadySeconds: number; unreachableSeconds: number };

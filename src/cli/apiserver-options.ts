@@ -7,6 +7,7 @@
  * not implemented yet are marked `honoured: false` and refused at start when set to anything but their default.
  * `--data-dir` (the embedded store's folder) and `--max-request-body-bytes` are this project's additions.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
@@ -479,6 +480,8 @@ export interface ApiServerOptions {
   authorization: AuthorizationConfig;
   /** The files of the methods that consult something outside the server (read by buildApiServerConfig). */
   externalAuth: ExternalAuthFiles;
+  /** --proxy-client-cert-file / --proxy-client-key-file (files named, not yet read): the identity admission webhooks are called with. */
+  proxyClient?: { certFile: string; keyFile: string };
   /** The --svclet-* flags (files named, not yet read). */
   svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
   /** Warnings to log at start (e.g. an option without effect because its gate is off). */
@@ -727,6 +730,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
     ...(f.optionalString('--admission-control-config-file') ? { admissionControlConfigFile: f.optionalString('--admission-control-config-file')! } : {}),
+    ...(f.optionalString('--proxy-client-cert-file') ? { proxyClient: { certFile: f.optionalString('--proxy-client-cert-file')!, keyFile: f.optionalString('--proxy-client-key-file')! } } : {}),
     defaultTolerationSeconds: { notReadySeconds: f.number('--default-not-ready-toleration-seconds'), unreachableSeconds: f.number('--default-unreachable-toleration-seconds') },
     authentication: {
       anonymous: f.bool('--anonymous-auth'),
@@ -958,6 +962,23 @@ function proxyClientCertificate(o: ApiServerOptions): { proxyClient?: { cert: st
 }
 
 /**
+ * The proxy client pair, read and checked at start: a certificate whose key does not match would
+ * only fail later, at each webhook call.
+ */
+function readProxyClient(files: { certFile: string; keyFile: string }): { cert: string; key: string } {
+  const cert = readFlagFile('--proxy-client-cert-file', files.certFile);
+  const key = readFlagFile('--proxy-client-key-file', files.keyFile);
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch (err) {
+    throw new Error(`--proxy-client-cert-file/--proxy-client-key-file: not a PEM certificate and private key: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!matches) throw new Error(`--proxy-client-key-file ${files.keyFile} is not the private key of --proxy-client-cert-file ${files.certFile}`);
+  return { cert, key };
+}
+
+/**
  * Fills the `ApiServerConfig` contract: loads or generates the serving certificate (when the
  * default --cert-dir /var/run/svc is not writable, e.g. not running as root, the self-signed pair
  * goes to `<data-dir>/certs` with a warning), and copies the resolved limits and storage settings.
@@ -1032,6 +1053,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     aggregator: { endpointRouting: o.aggregator.endpointRouting, ...proxyClientCertificate(o) },
     ...authConfig(o, logger),
     admissionPlugins: [...o.admissionPlugins],
+    ...(o.proxyClient ? { proxyClient: readProxyClient(o.proxyClient) } : {}),
     defaultTolerationSeconds: { ...o.defaultTolerationSeconds },
     admissionPluginConfigurations: admissionConfiguration(o),
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },

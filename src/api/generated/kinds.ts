@@ -1726,6 +1726,69 @@ export interface RuntimeClass extends SvcObject {
   scheduling?: RuntimeClassScheduling;
 }
 
+/** MutatingWebhookConfiguration (admissionregistration.svc.io/v1, cluster-scoped). */
+export interface MutatingWebhookConfiguration extends SvcObject {
+  webhooks?: {
+    name?: string;
+    clientConfig?: {
+      url?: string;
+      service?: {
+        namespace?: string;
+        name?: string;
+        path?: string;
+        port?: number;
+      };
+      caBundle?: string;
+    };
+    rules?: {
+      operations?: string[];
+      apiGroups?: string[];
+      apiVersions?: string[];
+      resources?: string[];
+      scope?: string;
+    }[];
+    failurePolicy?: string;
+    matchPolicy?: string;
+    namespaceSelector?: LabelSelectorSpec;
+    objectSelector?: LabelSelectorSpec;
+    sideEffects?: string;
+    timeoutSeconds?: number;
+    admissionReviewVersions?: string[];
+    reinvocationPolicy?: string;
+  }[];
+}
+
+/** ValidatingWebhookConfiguration (admissionregistration.svc.io/v1, cluster-scoped). */
+export interface ValidatingWebhookConfiguration extends SvcObject {
+  webhooks?: {
+    name?: string;
+    clientConfig?: {
+      url?: string;
+      service?: {
+        namespace?: string;
+        name?: string;
+        path?: string;
+        port?: number;
+      };
+      caBundle?: string;
+    };
+    rules?: {
+      operations?: string[];
+      apiGroups?: string[];
+      apiVersions?: string[];
+      resources?: string[];
+      scope?: string;
+    }[];
+    failurePolicy?: string;
+    matchPolicy?: string;
+    namespaceSelector?: LabelSelectorSpec;
+    objectSelector?: LabelSelectorSpec;
+    sideEffects?: string;
+    timeoutSeconds?: number;
+    admissionReviewVersions?: string[];
+  }[];
+}
+
 /** PodSecurityPolicy (policy/v1beta1, cluster-scoped). */
 export interface PodSecurityPolicy extends SvcObject {
   spec?: PodSecurityPolicySpec;
@@ -1834,6 +1897,8 @@ export interface BuiltinKinds {
   csinodes: CSINode;
   volumeattachments: VolumeAttachment;
   runtimeclasses: RuntimeClass;
+  mutatingwebhookconfigurations: MutatingWebhookConfiguration;
+  validatingwebhookconfigurations: ValidatingWebhookConfiguration;
   podsecuritypolicies: PodSecurityPolicy;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
@@ -1841,6 +1906,8 @@ export interface BuiltinKinds {
   "horizontalpodautoscalers.v2beta2.autoscaling": HorizontalPodAutoscaler;
   "horizontalpodautoscalers.v1.autoscaling": HorizontalPodAutoscalerV1;
   "runtimeclasses.v1beta1.node.svc.io": RuntimeClass;
+  "mutatingwebhookconfigurations.v1beta1.admissionregistration.svc.io": MutatingWebhookConfiguration;
+  "validatingwebhookconfigurations.v1beta1.admissionregistration.svc.io": ValidatingWebhookConfiguration;
   "events.events.svc.io": EventsV1Event;
   "apiservices.v1beta1.apiregistration.svc.io": APIService;
 }

@@ -26,6 +26,10 @@ export interface AdmissionAttributes {
    * `<plugin domain>/<name>`, e.g. `imagepolicywebhook.image-policy.svc.io/failed-open`).
    */
   auditAnnotations?: Record<string, string>;
+  /** Options fields the client sent (DeleteOptions' propagationPolicy, ...), for admission webhooks' `options`. */
+  options?: Record<string, unknown>;
+  /** Adds a `Warning` header to the response (admission webhooks' warnings); absent where there is none. */
+  warn?: (text: string) => void;
 }
 
 /** `None` and `NoneOnDryRun` are safe for dry run; anything else makes a dry-run request fail. */

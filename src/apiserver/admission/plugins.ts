@@ -48,6 +48,11 @@ import { denyEscalatingExec } from './deny-escalating-exec.js';
 import { denyExecOnPrivileged } from './deny-exec-on-privileged.js';
 import { prepareForCreate, validateOrThrow } from '../object-rules.js';
 import { podSecurityPolicyAdmission } from './pod-security-policy.js';
+import type { Logger } from 'pino';
+import { mutatingAdmissionWebhook } from './mutating-admission-webhook.js';
+import { validatingAdmissionWebhook } from './validating-admission-webhook.js';
+import type { ClientIdentity } from './webhook/client.js';
+import { webhookDeps, type WebhookDeps } from './webhook/dispatcher.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -81,6 +86,9 @@ export interface AdmissionContext {
   defaultTolerationSeconds?: DefaultTolerationSettings;
   /** The enabled plugins' sections of --admission-control-config-file (absent: no file). */
   pluginConfigurations?: AdmissionPluginConfigurations;
+  /** --proxy-client-cert-file / --proxy-client-key-file (PEM): the certificate admission webhooks are called with. */
+  proxyClient?: ClientIdentity;
+  logger?: Logger;
 }
 
 type PluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
@@ -143,7 +151,8 @@ const sectionOf = (ctx: AdmissionContext, plugin: string): PluginConfiguration |
  * PodNodeSelector, Priority, DefaultTolerationSeconds, PodTolerationRestriction, DenyEscalatingExec,
  * DenyExecOnPrivileged, EventRateLimit, ExtendedResourceToleration, DefaultStorageClass,
  * StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, PersistentVolumeClaimResize,
- * RuntimeClass, the Certificate* three, DefaultIngressClass, then ResourceQuota and AlwaysDeny last.
+ * RuntimeClass, the Certificate* three, DefaultIngressClass, MutatingAdmissionWebhook,
+ * ValidatingAdmissionWebhook, then ResourceQuota and AlwaysDeny last.
  */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   ['AlwaysAdmit', () => alwaysAdmit()],
@@ -249,10 +258,30 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     const store = storeOf(ctx, 'networking.svc.io', 'ingressclasses');
     return defaultIngressClass(async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object as IngressClass) : []));
   }],
+  // As established, the webhooks come after every other built-in plugin but ResourceQuota (and AlwaysDeny).
+  ['MutatingAdmissionWebhook', (ctx) => mutatingAdmissionWebhook(webhookDepsOf(ctx, 'mutatingwebhookconfigurations'))],
+  ['ValidatingAdmissionWebhook', (ctx) => validatingAdmissionWebhook(webhookDepsOf(ctx, 'validatingwebhookconfigurations'))],
   // Last but AlwaysDeny, as established: it charges usage, so it runs once every other plugin has admitted.
   ['ResourceQuota', (ctx) => resourceQuotaAdmission(quotaAccess(ctx))],
   ['AlwaysDeny', () => alwaysDeny()],
 ]);
+
+/** The webhook plugins' reads: their configurations, namespaces, services and endpoints, all through the watch caches. */
+function webhookDepsOf(ctx: AdmissionContext, plural: string): WebhookDeps {
+  const store = (group: string, version: string, p: string) => {
+    const def = ctx.registry.lookup(group, version, p);
+    return def ? ctx.storeFor(def) : undefined;
+  };
+  return webhookDeps({
+    configurationsStore: store('admissionregistration.svc.io', 'v1', plural),
+    namespaces: store('', 'v1', 'namespaces'),
+    services: store('', 'v1', 'services'),
+    endpoints: store('', 'v1', 'endpoints'),
+    definitions: () => ctx.registry.enabledResources(),
+    ...(ctx.proxyClient ? { identity: ctx.proxyClient } : {}),
+    ...(ctx.logger ? { logger: ctx.logger.child({ plugin: plural.startsWith('mutating') ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook' }) } : {}),
+  });
+}
 
 /** The ResourceQuota plugin's reads (names from the cache, quotas as stored) and precondition writes. */
 function quotaAccess(ctx: AdmissionContext): QuotaAccess {

@@ -9,6 +9,7 @@ import {
 import { AUTOSCALING_V2_PROTO, AUTOSCALING_V2BETA2_PROTO } from './autoscaling.js';
 import { EVENTS_V1_PROTO, NETWORKING_V1_PROTO, NODE_V1_PROTO, NODE_V1BETA1_PROTO, STORAGE_V1_PROTO } from './cluster.js';
 import { INTSTR_PROTO, META_PROTO, RESOURCE_PROTO, RUNTIME_PROTO } from './meta.js';
+import { ADMISSIONREGISTRATION_V1_PROTO, ADMISSIONREGISTRATION_V1BETA1_PROTO } from './admissionregistration.js';
 import type { ProtoPackageTable } from './table.js';
 
 export type { ProtoMessageTable, ProtoPackageTable } from './table.js';
@@ -42,4 +43,6 @@ export const PROTO_PACKAGES: readonly ProtoPackageTable[] = [
   AUTHENTICATION_V1_PROTO,
   APIREGISTRATION_V1_PROTO,
   APIREGISTRATION_V1BETA1_PROTO,
+  ADMISSIONREGISTRATION_V1_PROTO,
+  ADMISSIONREGISTRATION_V1BETA1_PROTO,
 ];
