@@ -19,6 +19,7 @@ import {
   runtimeClassDefinition, runtimeClassV1beta1Definition, secretDefinition, serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
   storageClassDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
   subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition,
 } from './kinds/index.js';
 
 /**
@@ -42,6 +43,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   ingressDefinition, ingressClassDefinition, networkPolicyDefinition,
   storageClassDefinition, csiDriverDefinition, csiNodeDefinition, volumeAttachmentDefinition,
   runtimeClassDefinition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition,
   cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
   horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
   eventsV1EventDefinition,
@@ -95,7 +97,7 @@ export function compareVersions(a: string, b: string): number {
 const GROUP_ORDER = [
   '', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
   'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
-  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'metrics.svc.io',
+  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'flowcontrol.apiserver.svc.io', 'metrics.svc.io',
 ];
 
 export interface GroupVersionRef {

@@ -1221,6 +1221,64 @@ export interface RuntimeClassScheduling {
   }[];
 }
 
+/** Part of FlowSchema (flowcontrol.apiserver.svc.io/v1beta1). */
+export interface FlowSchemaSpec {
+  priorityLevelConfiguration?: {
+    name?: string;
+  };
+  matchingPrecedence?: number;
+  distinguisherMethod?: {
+    type?: string;
+  };
+  rules?: {
+    subjects?: {
+      kind?: string;
+      user?: {
+        name?: string;
+      };
+      group?: {
+        name?: string;
+      };
+      serviceAccount?: {
+        namespace?: string;
+        name?: string;
+      };
+    }[];
+    resourceRules?: {
+      verbs?: string[];
+      apiGroups?: string[];
+      resources?: string[];
+      clusterScope?: boolean;
+      namespaces?: string[];
+    }[];
+    nonResourceRules?: {
+      verbs?: string[];
+      nonResourceURLs?: string[];
+    }[];
+  }[];
+}
+
+/** Part of FlowSchema (flowcontrol.apiserver.svc.io/v1beta1). */
+export interface FlowSchemaStatus {
+  conditions?: Condition[];
+}
+
+/** Part of PriorityLevelConfiguration (flowcontrol.apiserver.svc.io/v1beta1). */
+export interface PriorityLevelConfigurationSpec {
+  type?: string;
+  limited?: {
+    assuredConcurrencyShares?: number;
+    limitResponse?: {
+      type?: string;
+      queuing?: {
+        queues?: number;
+        handSize?: number;
+        queueLengthLimit?: number;
+      };
+    };
+  };
+}
+
 /** Part of HorizontalPodAutoscaler (autoscaling/v1). */
 export interface HorizontalPodAutoscalerV1Spec {
   scaleTargetRef?: {
@@ -1627,6 +1685,18 @@ export interface RuntimeClass extends SvcObject {
   scheduling?: RuntimeClassScheduling;
 }
 
+/** FlowSchema (flowcontrol.apiserver.svc.io/v1beta1, cluster-scoped). */
+export interface FlowSchema extends SvcObject {
+  spec?: FlowSchemaSpec;
+  status?: FlowSchemaStatus;
+}
+
+/** PriorityLevelConfiguration (flowcontrol.apiserver.svc.io/v1beta1, cluster-scoped). */
+export interface PriorityLevelConfiguration extends SvcObject {
+  spec?: PriorityLevelConfigurationSpec;
+  status?: FlowSchemaStatus;
+}
+
 /** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
 export interface EndpointSliceV1beta1 extends SvcObject {
   addressType?: string;
@@ -1729,6 +1799,8 @@ export interface BuiltinKinds {
   csinodes: CSINode;
   volumeattachments: VolumeAttachment;
   runtimeclasses: RuntimeClass;
+  flowschemas: FlowSchema;
+  prioritylevelconfigurations: PriorityLevelConfiguration;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
   "endpointslices.v1beta1.discovery.svc.io": EndpointSliceV1beta1;

@@ -28,3 +28,5 @@ export * from './node/runtimeclass.js';
 export * from './events/event.js';
 export * from './columns/networking.js';
 export * from './columns/scaling.js';
+export * from './flowcontrol/priority-level.js';
+export * from './flowcontrol/flow-schema.js';
