@@ -37,6 +37,7 @@ export const flowSchemaDefinition = defineKind({
   namespaced: false,
   subresources: ['status'],
   tableColumns: flowSchemaColumns,
+  tracksGeneration: true,
   schema: objectSchema({
     spec: obj({
       priorityLevelConfiguration: obj({ name: str() }),

@@ -36,6 +36,7 @@ export const priorityLevelConfigurationDefinition = defineKind({
   namespaced: false,
   subresources: ['status'],
   tableColumns: priorityLevelColumns,
+  tracksGeneration: true,
   schema: objectSchema({
     spec: obj({
       type: str(),
