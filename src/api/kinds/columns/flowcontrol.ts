@@ -3,7 +3,7 @@
  * as the established printers lay them out: a schema's MissingPL cell is its Dangling condition's
  * status (`?` before the server has set it); a level's numbers are `<none>` for an Exempt level.
  */
-import type { TableColumns } from '../../types.js';
+import type { SvcObject, TableColumns } from '../../types.js';
 import { asRecord, asArray } from '../define.js';
 import { AGE_COLUMN, age, column, NAME_COLUMN, name } from './cells.js';
 
@@ -28,6 +28,13 @@ export const flowSchemaColumns: TableColumns = {
       age(o, now),
       dangling ? String(dangling['status'] ?? '') : '?',
     ];
+  },
+  // The established printer lists schemas in matching order: precedence, then name.
+  rowOrder(a, b) {
+    const p = (o: SvcObject) => Number(asRecord(o['spec'])['matchingPrecedence'] ?? 0);
+    const na = a.metadata.name ?? '';
+    const nb = b.metadata.name ?? '';
+    return p(a) - p(b) || (na < nb ? -1 : na > nb ? 1 : 0);
   },
 };
 

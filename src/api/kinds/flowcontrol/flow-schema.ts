@@ -10,7 +10,7 @@
  */
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';
-import { invalidValue, notSupported, required } from '../../validation/field-errors.js';
+import { goStringSlice, invalidValue, notSupported, required } from '../../validation/field-errors.js';
 import { asArray, asRecord, defineKind, section } from '../define.js';
 import { atomicList, bool, conditions, int32, obj, objectSchema, setList, str } from '../schema-dsl.js';
 import { flowSchemaColumns } from '../columns/flowcontrol.js';
@@ -122,7 +122,8 @@ function validateSubject(at: string, s: Record<string, unknown>): FieldError[] {
 
 /** A list that may hold '*' only alone. */
 function starAlone(at: string, list: unknown[], what: string): FieldError[] {
-  return list.includes('*') && list.length > 1 ? [invalidValue(at, list, `if '*' is present, must not specify other ${what}`)] : [];
+  if (!list.includes('*') || list.length < 2) return [];
+  return [{ field: at, type: 'FieldValueInvalid', message: `Invalid value: ${goStringSlice(list)}: if '*' is present, must not specify other ${what}` }];
 }
 
 function validateResourceRule(at: string, r: Record<string, unknown>): FieldError[] {
