@@ -203,7 +203,7 @@ export class FlowControl {
       });
     }
     const distinguisher = flowDistinguisher(fs, user, info);
-    this.metrics.inQueue.inc(labels);
+    let queued = false;
     let outcome;
     try {
       outcome = await level.queues.enqueue(
@@ -212,13 +212,17 @@ export class FlowControl {
           flowSchema: fs.name,
           distinguisher,
           detail: requestDetail(user, info),
-          onQueued: (n) => this.metrics.queueLengthAfterEnqueue.observe(labels, n),
+          onQueued: (n) => {
+            queued = true;
+            this.metrics.inQueue.inc(labels);
+            this.metrics.queueLengthAfterEnqueue.observe(labels, n);
+          },
         },
         this.opts.requestWaitLimitMs,
         { onAbort: (fn) => res.on('close', fn) },
       );
     } finally {
-      this.metrics.inQueue.dec(labels);
+      if (queued) this.metrics.inQueue.dec(labels);
     }
     if ('rejected' in outcome) {
       this.metrics.rejected.inc({ ...labels, reason: outcome.rejected });

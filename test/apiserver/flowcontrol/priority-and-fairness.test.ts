@@ -215,8 +215,35 @@ test('a flood at 5x capacity leaves another level\'s reader unharmed; the exempt
   assert.is(value(/^apiserver_flowcontrol_request_concurrency_limit\{priority_level="global-default"\} (\d+)/m), 1);
 });
 
-test('kubectl 1.35 lists the bootstrap configuration with the established columns, schemas in matching order', async () => {
+test('kubectl 1.35 lists the bootstrap configuration with the established columns, schemas in matching order; a schema naming no level is Dangling', async () => {
   const kc = kubeconfigFor(s);
+  const admin = client('admin-token');
+  const mine = {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta1',
+    kind: 'FlowSchema',
+    metadata: { name: 'mine' },
+    spec: { priorityLevelConfiguration: { name: 'no-such-level' }, rules: [{ subjects: [{ kind: 'User', user: { name: 'flooder' } }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }] },
+  };
+  const created = await admin('POST', '/apis/flowcontrol.apiserver.k8s.io/v1beta1/flowschemas', mine);
+  assert.is(created.status, 201, created.text);
+  assert.is((JSON.parse(created.text) as { spec: { matchingPrecedence: number } }).spec.matchingPrecedence, 1000, 'defaulted');
+  let condition: Record<string, string> | undefined;
+  for (let i = 0; i < 100 && !condition; i++) {
+    const got = JSON.parse((await admin('GET', '/apis/flowcontrol.apiserver.k8s.io/v1beta1/flowschemas/mine')).text) as { status?: { conditions?: Record<string, string>[] } };
+    condition = got.status?.conditions?.find((c) => c['type'] === 'Dangling');
+    if (!condition) await sleep(100);
+  }
+  assert.equal({ ...condition, lastTransitionTime: undefined }, {
+    type: 'Dangling', status: 'True', reason: 'NotFound', lastTransitionTime: undefined,
+    message: 'This FlowSchema references the PriorityLevelConfiguration object named "no-such-level" but there is no such object',
+  });
+  // Skipped: the flooder's requests still go to global-default.
+  const flooderGet = await client('flood-token')('GET', '/version');
+  const globalFs = (JSON.parse((await admin('GET', '/apis/flowcontrol.apiserver.k8s.io/v1beta1/flowschemas/global-default')).text) as { metadata: { uid: string } }).metadata.uid;
+  assert.is(flooderGet.headers['x-kubernetes-pf-flowschema-uid'], globalFs);
+  const invalid = await admin('POST', '/apis/flowcontrol.apiserver.k8s.io/v1beta1/prioritylevelconfigurations', { apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta1', kind: 'PriorityLevelConfiguration', metadata: { name: 'bad' }, spec: { type: 'Exempt' } });
+  assert.is(invalid.status, 422);
+  assert.match(invalid.text, /type must be 'Exempt' if and only if name is 'exempt'/);
   const [fs, pl] = await Promise.all([
     kubectl(kc, ['--token=admin-token', 'get', 'flowschemas'], 30_000, { bin: KUBECTL_V35 }),
     kubectl(kc, ['--token=admin-token', 'get', 'prioritylevelconfigurations'], 30_000, { bin: KUBECTL_V35 }),
@@ -226,8 +253,9 @@ test('kubectl 1.35 lists the bootstrap configuration with the established column
   assert.match(lines[0]!, /^NAME +PRIORITYLEVEL +MATCHINGPRECEDENCE +DISTINGUISHERMETHOD +AGE +MISSINGPL$/);
   assert.equal(lines.slice(1).map((l) => l.split(/ +/)[0]), [
     'exempt', 'probes', 'system-leader-election', 'endpoint-controller', 'workload-leader-election', 'system-node-high', 'system-nodes',
-    'svc-controller-manager', 'svc-scheduler', 'svc-system-service-accounts', 'service-accounts', 'global-default', 'catch-all',
+    'svc-controller-manager', 'svc-scheduler', 'svc-system-service-accounts', 'mine', 'service-accounts', 'global-default', 'catch-all',
   ]);
+  assert.match(fs.stdout, /^mine +no-such-level +1000 +<none> +\S+ +True$/m);
   assert.match(fs.stdout, /^catch-all +catch-all +10000 +ByUser +\S+ +False$/m);
   assert.is(pl.code, 0, pl.stderr);
   assert.match(pl.stdout, /^NAME +TYPE +ASSUREDCONCURRENCYSHARES +QUEUES +HANDSIZE +QUEUELENGTHLIMIT +AGE$/m);
