@@ -11,6 +11,7 @@ import type { Request, Response } from './http.js';
 import type { InputLimits } from './input-limits.js';
 import type { StorageConfig } from '../storage/config.js';
 import type { AuthenticationConfig, AuthorizationConfig } from './auth/config.js';
+import type { AdmissionPluginConfigurations } from './admission/config-file.js';
 
 export type SniCallback = (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
 
@@ -124,6 +125,11 @@ export interface ApiServerConfig {
   admissionPlugins?: string[];
   /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300, 300). */
   defaultTolerationSeconds?: { notReadySeconds: number; unreachableSeconds: number };
+  /**
+   * The enabled plugins' sections of --admission-control-config-file, read (./admission/config-file.ts).
+   * Absent: no file (plugins that need a configuration, e.g. EventRateLimit, then stop the start).
+   */
+  admissionPluginConfigurations?: AdmissionPluginConfigurations;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

@@ -161,7 +161,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
-    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}) }),
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}) }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),

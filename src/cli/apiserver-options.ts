@@ -34,7 +34,8 @@ import { isServiceAccountKeyText, KeyFileError, signingKeyFrom, verificationKeys
 import { projectVersion } from './version.js';
 
 export { ALL_ADMISSION_PLUGINS, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
-import { admissionPluginsNotBuilt, ALL_ADMISSION_PLUGINS, builtAdmissionPlugins, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
+import { admissionPluginsNotBuilt, ALL_ADMISSION_PLUGINS, builtAdmissionPlugins, checkAdmissionConfiguration, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
+import { AdmissionConfigError, resolveAdmissionConfiguration, type AdmissionPluginConfigurations } from '../apiserver/admission/config-file.js';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -114,7 +115,7 @@ const NODE_ADDRESS_TYPES = ['Hostname', 'InternalIP', 'ExternalIP', 'InternalDNS
 
 function admissionStorageGeneralFlags(): FlagSpec[] {
   return [
-    { flags: '--admission-control-config-file', type: 'string', ...NOT_YET, help: 'Admission control configuration file.' },
+    { flags: '--admission-control-config-file', type: 'string', help: 'Admission control configuration file: an AdmissionConfiguration (apiserver.config.svc.io/v1; the apiserver.config.k8s.io spellings accepted), YAML or JSON, with plugins[].configuration inline or plugins[].path (relative to the file). Read at start; a bad section of an enabled plugin stops the start.' },
     { flags: '--enable-admission-plugins', type: 'stringSlice', help: `Plugins enabled in addition to the defaults (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Selectable: ${ALL_ADMISSION_PLUGINS.join(', ')}. Order does not matter. Built so far: ${builtAdmissionPlugins().join(', ')}; naming another is refused.` },
     { flags: '--disable-admission-plugins', type: 'stringSlice', help: 'Default plugins to switch off. Order does not matter.' },
     { flags: '--advertise-address', type: 'ip', help: 'Address advertised to cluster members (the kubernetes Service\'s Endpoints). If blank, --bind-address, else the host default interface.' },
@@ -461,6 +462,8 @@ export interface ApiServerOptions {
   masterServiceNodePort: number;
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
+  /** --admission-control-config-file (read by buildApiServerConfig). */
+  admissionControlConfigFile?: string;
   /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (DefaultTolerationSeconds). */
   defaultTolerationSeconds: { notReadySeconds: number; unreachableSeconds: number };
   authentication: AuthenticationConfig;
@@ -716,6 +719,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
+    ...(f.optionalString('--admission-control-config-file') ? { admissionControlConfigFile: f.optionalString('--admission-control-config-file')! } : {}),
     defaultTolerationSeconds: { notReadySeconds: f.number('--default-not-ready-toleration-seconds'), unreachableSeconds: f.number('--default-unreachable-toleration-seconds') },
     authentication: {
       anonymous: f.bool('--anonymous-auth'),
@@ -800,6 +804,22 @@ function webhookClient(flag: string, file: string): ClientConfig {
     return parseSvcconfigFile(file);
   } catch (err) {
     if (err instanceof ClientConfigError) throw new OptionsError(`${flag}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * --admission-control-config-file read: the enabled plugins' sections (paths read), each checked
+ * by its plugin, so a bad one stops the start with the file and plugin named. Without the file,
+ * plugins that need a configuration (EventRateLimit, ImagePolicyWebhook) stop it too.
+ */
+function admissionConfiguration(o: ApiServerOptions): AdmissionPluginConfigurations {
+  try {
+    const sections = o.admissionControlConfigFile ? resolveAdmissionConfiguration(o.admissionControlConfigFile, o.admissionPlugins) : {};
+    checkAdmissionConfiguration(o.admissionPlugins, sections);
+    return sections;
+  } catch (err) {
+    if (err instanceof AdmissionConfigError) throw new OptionsError(`--admission-control-config-file: ${err.message}`);
     throw err;
   }
 }
@@ -990,6 +1010,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     ...authConfig(o, logger),
     admissionPlugins: [...o.admissionPlugins],
     defaultTolerationSeconds: { ...o.defaultTolerationSeconds },
+    admissionPluginConfigurations: admissionConfiguration(o),
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {
       https: o.svclet.https,

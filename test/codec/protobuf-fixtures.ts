@@ -237,31 +237,6 @@ export const RECORDED_KIND_FIXTURES: Record<string, SvcObject> = {
     description: 'for the important pods',
     preemptionPolicy: 'PreemptLowerPriority',
   },
-  FlowSchema: {
-    apiVersion: 'flowcontrol.apiserver.svc.io/v1beta1',
-    kind: 'FlowSchema',
-    metadata: meta('team'),
-    spec: {
-      priorityLevelConfiguration: { name: 'workload-low' },
-      matchingPrecedence: 700,
-      distinguisherMethod: { type: 'ByNamespace' },
-      rules: [
-        {
-          subjects: [{ kind: 'User', user: { name: 'alice' } }, { kind: 'Group', group: { name: 'devs' } }, { kind: 'ServiceAccount', serviceAccount: { namespace: 'team', name: '*' } }],
-          resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'], clusterScope: true, namespaces: ['team'] }],
-          nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }],
-        },
-      ],
-    },
-    status: { conditions: [{ type: 'Dangling', status: 'False', lastTransitionTime: T, reason: 'Found', message: 'This FlowSchema references the PriorityLevelConfiguration object named "workload-low" and it exists' }] },
-  },
-  PriorityLevelConfiguration: {
-    apiVersion: 'flowcontrol.apiserver.svc.io/v1beta1',
-    kind: 'PriorityLevelConfiguration',
-    metadata: meta('team'),
-    spec: { type: 'Limited', limited: { assuredConcurrencyShares: 15, limitResponse: { type: 'Queue', queuing: { queues: 32, handSize: 4, queueLengthLimit: 20 } } } },
-    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: T, reason: 'Set', message: 'x' }] },
-  },
   EndpointSlice: {
     apiVersion: 'discovery.svc.io/v1beta1',
     kind: 'EndpointSlice',
@@ -276,6 +251,37 @@ export const RECORDED_KIND_FIXTURES: Record<string, SvcObject> = {
     metadata: meta('web', 'default'),
     spec: { minAvailable: '50%', selector: { matchLabels: { app: 'web' } } },
     status: { observedGeneration: 1, disruptedPods: { 'web-0': T }, disruptionsAllowed: 1, currentHealthy: 3, desiredHealthy: 2, expectedPods: 3, conditions: [{ type: 'DisruptionAllowed', status: 'True', observedGeneration: 1, lastTransitionTime: T, reason: 'SufficientPods', message: '' }] },
+  },
+  PodSecurityPolicy: {
+    apiVersion: 'policy/v1beta1',
+    kind: 'PodSecurityPolicy',
+    metadata: meta('restricted'),
+    spec: {
+      privileged: true,
+      defaultAddCapabilities: ['CHOWN'],
+      requiredDropCapabilities: ['NET_RAW'],
+      allowedCapabilities: ['NET_ADMIN'],
+      volumes: ['configMap', 'hostPath'],
+      hostNetwork: true,
+      hostPorts: [{ min: 0, max: 8080 }],
+      hostPID: true,
+      hostIPC: true,
+      seLinux: { rule: 'MustRunAs', seLinuxOptions: { user: 'u', role: 'r', type: 't', level: 's0:c1' } },
+      runAsUser: { rule: 'MustRunAs', ranges: [{ min: 0, max: 2000 }] },
+      runAsGroup: { rule: 'MayRunAs', ranges: [{ min: 1, max: 5 }] },
+      supplementalGroups: { rule: 'RunAsAny' },
+      fsGroup: { rule: 'MustRunAs', ranges: [{ min: 1, max: 1 }] },
+      readOnlyRootFilesystem: true,
+      defaultAllowPrivilegeEscalation: false,
+      allowPrivilegeEscalation: false,
+      allowedHostPaths: [{ pathPrefix: '/var/log', readOnly: true }],
+      allowedFlexVolumes: [{ driver: 'example/lvm' }],
+      allowedCSIDrivers: [{ name: 'csi.example.com' }],
+      allowedUnsafeSysctls: ['net.core.*'],
+      forbiddenSysctls: ['kernel.msgmax'],
+      allowedProcMountTypes: ['Default', 'Unmasked'],
+      runtimeClass: { allowedRuntimeClassNames: ['gvisor'], defaultRuntimeClassName: '' },
+    },
   },
   HorizontalPodAutoscaler: {
     apiVersion: 'autoscaling/v1',
@@ -355,6 +361,31 @@ export const RECORDED_KIND_FIXTURES: Record<string, SvcObject> = {
  * networking, storage, node and events kinds.
  */
 export const LATER_KIND_FIXTURES: Record<string, SvcObject> = {
+  FlowSchema: {
+    apiVersion: 'flowcontrol.apiserver.svc.io/v1beta1',
+    kind: 'FlowSchema',
+    metadata: meta('team'),
+    spec: {
+      priorityLevelConfiguration: { name: 'workload-low' },
+      matchingPrecedence: 700,
+      distinguisherMethod: { type: 'ByNamespace' },
+      rules: [
+        {
+          subjects: [{ kind: 'User', user: { name: 'alice' } }, { kind: 'Group', group: { name: 'devs' } }, { kind: 'ServiceAccount', serviceAccount: { namespace: 'team', name: '*' } }],
+          resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'], clusterScope: true, namespaces: ['team'] }],
+          nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }],
+        },
+      ],
+    },
+    status: { conditions: [{ type: 'Dangling', status: 'False', lastTransitionTime: T, reason: 'Found', message: 'This FlowSchema references the PriorityLevelConfiguration object named "workload-low" and it exists' }] },
+  },
+  PriorityLevelConfiguration: {
+    apiVersion: 'flowcontrol.apiserver.svc.io/v1beta1',
+    kind: 'PriorityLevelConfiguration',
+    metadata: meta('team'),
+    spec: { type: 'Limited', limited: { assuredConcurrencyShares: 15, limitResponse: { type: 'Queue', queuing: { queues: 32, handSize: 4, queueLengthLimit: 20 } } } },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: T, reason: 'Set', message: 'x' }] },
+  },
   'CronJob (batch/v1)': {
     apiVersion: 'batch/v1',
     kind: 'CronJob',

@@ -1279,6 +1279,79 @@ export interface PriorityLevelConfigurationSpec {
   };
 }
 
+/** Part of PodSecurityPolicy (policy/v1beta1). */
+export interface PodSecurityPolicySpec {
+  privileged?: boolean;
+  defaultAddCapabilities?: string[];
+  requiredDropCapabilities?: string[];
+  allowedCapabilities?: string[];
+  volumes?: string[];
+  hostNetwork?: boolean;
+  hostPorts?: {
+    min?: number;
+    max?: number;
+  }[];
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  seLinux?: {
+    rule?: string;
+    seLinuxOptions?: {
+      user?: string;
+      role?: string;
+      type?: string;
+      level?: string;
+    };
+  };
+  runAsUser?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  runAsGroup?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  supplementalGroups?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  fsGroup?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  readOnlyRootFilesystem?: boolean;
+  defaultAllowPrivilegeEscalation?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  allowedHostPaths?: {
+    pathPrefix?: string;
+    readOnly?: boolean;
+  }[];
+  allowedFlexVolumes?: {
+    driver?: string;
+  }[];
+  allowedCSIDrivers?: {
+    name?: string;
+  }[];
+  allowedUnsafeSysctls?: string[];
+  forbiddenSysctls?: string[];
+  allowedProcMountTypes?: string[];
+  runtimeClass?: {
+    allowedRuntimeClassNames?: string[];
+    defaultRuntimeClassName?: string;
+  };
+}
+
 /** Part of HorizontalPodAutoscaler (autoscaling/v1). */
 export interface HorizontalPodAutoscalerV1Spec {
   scaleTargetRef?: {
@@ -1697,6 +1770,11 @@ export interface PriorityLevelConfiguration extends SvcObject {
   status?: FlowSchemaStatus;
 }
 
+/** PodSecurityPolicy (policy/v1beta1, cluster-scoped). */
+export interface PodSecurityPolicy extends SvcObject {
+  spec?: PodSecurityPolicySpec;
+}
+
 /** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
 export interface EndpointSliceV1beta1 extends SvcObject {
   addressType?: string;
@@ -1801,6 +1879,7 @@ export interface BuiltinKinds {
   runtimeclasses: RuntimeClass;
   flowschemas: FlowSchema;
   prioritylevelconfigurations: PriorityLevelConfiguration;
+  podsecuritypolicies: PodSecurityPolicy;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
   "endpointslices.v1beta1.discovery.svc.io": EndpointSliceV1beta1;

@@ -9,6 +9,7 @@ export * from './batch/index.js';
 export * from './coordination/lease.js';
 export * from './discovery/endpointslice.js';
 export * from './policy/poddisruptionbudget.js';
+export * from './policy/podsecuritypolicy.js';
 export * from './scheduling/priorityclass.js';
 export * from './core/scheduling-constraints.js';
 export * from './autoscaling/horizontalpodautoscaler.js';

@@ -21,6 +21,11 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Who is asking (the request's authenticated, or impersonated, user). */
   user: UserInfo;
+  /**
+   * Annotations plugins add for the request's audit event (established AddAnnotation: keys are
+   * `<plugin domain>/<name>`, e.g. `imagepolicywebhook.image-policy.svc.io/failed-open`).
+   */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** `None` and `NoneOnDryRun` are safe for dry run; anything else makes a dry-run request fail. */

@@ -25,6 +25,18 @@ import { certificateSubjectRestriction } from './certificate-subject-restriction
 import type { Authorizer } from '../auth/authorization.js';
 import { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS, type DefaultTolerationSettings } from './default-toleration-seconds.js';
 import { taintNodesByCondition } from './taint-nodes-by-condition.js';
+import { pluginConfigError, type AdmissionPluginConfigurations, type PluginConfiguration } from './config-file.js';
+import { eventRateLimit, parseEventRateLimitConfiguration } from './event-rate-limit.js';
+import { parsePodNodeSelectorConfiguration, podNodeSelector } from './pod-node-selector.js';
+import { parsePodTolerationRestrictionConfiguration, podTolerationRestriction } from './pod-toleration-restriction.js';
+import { imagePolicyWebhook, parseImagePolicyConfiguration } from './image-policy-webhook.js';
+import { namespaceAutoProvision } from './namespace-auto-provision.js';
+import { namespaceExists } from './namespace-exists.js';
+import { ownerReferencesPermissionEnforcement } from './owner-references-permission-enforcement.js';
+import { denyEscalatingExec } from './deny-escalating-exec.js';
+import { denyExecOnPrivileged } from './deny-exec-on-privileged.js';
+import { prepareForCreate, validateOrThrow } from '../object-rules.js';
+import { podSecurityPolicyAdmission } from './pod-security-policy.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -56,6 +68,8 @@ export interface AdmissionContext {
   authorizer(): Authorizer;
   /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300 and 300). */
   defaultTolerationSeconds?: DefaultTolerationSettings;
+  /** The enabled plugins' sections of --admission-control-config-file (absent: no file). */
+  pluginConfigurations?: AdmissionPluginConfigurations;
 }
 
 type PluginFactory = (ctx: AdmissionContext) => AdmissionPlugin;
@@ -76,11 +90,65 @@ function liveReader(ctx: AdmissionContext, plural: string): (namespace: string, 
   return async (namespace, name) => (await store.getForUpdate(namespace, name))?.object;
 }
 
-/** Built plugins, in the established run order (NamespaceLifecycle, ServiceAccount, NodeRestriction, TaintNodesByCondition, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, then the Certificate* three). */
+/**
+ * The plugins that read --admission-control-config-file, each with how it reads its section
+ * (throwing AdmissionConfigError naming the file and plugin). Run for the enabled ones before the
+ * server starts (`checkAdmissionConfiguration`) and again by the factories below.
+ */
+const CONFIGURATION_READERS: ReadonlyMap<string, (cfg: PluginConfiguration | undefined) => unknown> = new Map<string, (cfg: PluginConfiguration | undefined) => unknown>([
+  ['ImagePolicyWebhook', parseImagePolicyConfiguration],
+  ['PodNodeSelector', parsePodNodeSelectorConfiguration],
+  ['PodTolerationRestriction', parsePodTolerationRestrictionConfiguration],
+  ['EventRateLimit', parseEventRateLimitConfiguration],
+]);
+
+/**
+ * Reads the sections of the enabled plugins that take one: throws AdmissionConfigError on the first
+ * bad one. A section for an enabled plugin that reads none here is refused too: it would be a
+ * setting silently not applied (e.g. ResourceQuota's, which the established plugin reads).
+ */
+export function checkAdmissionConfiguration(enabled: readonly string[], configurations: AdmissionPluginConfigurations = {}): void {
+  for (const [name, section] of Object.entries(configurations)) {
+    if (enabled.includes(name) && !CONFIGURATION_READERS.has(name)) {
+      throw pluginConfigError(name, section.source, `this server's ${name} takes no configuration, so this section would have no effect; remove it`);
+    }
+  }
+  for (const [name, read] of CONFIGURATION_READERS) if (enabled.includes(name)) read(configurations[name]);
+}
+
+const sectionOf = (ctx: AdmissionContext, plugin: string): PluginConfiguration | undefined => ctx.pluginConfigurations?.[plugin];
+
+/**
+ * Built plugins, in the established run order (AllOrderedPlugins): NamespaceAutoProvision,
+ * NamespaceLifecycle, NamespaceExists, ServiceAccount, NodeRestriction, TaintNodesByCondition,
+ * ImagePolicyWebhook, PodSecurityPolicy, PodNodeSelector, DefaultTolerationSeconds, PodTolerationRestriction,
+ * DenyEscalatingExec, DenyExecOnPrivileged, EventRateLimit, DefaultStorageClass,
+ * StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, PersistentVolumeClaimResize,
+ * the Certificate* three, then ResourceQuota.
+ */
 const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
+  ['NamespaceAutoProvision', (ctx) => {
+    const ns = peeker(ctx, 'namespaces');
+    const def = ctx.registry.lookup('', 'v1', 'namespaces');
+    return namespaceAutoProvision({
+      namespace: (name) => ns('', name),
+      create: async (name) => {
+        if (!def) throw pluginConfigError('NamespaceAutoProvision', undefined, 'namespaces are not served');
+        // Written as the system namespaces are (./system-objects.ts): defaults, validation, store.
+        const obj = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+        prepareForCreate(def, obj, Date.now());
+        validateOrThrow(def, obj);
+        await ctx.storeFor(def).create(obj, false);
+      },
+    });
+  }],
   ['NamespaceLifecycle', (ctx) => {
     const ns = peeker(ctx, 'namespaces');
     return namespaceLifecycle((name) => ns('', name));
+  }],
+  ['NamespaceExists', (ctx) => {
+    const ns = peeker(ctx, 'namespaces');
+    return namespaceExists((name) => ns('', name));
   }],
   ['ServiceAccount', (ctx) => serviceAccountAdmission(
     { cached: peeker(ctx, 'serviceaccounts'), live: liveReader(ctx, 'serviceaccounts'), secret: peeker(ctx, 'secrets') },
@@ -92,13 +160,36 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     return nodeRestriction({ pod, node: (name) => node('', name) });
   }],
   ['TaintNodesByCondition', () => taintNodesByCondition()],
+  ['ImagePolicyWebhook', (ctx) => imagePolicyWebhook(parseImagePolicyConfiguration(sectionOf(ctx, 'ImagePolicyWebhook')))],
+  ['PodSecurityPolicy', (ctx) => {
+    const def = ctx.registry.lookup('policy', 'v1beta1', 'podsecuritypolicies');
+    const store = def ? ctx.storeFor(def) : undefined;
+    return podSecurityPolicyAdmission({
+      // resourceVersion 0: from the watch cache, as the established plugin reads its informer. With
+      // the kind switched off (--runtime-config) there are no policies, and every pod is refused.
+      policies: async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object) : []),
+      authorizer: () => ctx.authorizer(),
+    });
+  }],
+  ['PodNodeSelector', (ctx) => {
+    const ns = peeker(ctx, 'namespaces');
+    return podNodeSelector(parsePodNodeSelectorConfiguration(sectionOf(ctx, 'PodNodeSelector')), { namespace: (name) => ns('', name) });
+  }],
   ['DefaultTolerationSeconds', (ctx) => defaultTolerationSeconds(ctx.defaultTolerationSeconds ?? DEFAULT_TOLERATION_SECONDS)],
+  ['PodTolerationRestriction', (ctx) => {
+    const ns = peeker(ctx, 'namespaces');
+    return podTolerationRestriction(parsePodTolerationRestrictionConfiguration(sectionOf(ctx, 'PodTolerationRestriction')), { namespace: (name) => ns('', name) });
+  }],
+  ['DenyEscalatingExec', (ctx) => denyEscalatingExec(liveReader(ctx, 'pods'))],
+  ['DenyExecOnPrivileged', (ctx) => denyExecOnPrivileged(liveReader(ctx, 'pods'))],
+  ['EventRateLimit', (ctx) => eventRateLimit(parseEventRateLimitConfiguration(sectionOf(ctx, 'EventRateLimit')))],
   ['DefaultStorageClass', (ctx) => {
     const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
     const store = def ? ctx.storeFor(def) : undefined;
     return defaultStorageClass(async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object) : []));
   }],
   ['StorageObjectInUseProtection', () => storageObjectInUseProtection()],
+  ['OwnerReferencesPermissionEnforcement', (ctx) => ownerReferencesPermissionEnforcement(ctx.registry, () => ctx.authorizer())],
   ['PersistentVolumeClaimResize', (ctx) => {
     const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
     const store = def ? ctx.storeFor(def) : undefined;
