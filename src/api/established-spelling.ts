@@ -29,6 +29,7 @@ export const GROUP_ALIASES: readonly GroupAlias[] = [
   { canonical: 'coordination.svc.io', established: 'coordination.k8s.io' },
   { canonical: 'discovery.svc.io', established: 'discovery.k8s.io' },
   { canonical: 'events.svc.io', established: 'events.k8s.io' },
+  { canonical: 'flowcontrol.apiserver.svc.io', established: 'flowcontrol.apiserver.k8s.io' },
   { canonical: 'metrics.svc.io', established: 'metrics.k8s.io' },
   { canonical: 'networking.svc.io', established: 'networking.k8s.io' },
   { canonical: 'node.svc.io', established: 'node.k8s.io' },

@@ -21,6 +21,7 @@ import {
   subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
   mutatingWebhookConfigurationDefinition, mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationDefinition,
   validatingWebhookConfigurationV1beta1Definition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition,
 } from './kinds/index.js';
 
 /**
@@ -46,6 +47,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   storageClassDefinition, csiDriverDefinition, csiNodeDefinition, volumeAttachmentDefinition,
   runtimeClassDefinition,
   mutatingWebhookConfigurationDefinition, validatingWebhookConfigurationDefinition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition,
   podSecurityPolicyDefinition,
   cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
   horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
@@ -102,7 +104,7 @@ const GROUP_ORDER = [
   // apiregistration first among the named groups, as the established aggregator lists it.
   '', 'apiregistration.svc.io', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
   'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
-  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'metrics.svc.io',
+  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'flowcontrol.apiserver.svc.io', 'metrics.svc.io',
 ];
 
 export interface GroupVersionRef {

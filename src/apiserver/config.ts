@@ -93,6 +93,11 @@ export interface ApiServerConfig {
   maxRequestsInflight: number;
   /** 0: no limit. */
   maxMutatingRequestsInflight: number;
+  /**
+   * API Priority and Fairness (./flowcontrol/) instead of the two in-flight limits, whose sum is
+   * then the server's concurrency limit. Absent: off (the APIPriorityAndFairness gate is alpha, off).
+   */
+  priorityAndFairness?: boolean;
   requestTimeoutMs: number;
   /** Seconds; a watch lives a random time between this and twice this. */
   minRequestTimeoutSeconds: number;

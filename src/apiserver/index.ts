@@ -36,6 +36,7 @@ import type { WriteHooks } from './write-hooks.js';
 import { csrWriteHooks, isCsrDefinition } from './csr-strategy.js';
 import { Aggregator } from './aggregator/aggregator.js';
 import { DEFAULT_IDENTITY_HEADERS } from './aggregator/proxy.js';
+import { FlowControl } from './flowcontrol/flow-control.js';
 
 export type { ApiServerConfig } from './config.js';
 export type { RequestPipeline } from './server.js';
@@ -185,6 +186,29 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const bootstrapPolicy = rbacEnabled ? new BootstrapPolicy(storeFor, Date.now, logger.child({ module: 'rbac-bootstrap' })) : undefined;
   await bootstrapPolicy?.start();
 
+  // API Priority and Fairness: its configuration followed (and the bootstrap objects kept) before the first request.
+  let flowControl: FlowControl | undefined;
+  if (config.priorityAndFairness) {
+    const fsDef = registry.lookup('flowcontrol.apiserver.svc.io', 'v1beta1', 'flowschemas');
+    const plDef = registry.lookup('flowcontrol.apiserver.svc.io', 'v1beta1', 'prioritylevelconfigurations');
+    if (!fsDef || !plDef) {
+      for (const c of caches) c.stop();
+      await storage.close();
+      throw new Error('--enable-priority-and-fairness needs flowcontrol.apiserver.svc.io/v1beta1, which --runtime-config disabled');
+    }
+    flowControl = new FlowControl({
+      flowSchemas: { def: fsDef, store: stores.get(fsDef)! },
+      priorityLevels: { def: plDef, store: stores.get(plDef)! },
+      serverConcurrencyLimit: config.maxRequestsInflight + config.maxMutatingRequestsInflight,
+      // Established: a quarter of the request timeout.
+      requestWaitLimitMs: config.requestTimeoutMs / 4,
+      registry: metrics.registry,
+      now: Date.now,
+      logger: logger.child({ module: 'priority-and-fairness' }),
+    });
+    await flowControl.start();
+  }
+
   // What this server trusts, published for the servers that delegate authentication to it.
   const cmDef = registry.lookup('', 'v1', 'configmaps');
   const cmStore = cmDef && stores.get(cmDef);
@@ -271,12 +295,18 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     name: 'poststarthook/rbac/bootstrap-roles',
     check: () => (!bootstrapPolicy || bootstrapPolicy.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
   };
+  const apfBootstrap: HealthCheck[] = flowControl
+    ? [{
+        name: 'poststarthook/priority-and-fairness-config-producer',
+        check: () => (flowControl.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
+      }]
+    : [];
   const cachesReady: HealthCheck = { name: 'informer-sync', check: () => undefined };
   const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) };
   const health = [
-    new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap, rbacBootstrap]),
-    new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap, rbacBootstrap]),
-    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, rbacBootstrap, cachesReady, shutdownCheck]),
+    new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap, rbacBootstrap, ...apfBootstrap]),
+    new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap, rbacBootstrap, ...apfBootstrap]),
+    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, rbacBootstrap, ...apfBootstrap, cachesReady, shutdownCheck]),
   ];
 
   let port = config.securePort;
@@ -322,12 +352,13 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     await aggregator.start();
   }
   const openapi = new OpenApiDocuments(registry, config.version.gitVersion);
-  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(aggregator ? { aggregator } : {}) });
+  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(aggregator ? { aggregator } : {}), ...(flowControl ? { flowControl } : {}) });
   try {
     port = await http.listen();
   } catch (err) {
     aggregator?.stop();
     crds?.stop();
+    flowControl?.stop();
     authorizer.close();
     for (const c of caches) c.stop();
     await storage.close();
@@ -380,6 +411,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         repair?.stop();
         aggregator?.stop();
         crds?.stop();
+        flowControl?.stop();
         watches.endAll();
         await http.close(config.requestTimeoutMs);
         watches.endAll();

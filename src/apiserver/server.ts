@@ -1,8 +1,9 @@
 /**
  * The HTTPS listener (HTTP/1.1 and HTTP/2 on one port) and the request pipeline, in one place:
  *
- *   TLS -> authentication -> impersonation -> audit -> flow control (in-flight limits) -> authorization
- *       -> route (decode, admission, validation, storage, encode) -> metrics
+ *   TLS -> authentication -> impersonation -> audit -> authorization -> flow control (the in-flight
+ *       limits, or API Priority and Fairness: ./flowcontrol/) -> route (decode, admission,
+ *       validation, storage, encode) -> metrics
  *
  * In-process calls (./in-process-transport.ts) enter at `serve()`, after TLS, and take every other
  * stage: authentication gives them the identity their transport was made with.
@@ -23,6 +24,7 @@ import { type PipelineRequest, prefetchBody, type Request, type Response, writeD
 import { InProcessRequest } from './in-process-exchange.js';
 import { answerMalformedRequest } from './malformed-request.js';
 import { InflightLimiter } from './inflight.js';
+import type { FlowControl } from './flowcontrol/flow-control.js';
 import type { ApiServerMetrics } from './metrics.js';
 import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.js';
 import { RequestDeadlines } from './request-deadlines.js';
@@ -58,6 +60,8 @@ export interface PipelineParts {
   logger: Logger;
   /** The aggregation layer: requests under a service-backed APIService's group/version are proxied. */
   aggregator?: Aggregator;
+  /** API Priority and Fairness, when on (it then replaces the in-flight limits). */
+  flowControl?: FlowControl;
 }
 
 /**
@@ -204,11 +208,14 @@ export class ApiHttpServer implements RequestPipeline {
       // Health probes take no slot: the established server's mandatory `probes` FlowSchema puts
       // /healthz, /livez and /readyz at the `exempt` priority level, so an overloaded server still
       // tells its load balancer and kubelet that it is alive and ready instead of answering 429.
+      // With API Priority and Fairness the `probes` FlowSchema itself does that (it is suggested
+      // configuration, kept by the server), and every other request is classified and queued.
       const exempt = !info.isResourceRequest && this.parts.health.some((h) => pathname === h.path || pathname.startsWith(`${h.path}/`));
-      if (!longRunning && !exempt) {
+      const flowControl = this.parts.flowControl;
+      if (!longRunning && (flowControl || !exempt)) {
         // The slot comes back at the deadline or when the connection closes, whichever is first,
         // even if the handler is still waiting (a body that never finishes must not keep it).
-        const giveBack = this.limiter.acquire(mutating ? 'mutating' : 'readOnly');
+        const giveBack = flowControl ? await flowControl.admit(user, info, res) : this.limiter.acquire(mutating ? 'mutating' : 'readOnly');
         const stopTracking = this.deadlines.track(res, () => {
           giveBack();
           cutOff(req, res);
@@ -287,6 +294,7 @@ export class ApiHttpServer implements RequestPipeline {
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
     if (pathname === '/version' || pathname === '/version/') return writeDocument(res, 200, this.parts.version);
     if (await this.parts.services.issuerDiscovery?.serve(pathname, method, res)) return;
+    if (method === 'GET' && this.parts.flowControl?.serveDebug(pathname, query, res)) return;
     if (pathname === '/metrics') {
       const extra = this.parts.config.extraMetrics;
       const body = (await this.parts.metrics.registry.metrics()) + (extra ? `\n${await extra.metrics()}` : '');

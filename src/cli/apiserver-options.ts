@@ -133,7 +133,7 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--egress-selector-config-file', type: 'string', ...NOT_YET, help: 'Egress selector configuration.' },
     { flags: '--enable-aggregator-routing', type: 'bool', help: 'Route aggregator requests to endpoint IPs, not cluster IPs.' },
     { flags: '--enable-garbage-collector', type: 'bool', default: true, ...NOT_YET, help: 'Enables the generic garbage collector. Must match the controller manager.' },
-    { flags: '--enable-priority-and-fairness', type: 'bool', default: true, ...NOT_YET, help: 'With the APIPriorityAndFairness gate on, replace the in-flight handler with a queueing handler.' },
+    { flags: '--enable-priority-and-fairness', type: 'bool', default: true, help: 'With the APIPriorityAndFairness gate on, replace the in-flight handler with a queueing handler.' },
     { flags: '--external-hostname', type: 'string', ...NOT_YET, help: 'Hostname for externalized URLs (API docs, discovery).' },
     { flags: '--kvstore-servers', type: 'stringSlice', help: 'Storage servers, scheme://ip:port. Empty: the embedded store in --data-dir.' },
     { flags: '--kvstore-servers-overrides', type: 'stringSlice', help: 'Per-resource override, group/resource#servers, URLs separated by semicolons (core group: /pods#...).' },
@@ -446,6 +446,8 @@ export interface ApiServerOptions {
   watchCache: { enabled: boolean; defaultSize: number; sizes: Record<string, number> };
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** APIPriorityAndFairness gate and --enable-priority-and-fairness both on: queueing replaces the in-flight limits. */
+  priorityAndFairness: boolean;
   requestTimeoutMs: number;
   maxRequestBodyBytes: number;
   minRequestTimeoutSeconds: number;
@@ -667,6 +669,10 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   if (gates.errors.length > 0) fail(gates.errors[0] as string);
   warnings.push(...gates.ignored.map((m) => `${m}; it has no effect`));
   const serviceAccounts = resolveServiceAccountFlags(f, common.featureGates, fail);
+  const priorityAndFairness = common.featureGates['APIPriorityAndFairness'] === true && f.bool('--enable-priority-and-fairness');
+  if (priorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0) {
+    fail(`invalid configuration: MaxRequestsInFlight=${maxRequestsInflight} and MaxMutatingRequestsInFlight=${maxMutatingRequestsInflight}; they must add up to something positive (with API Priority and Fairness their sum is the server's concurrency limit)`);
+  }
 
   // Node agents (pods/log).
   const addressTypes = f.list('--svclet-preferred-address-types');
@@ -708,6 +714,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     watchCache: { enabled: f.bool('--watch-cache'), defaultSize, sizes },
     maxRequestsInflight,
     maxMutatingRequestsInflight,
+    priorityAndFairness,
     requestTimeoutMs,
     maxRequestBodyBytes,
     minRequestTimeoutSeconds,
@@ -1027,6 +1034,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     watchCache: { ...o.watchCache, sizes: { ...o.watchCache.sizes } },
     maxRequestsInflight: o.maxRequestsInflight,
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+    priorityAndFairness: o.priorityAndFairness,
     requestTimeoutMs: o.requestTimeoutMs,
     minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
     shutdownDelayMs: o.shutdownDelayMs,

@@ -361,6 +361,31 @@ export const LATER_KIND_FIXTURES: Record<string, SvcObject> = {
       runtimeClass: { allowedRuntimeClassNames: ['gvisor'], defaultRuntimeClassName: 'gvisor' },
     },
   },
+  FlowSchema: {
+    apiVersion: 'flowcontrol.apiserver.svc.io/v1beta1',
+    kind: 'FlowSchema',
+    metadata: meta('team'),
+    spec: {
+      priorityLevelConfiguration: { name: 'workload-low' },
+      matchingPrecedence: 700,
+      distinguisherMethod: { type: 'ByNamespace' },
+      rules: [
+        {
+          subjects: [{ kind: 'User', user: { name: 'alice' } }, { kind: 'Group', group: { name: 'devs' } }, { kind: 'ServiceAccount', serviceAccount: { namespace: 'team', name: '*' } }],
+          resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'], clusterScope: true, namespaces: ['team'] }],
+          nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }],
+        },
+      ],
+    },
+    status: { conditions: [{ type: 'Dangling', status: 'False', lastTransitionTime: T, reason: 'Found', message: 'This FlowSchema references the PriorityLevelConfiguration object named "workload-low" and it exists' }] },
+  },
+  PriorityLevelConfiguration: {
+    apiVersion: 'flowcontrol.apiserver.svc.io/v1beta1',
+    kind: 'PriorityLevelConfiguration',
+    metadata: meta('team'),
+    spec: { type: 'Limited', limited: { assuredConcurrencyShares: 15, limitResponse: { type: 'Queue', queuing: { queues: 32, handSize: 4, queueLengthLimit: 20 } } } },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: T, reason: 'Set', message: 'x' }] },
+  },
   'CronJob (batch/v1)': {
     apiVersion: 'batch/v1',
     kind: 'CronJob',

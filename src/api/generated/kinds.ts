@@ -1241,6 +1241,59 @@ export interface RuntimeClassScheduling {
   }[];
 }
 
+/** Part of FlowSchema (flowcontrol.apiserver.svc.io/v1beta1). */
+export interface FlowSchemaSpec {
+  priorityLevelConfiguration?: {
+    name?: string;
+  };
+  matchingPrecedence?: number;
+  distinguisherMethod?: {
+    type?: string;
+  };
+  rules?: {
+    subjects?: {
+      kind?: string;
+      user?: {
+        name?: string;
+      };
+      group?: {
+        name?: string;
+      };
+      serviceAccount?: {
+        namespace?: string;
+        name?: string;
+      };
+    }[];
+    resourceRules?: {
+      verbs?: string[];
+      apiGroups?: string[];
+      resources?: string[];
+      clusterScope?: boolean;
+      namespaces?: string[];
+    }[];
+    nonResourceRules?: {
+      verbs?: string[];
+      nonResourceURLs?: string[];
+    }[];
+  }[];
+}
+
+/** Part of PriorityLevelConfiguration (flowcontrol.apiserver.svc.io/v1beta1). */
+export interface PriorityLevelConfigurationSpec {
+  type?: string;
+  limited?: {
+    assuredConcurrencyShares?: number;
+    limitResponse?: {
+      type?: string;
+      queuing?: {
+        queues?: number;
+        handSize?: number;
+        queueLengthLimit?: number;
+      };
+    };
+  };
+}
+
 /** Part of PodSecurityPolicy (policy/v1beta1). */
 export interface PodSecurityPolicySpec {
   privileged?: boolean;
@@ -1789,6 +1842,18 @@ export interface ValidatingWebhookConfiguration extends SvcObject {
   }[];
 }
 
+/** FlowSchema (flowcontrol.apiserver.svc.io/v1beta1, cluster-scoped). */
+export interface FlowSchema extends SvcObject {
+  spec?: FlowSchemaSpec;
+  status?: APIServiceStatus;
+}
+
+/** PriorityLevelConfiguration (flowcontrol.apiserver.svc.io/v1beta1, cluster-scoped). */
+export interface PriorityLevelConfiguration extends SvcObject {
+  spec?: PriorityLevelConfigurationSpec;
+  status?: APIServiceStatus;
+}
+
 /** PodSecurityPolicy (policy/v1beta1, cluster-scoped). */
 export interface PodSecurityPolicy extends SvcObject {
   spec?: PodSecurityPolicySpec;
@@ -1899,6 +1964,8 @@ export interface BuiltinKinds {
   runtimeclasses: RuntimeClass;
   mutatingwebhookconfigurations: MutatingWebhookConfiguration;
   validatingwebhookconfigurations: ValidatingWebhookConfiguration;
+  flowschemas: FlowSchema;
+  prioritylevelconfigurations: PriorityLevelConfiguration;
   podsecuritypolicies: PodSecurityPolicy;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;

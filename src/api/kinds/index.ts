@@ -31,3 +31,5 @@ export * from './admissionregistration/webhook-configurations.js';
 export * from './events/event.js';
 export * from './columns/networking.js';
 export * from './columns/scaling.js';
+export * from './flowcontrol/priority-level.js';
+export * from './flowcontrol/flow-schema.js';

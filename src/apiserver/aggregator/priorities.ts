@@ -48,6 +48,7 @@ const PRIORITIES: Readonly<Record<string, ApiServicePriority>> = {
   'storage.svc.io/v1alpha1': { group: 16800, version: 1 },
   'apiextensions.svc.io/v1': { group: 16700, version: 15 },
   'admissionregistration.svc.io/v1': { group: 16700, version: 15 },
+  'admissionregistration.svc.io/v1beta1': { group: 16700, version: 12 },
   'admissionregistration.svc.io/v1alpha1': { group: 16700, version: 9 },
   'scheduling.svc.io/v1': { group: 16600, version: 15 },
   'coordination.svc.io/v1': { group: 16500, version: 15 },

@@ -127,7 +127,7 @@ test('the one list runs in the established order', () => {
     'PodNodeSelector', 'Priority', 'DefaultTolerationSeconds', 'PodTolerationRestriction', 'DenyEscalatingExec', 'DenyExecOnPrivileged',
     'EventRateLimit', 'ExtendedResourceToleration', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement',
     'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction',
-    'DefaultIngressClass', 'ResourceQuota', 'AlwaysDeny',
+    'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny',
   ];
   assert.equal(order, established);
 });

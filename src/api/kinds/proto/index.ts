@@ -8,6 +8,7 @@ import {
 } from './groups.js';
 import { AUTOSCALING_V2_PROTO, AUTOSCALING_V2BETA2_PROTO } from './autoscaling.js';
 import { EVENTS_V1_PROTO, NETWORKING_V1_PROTO, NODE_V1_PROTO, NODE_V1BETA1_PROTO, STORAGE_V1_PROTO } from './cluster.js';
+import { FLOWCONTROL_V1BETA1_PROTO } from './flowcontrol.js';
 import { INTSTR_PROTO, META_PROTO, RESOURCE_PROTO, RUNTIME_PROTO } from './meta.js';
 import { ADMISSIONREGISTRATION_V1_PROTO, ADMISSIONREGISTRATION_V1BETA1_PROTO } from './admissionregistration.js';
 import type { ProtoPackageTable } from './table.js';
@@ -45,4 +46,5 @@ export const PROTO_PACKAGES: readonly ProtoPackageTable[] = [
   APIREGISTRATION_V1BETA1_PROTO,
   ADMISSIONREGISTRATION_V1_PROTO,
   ADMISSIONREGISTRATION_V1BETA1_PROTO,
+  FLOWCONTROL_V1BETA1_PROTO,
 ];
