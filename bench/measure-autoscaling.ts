@@ -127,22 +127,36 @@ export async function measureHpa(deployments: number, nodes: number, log: (m: st
     // Every HPA has seen its pods at the target (one sync each, spread over a period).
     await poll(async () => (await client.list<HorizontalPodAutoscaler>(resources.horizontalpodautoscalers, { namespace: 'hpa' })).items.filter((h) => h.status?.currentMetrics?.[0]?.resource?.current?.averageUtilization === 50).length === deployments, 120_000, 'every HPA at target', 250);
     log(`hpa: ${deployments} HPAs at their target; raising every pod's cpu usage to 200%`);
-    const raisedAt = performance.now();
-    await setUsage('200m');
     const reacted = new Map<string, number>();
-    // When each Deployment's pod first reported the new usage (PodMetrics, as the HPA reads it).
+    // When each Deployment's pod first reported the new usage (PodMetrics, as the HPA reads it) and
+    // when its replicas rose: watched, so each time is taken when the change happens (a poll would
+    // add up to its interval to either).
     const reported = new Map<string, number>();
-    await poll(async () => {
-      const now = performance.now() - raisedAt;
-      for (const m of (await client.list<PodMetrics>(resources['pods.metrics.svc.io'], { namespace: 'hpa' })).items) {
-        const app = m.metadata.labels?.['app'];
-        if (app && !reported.has(app) && m.containers?.[0]?.usage?.['cpu'] === '200m') reported.set(app, now);
-      }
-      for (const d of (await client.list<Deployment>(resources.deployments, { namespace: 'hpa' })).items) {
-        if ((d.spec?.replicas ?? 0) > 1 && !reacted.has(d.metadata.name!)) reacted.set(d.metadata.name!, now);
-      }
-      return reacted.size === deployments;
-    }, 180_000, 'every Deployment scaled up', 500);
+    let raisedAt = Infinity;
+    let allReacted: () => void = () => undefined;
+    const reactedAll = new Promise<void>((resolve) => (allReacted = resolve));
+    const metricsWatch = client.watch<PodMetrics>(resources['pods.metrics.svc.io'], { namespace: 'hpa' }).subscribe({
+      next: (ev) => {
+        const app = ev.object.metadata.labels?.['app'];
+        if (app && !reported.has(app) && ev.object.containers?.[0]?.usage?.['cpu'] === '200m') reported.set(app, performance.now() - raisedAt);
+      },
+    });
+    const deploymentsWatch = client.watch<Deployment>(resources.deployments, { namespace: 'hpa' }).subscribe({
+      next: (ev) => {
+        const name = ev.object.metadata.name ?? '';
+        if ((ev.object.spec?.replicas ?? 0) > 1 && !reacted.has(name)) reacted.set(name, performance.now() - raisedAt);
+        if (reacted.size === deployments) allReacted();
+      },
+    });
+    raisedAt = performance.now();
+    await setUsage('200m');
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`bench: only ${reacted.size} of ${deployments} Deployments scaled up in 180 s`)), 180_000).unref());
+    try {
+      await Promise.race([reactedAll, timeout]);
+    } finally {
+      metricsWatch.unsubscribe();
+      deploymentsWatch.unsubscribe();
+    }
     const times = [...reacted.values()].sort((a, b) => a - b);
     const fromReport = [...reacted].map(([n, t]) => t - Math.min(reported.get(n) ?? 0, t)).sort((a, b) => a - b);
     return {
