@@ -214,11 +214,13 @@ every HPA has seen its pod at 50%, every pod's simulated cpu usage is raised to 
 The last pod's PodMetrics showed the new usage ${(f.reportedMaxMs / 1000).toFixed(1)} s after the raise began (100 annotation patches, then the
 simulated nodes' metrics writes).${run.loadAtStart > 4 ? ` **The machine was heavily loaded (load average ${run.loadAtStart.toFixed(1)} on its cores): every step, the HPA's sync included, ran late; the figures are an upper bound.**` : ''}
 
-An HPA is synced once per period, so a reaction takes up to one period after the new usage is reported (on
-average half). The HPAs were created together, so they are synced in one round; the first rescales of a round create
-up to 300 pods whose scheduling, start and metrics compete, in this one process, with the rest of the round (a CPU
-profile of such a run, 2026-11-26: about 60 s of CPU in 100 s, mostly the API server's writes; the HPA controller's own
-code is not among the top 25 files).
+The raise comes right after the round that showed every HPA at its target, so each HPA's next sync is almost a
+whole period away: the worst case, by construction. Times are taken from watches of the PodMetrics and the
+Deployments. An HPA's next sync is due one period after its last sync began; the controller runs 100 workers.
+Before (5 workers, the next sync a period after the last one ended), a round of 100 HPAs whose first rescales
+set 300 pods going in this same process queued each sync behind the others' API waits, so the round ran from
+15 s to 30-45 s after its start and only 10-15 of 100 reacted within one period (the paired runs in "Issue 25
+goals" below).
 `;
 }
 
