@@ -26,12 +26,10 @@ the 1,000 creates that is 5,000-7,000 writes, each waiting for the one before wi
 The binder no longer sets the pace: with 64 workers many claims wait for their writes at once, and a claim's
 candidate volumes come from two cache indexes (its pre-bound volumes, the unbound ones of its class), not a scan of
 every volume each sync (that scan and its quantity parsing were about 20% of the process's CPU in a profile of the
-8-worker run). What remains is the API server's write path in this one process (storage, managed fields, validation,
-watch fan-out): the figures above are that write rate divided by five to seven. On this loaded machine that is well
-under 150 writes/s; the ~550-670 writes/s the "Durability" section measures on a quieter one would allow about
-100-130 claims/s. The goal of 500 claims/s would need 2,500-3,500 writes/s, or a bind of one or two writes, which the
-established wire behaviour (each write a separate update other components watch) does not allow: not met. The
-creates compete with the binds in the same server (the first rows of "Issue 25 goals" below show the creates slowing
-as the binder keeps up).
+8-worker run; 2.3% with the indexes). What remains is the API server's write path in this one process (storage,
+managed fields, validation, watch fan-out): the run above is about ${n0((f.claims * 5) / f.staticBindS)} writes/s (static, five per claim with its
+create) and ${n0((f.claims * 7) / f.dynamicBindS)} writes/s (provisioned, seven). The goal of 500 claims/s would need 2,500-3,500 writes/s, or a
+bind of one or two writes, which the established wire behaviour (each write a separate update other components
+watch) does not allow: not met. "Issue 25 goals" below has the runs before and after, loaded and quieter.
 `;
 }
