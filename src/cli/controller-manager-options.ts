@@ -287,8 +287,8 @@ const DEFAULT_NODE_CIDR_MASK_IPV6 = 64;
  * failure names the flag): `--cluster-cidr` one CIDR or two of different families (two need the
  * IPv6DualStack gate); the mask of each family from `--node-cidr-mask-size` (single-stack only) or
  * `--node-cidr-mask-size-ipv4/-ipv6`; a cluster CIDR not longer than its node mask (and, IPv6, at
- * most 16 bits shorter); `--service-cluster-ip-range` one or two CIDRs. CloudAllocator needs a
- * cloud provider, which this version does not have: refused by name.
+ * most 16 bits shorter); `--service-cluster-ip-range` one or two CIDRs. CloudAllocator is
+ * refused by name: the simulated cloud allocates no node CIDRs.
  */
 function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>>, sharedServiceRange: boolean): Pick<ControllerManagerConfig, 'allocateNodeCidrs' | 'clusterCidrs' | 'nodeCidrMaskSizes' | 'serviceCidrs'> {
   const v4 = f.number('--node-cidr-mask-size-ipv4');
@@ -302,7 +302,7 @@ function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>
   const serviceText = f.optionalString('--service-cluster-ip-range')?.trim() ?? '';
   if ((clusterText || (serviceText && !sharedServiceRange)) && !allocate) throw new OptionsError('--cluster-cidr and --service-cluster-ip-range need --allocate-node-cidrs=true');
   if (f.string('--cidr-allocator-type') === 'CloudAllocator') {
-    throw new OptionsError('--cidr-allocator-type=CloudAllocator needs a cloud provider (--cloud-provider), which this version does not build yet; use RangeAllocator');
+    throw new OptionsError('--cidr-allocator-type=CloudAllocator: the simulated cloud (cloudy) allocates no node CIDRs, so nothing would allocate them; use RangeAllocator');
   }
   if (!allocate) return { allocateNodeCidrs: false, clusterCidrs: [], nodeCidrMaskSizes: [], serviceCidrs: [] };
   if (!clusterText) throw new OptionsError('Controller: Must specify --cluster-cidr if --allocate-node-cidrs is set (e.g. --cluster-cidr=10.244.0.0/16)');
