@@ -34,6 +34,8 @@
  *   --only=durability | BENCH_ONLY=durability  only the durability part (write rate of the embedded store with and
  *                                    without --data-dir-fsync, over HTTPS and in process); replaces its section
  *   --only=quota | BENCH_ONLY=quota  only the resource-quota part (usage of 10,000 pods recalculated by the controller); replaces its section
+ *   --only=cloud | BENCH_ONLY=cloud  only the cloud part (500 LoadBalancer Services made ready by the service controller against
+ *     the simulated cloud, at 1 and 10 workers, with and without latency); replaces its section
  *   --only=hpa | BENCH_ONLY=hpa  only the autoscaling part (100 Deployments' HPAs reacting to a rise in usage); replaces its section
  *   BENCH_DATA_DIR=<dir>          parent of the apiserver's data and cert folders (default: OS temp dir)
  */
@@ -65,6 +67,7 @@ import { measureScale, measureStartup, type NodesBenchSettings } from './measure
 import { NODES_HEADING, renderNodesSection } from './report-nodes.js';
 import { measureControllers } from './measure-controllers.js';
 import { measureNodeIpam, NODEIPAM_HEADING, renderNodeIpamSection } from './measure-nodeipam.js';
+import { CLOUD_HEADING, measureCloud, renderCloudSection } from './measure-cloud.js';
 import { measureNodeLifecycle, nodeLifecycleSettingsFromEnv } from './measure-nodelifecycle.js';
 import { NODELIFECYCLE_HEADING, renderNodeLifecycleSection } from './report-nodelifecycle.js';
 import { CONTROLLERS_HEADING, renderControllersSection } from './report-controllers.js';
@@ -98,6 +101,7 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   nodes: mainNodesOnly,
   controllers: mainControllersOnly,
   nodeipam: mainNodeIpamOnly,
+  cloud: mainCloudOnly,
   nodelifecycle: mainNodeLifecycleOnly,
   backup: mainBackupOnly,
   services: mainServicesOnly,
@@ -350,6 +354,15 @@ async function mainNodeIpamOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), NODEIPAM_HEADING, section));
   log('wrote the node IPAM section of docs/benchmarks.md');
+}
+
+async function mainCloudOnly(): Promise<void> {
+  const figures = await measureCloud(500, log);
+  log(`cloud: ${JSON.stringify(figures)}`);
+  const section = renderCloudSection(figures, { command: 'BENCH_ONLY=cloud npm run bench', date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), CLOUD_HEADING, section));
+  log('wrote the cloud section of docs/benchmarks.md');
 }
 
 async function mainVolumesOnly(): Promise<void> {

@@ -4,6 +4,7 @@
  * milliseconds. The controller manager fills it from its flags; tests and the test cluster start
  * from the defaults and change what they need.
  */
+import type { CloudProvider } from '../src/cloud/provider.js';
 import { DEFAULT_RECYCLER_SETTINGS, type RecyclerSettings } from './persistentvolume/recycler.js';
 
 export interface ControllerManagerConfig {
@@ -87,6 +88,18 @@ export interface ControllerManagerConfig {
   enableTaintManager: boolean;
   /** Feature gates the controllers read (e.g. TTLAfterFinished), from `--feature-gates`. */
   featureGates: Readonly<Record<string, boolean>>;
+  /** The cloud (--cloud-provider with --cloud-config; src/cloud/registry.ts): absent, the cloud controllers are off. */
+  cloud?: CloudProvider;
+  /** --cluster-name: the cloud's load balancers and routes are named within it. */
+  clusterName: string;
+  /** --configure-cloud-routes (the route controller runs only with it and --allocate-node-cidrs). */
+  configureCloudRoutes: boolean;
+  /** --route-reconciliation-period. */
+  routeReconciliationPeriodMs: number;
+  /** --concurrent-service-syncs: the service controller's workers. */
+  concurrentServiceSyncs: number;
+  /** --node-status-update-frequency (cloud controller manager): how often cloud-node refreshes node addresses. */
+  nodeStatusUpdateFrequencyMs: number;
 }
 
 export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig> = Object.freeze({
@@ -137,4 +150,9 @@ export const DEFAULT_CONTROLLER_MANAGER_CONFIG: Readonly<ControllerManagerConfig
   unhealthyZoneThreshold: 0.55,
   enableTaintManager: true,
   featureGates: {},
+  clusterName: 'svc',
+  configureCloudRoutes: true,
+  routeReconciliationPeriodMs: 10_000,
+  concurrentServiceSyncs: 1,
+  nodeStatusUpdateFrequencyMs: 5 * 60_000,
 });

@@ -14,6 +14,8 @@ import type { ControllerManagerConfig } from './config.js';
 import { attachDetachController } from './attachdetach/index.js';
 import { bootstrapSignerController } from './bootstrapsigner/index.js';
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
+import { cloudNodeLifecycleController } from './cloud-node-lifecycle/index.js';
+import type { CloudProvider } from '../src/cloud/provider.js';
 import { cronJobController } from './cronjob/index.js';
 import { csrApprovingController } from './csrapproving/index.js';
 import { csrCleanerController } from './csrcleaner/index.js';
@@ -38,6 +40,8 @@ import { replicaSetController } from './replicaset/index.js';
 import { replicationControllerController } from './replicationcontroller/index.js';
 import { resourceQuotaController } from './resourcequota/index.js';
 import { rootCACertPublisherController } from './rootcacertpublisher/index.js';
+import { routeController } from './route/index.js';
+import { serviceController } from './service/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
 import { serviceAccountTokenController } from './serviceaccount-token/index.js';
 import { signingKeyFrom } from '../src/api/service-account-keys.js';
@@ -61,13 +65,14 @@ export interface BuiltinController {
   readonly build?: (cfg: ControllerManagerConfig) => ControllerDefinition<SvcObject> | ControllerOff;
   /**
    * Works only against a cloud provider (the spec lists it here and in the cloud controller manager):
-   * this version has none, so it is refused by name with that reason, and skipped under `*`.
+   * without --cloud-provider (or with `external`: a cloud-controller-manager runs it) it is refused
+   * by name with that reason, and skipped under `*`.
    */
   readonly needsCloudProvider?: true;
 }
 
 /** Why a cloud controller does not run here (one sentence for --help, logs and refusals). */
-export const NEEDS_CLOUD_PROVIDER = 'needs a cloud provider (--cloud-provider), and this version has none yet';
+export const NEEDS_CLOUD_PROVIDER = 'needs a cloud provider (--cloud-provider=cloudy with --cloud-config); with none, or "external", the cloud-controller-manager runs it';
 
 /** The job and cronjob controllers have no worker flag; the established manager runs 5 and 5. */
 const JOB_WORKERS = 5;
@@ -91,6 +96,13 @@ const DAEMONSET_WORKERS = 2;
 
 const def = <T extends SvcObject>(d: ControllerDefinition<T>) => d as unknown as ControllerDefinition<SvcObject>;
 
+/** A cloud controller's definition, or off when the settings have no cloud (selection refuses that earlier; `svc up` may still get here). */
+export function cloudOnly<T extends SvcObject>(cfg: ControllerManagerConfig, make: (cloud: CloudProvider) => ControllerDefinition<T> | ControllerOff): ControllerDefinition<SvcObject> | ControllerOff {
+  if (!cfg.cloud) return { off: NEEDS_CLOUD_PROVIDER };
+  const made = make(cfg.cloud);
+  return 'off' in made ? made : def(made);
+}
+
 export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
   {
     name: 'attachdetach',
@@ -99,7 +111,13 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
     build: (cfg) => def(attachDetachController({ syncPeriodMs: cfg.attachDetachReconcileSyncPeriodMs, disableReconcileSync: cfg.disableAttachDetachReconcileSync })),
   },
   { name: 'bootstrapsigner', defaultOn: false, summary: 'Signs the cluster-info ConfigMap with bootstrap tokens.', build: () => def(bootstrapSignerController()) },
-  { name: 'cloud-node-lifecycle', defaultOn: true, summary: 'Removes nodes the cloud provider no longer has.', needsCloudProvider: true },
+  {
+    name: 'cloud-node-lifecycle',
+    defaultOn: true,
+    summary: 'Deletes nodes whose cloud instance is gone; taints nodes whose instance is shut down.',
+    needsCloudProvider: true,
+    build: (cfg) => cloudOnly(cfg, (cloud) => cloudNodeLifecycleController({ cloud, monitorPeriodMs: cfg.nodeMonitorPeriodMs })),
+  },
   {
     name: 'clusterrole-aggregation',
     defaultOn: true,
@@ -239,8 +257,23 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinController[] = [
         ? def(rootCACertPublisherController({ rootCA: cfg.rootCA, concurrency: 1 }))
         : { off: 'no root CA: neither --root-ca-file nor a certificate authority in the client configuration' },
   },
-  { name: 'route', defaultOn: true, summary: 'Configures cloud routes for pod CIDRs.', needsCloudProvider: true },
-  { name: 'service', defaultOn: true, summary: 'Cloud load balancers for Services.', needsCloudProvider: true },
+  {
+    name: 'route',
+    defaultOn: true,
+    summary: 'Configures cloud routes for pod CIDRs (with --allocate-node-cidrs and --configure-cloud-routes).',
+    needsCloudProvider: true,
+    build: (cfg) =>
+      !cfg.allocateNodeCidrs || !cfg.configureCloudRoutes
+        ? { off: `routes are configured only with --allocate-node-cidrs=true and --configure-cloud-routes=true (now ${cfg.allocateNodeCidrs} and ${cfg.configureCloudRoutes})` }
+        : cloudOnly(cfg, (cloud) => routeController({ cloud, clusterName: cfg.clusterName, clusterCidrs: cfg.clusterCidrs, periodMs: cfg.routeReconciliationPeriodMs })),
+  },
+  {
+    name: 'service',
+    defaultOn: true,
+    summary: 'Cloud load balancers for Services of type LoadBalancer.',
+    needsCloudProvider: true,
+    build: (cfg) => cloudOnly(cfg, (cloud) => serviceController({ cloud, clusterName: cfg.clusterName, concurrency: cfg.concurrentServiceSyncs })),
+  },
   {
     name: 'serviceaccount',
     defaultOn: true,
@@ -299,7 +332,9 @@ export interface ControllerSelection {
 }
 
 /** Applies `--controllers` values to the list; throws ControllerSelectionError naming the bad value. */
-export function selectControllers(values: readonly string[]): ControllerSelection {
+export function selectControllers(values: readonly string[], o: { cloudProvider?: boolean; list?: readonly BuiltinController[] } = {}): ControllerSelection {
+  const list = o.list ?? BUILTIN_CONTROLLERS;
+  const names = list.map((c) => c.name);
   const named = new Set<string>();
   const minus = new Set<string>();
   let star = false;
@@ -310,20 +345,20 @@ export function selectControllers(values: readonly string[]): ControllerSelectio
       continue;
     }
     const name = v.startsWith('-') ? v.slice(1) : v;
-    if (!CONTROLLER_NAMES.includes(name)) {
-      throw new ControllerSelectionError(`"${v}" is not a known controller; the controllers are: ${CONTROLLER_NAMES.join(', ')}`);
+    if (!names.includes(name)) {
+      throw new ControllerSelectionError(`"${v}" is not a known controller; the controllers are: ${names.join(', ')}`);
     }
     (v.startsWith('-') ? minus : named).add(name);
   }
   const out: ControllerSelection = { enabled: [], notBuilt: [], needCloudProvider: [], disabled: [] };
-  for (const c of BUILTIN_CONTROLLERS) {
+  for (const c of list) {
     const on = named.has(c.name) ? true : minus.has(c.name) ? false : star && c.defaultOn;
     if (!on) out.disabled.push(c.name);
-    else if (c.build) out.enabled.push(c);
-    else if (c.needsCloudProvider) {
+    else if (c.needsCloudProvider && !o.cloudProvider) {
       if (named.has(c.name)) throw new ControllerSelectionError(`controller "${c.name}" ${NEEDS_CLOUD_PROVIDER}; leave it out`);
       out.needCloudProvider.push(c.name);
-    } else if (named.has(c.name)) {
+    } else if (c.build) out.enabled.push(c);
+    else if (named.has(c.name)) {
       throw new ControllerSelectionError(
         `controller "${c.name}" is not built yet in this version (built: ${BUILTIN_CONTROLLERS.filter((b) => b.build).map((b) => b.name).join(', ')}); leave it out, or use * to run the built ones`,
       );

@@ -63,3 +63,19 @@ export const FINALIZER_PV_PROTECTION = 'svc.io/pv-protection';
 export const FINALIZER_PVC_PROTECTION = 'svc.io/pvc-protection';
 /** Node annotation: seconds a node agent may cache objects (Secrets, ConfigMaps); kept by the ttl controller by cluster size. */
 export const ANNOTATION_NODE_TTL = 'node.alpha.svc.io/ttl';
+
+// The cloud controllers' keys (established: the same under kubernetes.io / cloudprovider.kubernetes.io).
+/** Finalizer the service controller puts on a LoadBalancer Service until its cloud load balancer is deleted. */
+export const FINALIZER_LOAD_BALANCER_CLEANUP = 'service.svc.io/load-balancer-cleanup';
+/** Node label: leave this node out of every external load balancer's targets. */
+export const LABEL_EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS = 'node.svc.io/exclude-from-external-load-balancers';
+/** Node label of control-plane nodes, left out of load balancers (the established legacy role rule). */
+export const LABEL_NODE_ROLE_MASTER = 'node-role.svc.io/master';
+/** Taint a node agent started with an external cloud provider registers with; cloud-node removes it once it has initialised the node. */
+export const TAINT_EXTERNAL_CLOUD_PROVIDER = 'node.cloudprovider.svc.io/uninitialized';
+/** Taint cloud-node-lifecycle puts on a node whose instance is stopped. */
+export const TAINT_NODE_SHUTDOWN = 'node.cloudprovider.svc.io/shutdown';
+/** The beta spellings of the zone, region and instance-type labels, set beside the GA ones as established. */
+export const LABEL_BETA_ZONE = 'failure-domain.beta.svc.io/zone';
+export const LABEL_BETA_REGION = 'failure-domain.beta.svc.io/region';
+export const LABEL_BETA_INSTANCE_TYPE = 'beta.svc.io/instance-type';

@@ -22,7 +22,7 @@ import { linearRegExpError } from '../api/validation/linear-regexp.js';
 import { readFlagFile, resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
 import { checkGatePrerequisites } from './feature-gates.js';
 import { FlagValueError, parseBool, parseCidrs, parseStringSlice, type PortRange } from './flag-types.js';
-import { addFlags, FlagValues, type FlagSpec, type FlagValue } from './option-table.js';
+import { addFlags, longFlag, FlagValues, type FlagSpec, type FlagValue } from './option-table.js';
 import { createDaemonProgram } from './program.js';
 import { createProfilingHandler } from './profiling.js';
 import { loadServingCertificates } from './tls.js';
@@ -294,7 +294,11 @@ export function apiServerFlags(): FlagSpec[] {
 }
 
 /** `apiserver [flags]`: common flags plus the API server's own (`svc up` names it `up`). */
-export function createApiServerProgram(o: { name?: string; displayName?: string; description?: string } = {}): Command {
+/**
+ * `omit`: rows another table of the same program provides instead (`svc up` takes --cloud-provider
+ * and --cloud-config from the controller manager's table, where they are honoured).
+ */
+export function createApiServerProgram(o: { name?: string; displayName?: string; description?: string; omit?: readonly string[] } = {}): Command {
   const cmd = createDaemonProgram({
     component: 'apiserver',
     ...(o.name ? { name: o.name } : {}),
@@ -303,7 +307,7 @@ export function createApiServerProgram(o: { name?: string; displayName?: string;
       o.description ??
       'Validates and configures API objects (pods, services, replication controllers and others), serves the REST operations, and is the front end to shared cluster state through which all other components interact.',
   });
-  return addFlags(cmd, apiServerFlags());
+  return addFlags(cmd, apiServerFlags().filter((row) => !o.omit?.includes(longFlag(row))));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@
  * so in --help, and refused at start when set to anything but its default until that controller lands.
  */
 import type { Command } from 'commander';
-import { BUILTIN_CONTROLLERS, ControllerSelectionError, NEEDS_CLOUD_PROVIDER, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
+import { BUILTIN_CONTROLLERS, ControllerSelectionError, selectControllers, type ControllerSelection } from '../../controllers/registry.js';
+import { cloudProviderFlags, resolveCloudProvider } from './cloud-provider-flags.js';
 import { DEFAULT_CONTROLLER_MANAGER_CONFIG, type ControllerManagerConfig } from '../../controllers/config.js';
 import { parse as parseYaml } from 'yaml';
 import type { RecyclerSettings } from '../../controllers/persistentvolume/recycler.js';
@@ -32,19 +33,17 @@ export const DEFAULT_CLUSTER_SIGNING_KEY_FILE = '/etc/svc/ca/ca.key';
 
 
 const built = new Set(BUILTIN_CONTROLLERS.filter((c) => c.build).map((c) => c.name));
-const cloud = new Set(BUILTIN_CONTROLLERS.filter((c) => c.needsCloudProvider).map((c) => c.name));
 
 /** Marks a row as a controller's: honoured once that controller is built, and says so in --help. */
 function of(controller: string, row: FlagSpec): FlagSpec {
   if (built.has(controller)) return { ...row, help: `${row.help} (${controller})` };
-  const why = cloud.has(controller) ? NEEDS_CLOUD_PROVIDER : 'not built yet';
-  return { ...row, honoured: false, help: `${row.help} (${controller}: ${why}; refused unless left at its default)` };
+  return { ...row, honoured: false, help: `${row.help} (${controller}: not built yet; refused unless left at its default)` };
 }
 
 const NOT_YET = { honoured: false } as const;
 
 function managerFlags(): FlagSpec[] {
-  const names = BUILTIN_CONTROLLERS.map((c) => `${c.name}${c.build ? '' : c.needsCloudProvider ? ' (needs a cloud provider)' : ' (not built yet)'}${c.defaultOn ? '' : ' (off by default)'}`);
+  const names = BUILTIN_CONTROLLERS.map((c) => `${c.name}${c.needsCloudProvider ? ' (needs --cloud-provider)' : c.build ? '' : ' (not built yet)'}${c.defaultOn ? '' : ' (off by default)'}`);
   return [
     {
       flags: '--controllers',
@@ -60,10 +59,9 @@ function managerFlags(): FlagSpec[] {
     of('nodeipam', { flags: '--node-cidr-mask-size', type: 'int32', defaultText: '24 for IPv4, 64 for IPv6', help: 'Node CIDR mask size.' }),
     of('nodeipam', { flags: '--node-cidr-mask-size-ipv4', type: 'int32', default: 24, help: 'Dual-stack IPv4 node mask.' }),
     of('nodeipam', { flags: '--node-cidr-mask-size-ipv6', type: 'int32', default: 64, help: 'Dual-stack IPv6 node mask.' }),
-    { flags: '--cluster-name', type: 'string', default: 'svc', ...NOT_YET, help: 'Instance prefix of the cluster.' },
+    { flags: '--cluster-name', type: 'string', default: 'svc', help: 'Instance prefix of the cluster (the cloud\'s load balancers and routes are named within it).' },
     of('route', { flags: '--configure-cloud-routes', type: 'bool', default: true, help: 'Configure allocated CIDRs on the cloud provider.' }),
-    { flags: '--cloud-config', type: 'string', ...NOT_YET, help: 'Cloud provider config file. Empty means none.' },
-    { flags: '--cloud-provider', type: 'string', ...NOT_YET, help: 'Cloud provider. Empty means none.' },
+    ...cloudProviderFlags(),
     { flags: '--external-cloud-volume-plugin', type: 'string', ...NOT_YET, help: 'Only when the provider is external. Lets node and volume controllers work for in-tree providers.' },
     of('csrsigning', { flags: '--cluster-signing-cert-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_CERT_FILE, help: 'PEM CA certificate used to issue cluster-scoped certificates.' }),
     of('csrsigning', { flags: '--cluster-signing-key-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_KEY_FILE, help: 'PEM RSA or ECDSA key for signing them.' }),
@@ -190,9 +188,10 @@ export interface ControllerManagerOptions extends ControllerSettings {
  */
 export function resolveControllerSettings(opts: Record<string, unknown>, o: { sharedServiceRange?: boolean } = {}): ControllerSettings {
   const f = new FlagValues(opts);
+  const cloud = resolveCloudProvider(f);
   let selection: ControllerSelection;
   try {
-    selection = selectControllers(f.list('--controllers'));
+    selection = selectControllers(f.list('--controllers'), { cloudProvider: cloud !== undefined });
   } catch (e) {
     if (e instanceof ControllerSelectionError) throw new OptionsError(`invalid value for --controllers: ${e.message}`);
     throw e;
@@ -269,7 +268,13 @@ export function resolveControllerSettings(opts: Record<string, unknown>, o: { sh
     pvRecycler: recyclerSettings(f),
     ...clusterSigningFiles(f),
     clusterSigningDurationMs: f.number('--experimental-cluster-signing-duration'),
+    ...(cloud ? { cloud } : {}),
+    clusterName: f.string('--cluster-name'),
+    configureCloudRoutes: f.bool('--configure-cloud-routes'),
+    routeReconciliationPeriodMs: f.number('--route-reconciliation-period'),
+    concurrentServiceSyncs: f.number('--concurrent-service-syncs'),
   };
+  if (config.routeReconciliationPeriodMs <= 0) throw new OptionsError('invalid value for --route-reconciliation-period: must be positive');
   if (config.clusterSigningDurationMs <= 0) throw new OptionsError('invalid value for --experimental-cluster-signing-duration: must be positive');
   return { selection, config, startIntervalMs, useServiceAccountCredentials: f.bool('--use-service-account-credentials') };
 }
@@ -282,8 +287,8 @@ const DEFAULT_NODE_CIDR_MASK_IPV6 = 64;
  * failure names the flag): `--cluster-cidr` one CIDR or two of different families (two need the
  * IPv6DualStack gate); the mask of each family from `--node-cidr-mask-size` (single-stack only) or
  * `--node-cidr-mask-size-ipv4/-ipv6`; a cluster CIDR not longer than its node mask (and, IPv6, at
- * most 16 bits shorter); `--service-cluster-ip-range` one or two CIDRs. CloudAllocator needs a
- * cloud provider, which this version does not have: refused by name.
+ * most 16 bits shorter); `--service-cluster-ip-range` one or two CIDRs. CloudAllocator is
+ * refused by name: the simulated cloud allocates no node CIDRs.
  */
 function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>>, sharedServiceRange: boolean): Pick<ControllerManagerConfig, 'allocateNodeCidrs' | 'clusterCidrs' | 'nodeCidrMaskSizes' | 'serviceCidrs'> {
   const v4 = f.number('--node-cidr-mask-size-ipv4');
@@ -297,7 +302,7 @@ function nodeIpamSettings(f: FlagValues, gates: Readonly<Record<string, boolean>
   const serviceText = f.optionalString('--service-cluster-ip-range')?.trim() ?? '';
   if ((clusterText || (serviceText && !sharedServiceRange)) && !allocate) throw new OptionsError('--cluster-cidr and --service-cluster-ip-range need --allocate-node-cidrs=true');
   if (f.string('--cidr-allocator-type') === 'CloudAllocator') {
-    throw new OptionsError('--cidr-allocator-type=CloudAllocator needs a cloud provider (--cloud-provider), which this version does not build yet; use RangeAllocator');
+    throw new OptionsError('--cidr-allocator-type=CloudAllocator: the simulated cloud (cloudy) allocates no node CIDRs, so nothing would allocate them; use RangeAllocator');
   }
   if (!allocate) return { allocateNodeCidrs: false, clusterCidrs: [], nodeCidrMaskSizes: [], serviceCidrs: [] };
   if (!clusterText) throw new OptionsError('Controller: Must specify --cluster-cidr if --allocate-node-cidrs is set (e.g. --cluster-cidr=10.244.0.0/16)');

@@ -176,6 +176,12 @@ export function nodesCommand(): Command {
       choices: ['shared', 'impersonate'],
       help: "Who each node's writes are made as. shared: the credential of --svcconfig/--master for every node. impersonate: each node acts as system:node:<name> in system:nodes (Impersonate-User/-Group headers on the one connection), as the Node authorizer and NodeRestriction expect; the credential must be allowed to impersonate those users and that group, and to list and watch pods and nodes (the fleet's shared informers).",
     },
+    {
+      flags: '--cloud-provider',
+      type: 'string',
+      help: 'The cloud the nodes\' machines are in: "cloudy" (the simulated cloud, with --cloud-config). Each node then runs on an instance of it, registers with the node.cloudprovider.svc.io/uninitialized taint for the cloud controller manager to initialise, and goes silent while its instance is stopped or deleted. Empty: no cloud.',
+    },
+    { flags: '--cloud-config', type: 'string', help: 'The simulated cloud\'s file (the same as the cloud controller manager\'s --cloud-config).' },
     ...apiClientFlags(),
     ...loggingFlags(),
   ]);
@@ -200,18 +206,47 @@ async function startNodes(program: Command, ctx: DaemonStartContext): Promise<Ru
   const { createInformerFactory } = await import('../client/index.js');
   const connection = await connectFromFlags(clientOptions, 'svc-nodes');
   const informers = createInformerFactory(connection.client, { logger: logger.child({ module: 'informer' }) });
-  const clientFor = await nodeClients(new FlagValues(opts).string('--node-identity'), connection.transport);
+  const f = new FlagValues(opts);
+  const clientFor = await nodeClients(f.string('--node-identity'), connection.transport);
+  // On a cloud: machines first (the nodes take their addresses), then the fleet, then following the machines.
+  const cloud = await nodesCloud(f);
+  if (cloud) resolved.shapes = await (await import('../nodes/cloud-machines.js')).onCloud(resolved.shapes, cloud, resolved.agent.hostname);
   const fleet = await startFleetWithEndpoint(resolved, { client: connection.client, informers, logger, version: versionLine().split(' ')[1] ?? 'v0.0.0', ...(clientFor ? { clientFor } : {}) });
+  const machines = cloud ? (await import('../nodes/cloud-machines.js')).followMachines({ fleet: fleet.fleet, cloud, periodMs: MACHINE_CHECK_MS, logger }) : undefined;
   // Timers are unref'd: hold the process open until shutdown.
   const keepAlive = setInterval(() => {}, 1 << 30);
   return {
     async shutdown() {
       clearInterval(keepAlive);
+      machines?.stop();
       await fleet.close();
       informers.stop();
       await connection.close();
     },
   };
+}
+
+/** How often the nodes look at their machines' state in the simulated cloud. */
+const MACHINE_CHECK_MS = 1000;
+
+/** The simulated cloud `svc nodes --cloud-provider=cloudy --cloud-config=F` runs its nodes in. */
+async function nodesCloud(f: FlagValues): Promise<import('../cloud/cloudy/index.js').Cloudy | undefined> {
+  const provider = f.string('--cloud-provider');
+  const file = f.string('--cloud-config');
+  if (provider === '') {
+    if (file) throw new OptionsError('--cloud-config is set but --cloud-provider is empty: the file would not be read');
+    return undefined;
+  }
+  const { Cloudy, CLOUDY } = await import('../cloud/cloudy/index.js');
+  if (provider !== CLOUDY) throw new OptionsError(`--cloud-provider: simulated nodes can run on the simulated cloud only ("${CLOUDY}"), not "${provider}"`);
+  if (!file) throw new OptionsError(`--cloud-provider=${CLOUDY} needs --cloud-config: the simulated cloud's file`);
+  const { CloudyConfigError } = await import('../cloud/cloudy/state.js');
+  try {
+    return new Cloudy({ file });
+  } catch (e) {
+    if (e instanceof CloudyConfigError) throw new OptionsError(e.message);
+    throw e;
+  }
 }
 
 /**

@@ -35,6 +35,9 @@ import { loadControllerModules } from './controller-modules.js';
 import { controllerAccounts, startBuiltinControllers } from './builtin-controllers.js';
 import { controllerSettingFlags, DEFAULT_CONTROLLER_MANAGER_LOCK, resolveControllerSettings } from './controller-manager-options.js';
 import { OptionsError, readFlagFile } from './common-options.js';
+import { CLOUD_CONTROLLERS } from '../../controllers/cloud-registry.js';
+import { Cloudy } from '../cloud/cloudy/index.js';
+import { EXTERNAL_CLOUD_PROVIDER } from '../cloud/registry.js';
 import { requestViewer } from './component-server.js';
 import { applyFeatureGates, schedulerFeatures } from './scheduler-options.js';
 import { defaultConfiguration, parseConfigurationFile, SchedulerConfigError, type SchedulerConfiguration } from '../scheduler/config/index.js';
@@ -57,6 +60,8 @@ export function upCommand(): Command {
     displayName: 'svc up',
     description:
       'Runs the whole control plane in one process: the API server (all apiserver flags apply) and a controller host talking to it in-process, with leader election, /debug/machines and /debug/machines/ui on the API server port.',
+    // The cloud is the controllers' here (with cloudy, svc up is also the cloud controller manager).
+    omit: ['--cloud-provider', '--cloud-config'],
   });
   addFlags(cmd, [
     ...leaderElectionFlags(SVC_UP_LOCK_NAME),
@@ -99,6 +104,13 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   // Under RBAC the controllers run as their own service accounts unless told otherwise: the manager's
   // own role only lists and watches, as established (kubeadm turns this flag on).
   const controllerSettings = resolveControllerSettings(opts, { sharedServiceRange: true });
+  if (flags.string('--cloud-provider') === EXTERNAL_CLOUD_PROVIDER) {
+    throw new OptionsError(`--cloud-provider=${EXTERNAL_CLOUD_PROVIDER}: svc up runs the cloud controllers itself; use --cloud-provider=cloudy --cloud-config=<file>`);
+  }
+  // On a cloud, the all-in-one is also the cloud controller manager: cloud-node joins the cloud
+  // controllers (its account and role as the others'), and the simulated nodes run on instances.
+  if (controllerSettings.config.cloud) controllerSettings.selection.enabled.push(...CLOUD_CONTROLLERS.filter((c) => c.name === 'cloud-node'));
+  const cloud = controllerSettings.config.cloud instanceof Cloudy ? controllerSettings.config.cloud : undefined;
   if (!explicit.has('--use-service-account-credentials') && options.authorization.modes.includes('RBAC')) controllerSettings.useServiceAccountCredentials = true;
   const schedulerConfigPath = flags.optionalString('--scheduler-config');
   const nodeFleet = await resolveNodeFleetFlags(opts, '--nodes', '--node-profile');
@@ -242,7 +254,9 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   let nodesInformers: ReturnType<typeof createInformerFactory> | undefined;
   let fleet: import('../nodes/index.js').NodeFleet | undefined;
   let closeFleet: (() => Promise<void>) | undefined;
+  let machines: { stop(): void } | undefined;
   if (nodeFleet.shapes.length > 0) {
+    if (cloud) nodeFleet.shapes = await (await import('../nodes/cloud-machines.js')).onCloud(nodeFleet.shapes, cloud, nodeFleet.agent.hostname);
     nodesConnection = connectInProcess(api, { user: NODES_USER });
     nodesInformers = createInformerFactory(nodesConnection.client, { logger: logger.child({ module: 'nodes-informer' }) });
     const started = await startFleetWithEndpoint(nodeFleet, {
@@ -256,6 +270,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
     });
     fleet = started.fleet;
     closeFleet = () => started.close();
+    if (cloud) machines = (await import('../nodes/cloud-machines.js')).followMachines({ fleet: started.fleet, cloud, periodMs: 1000, logger: logger.child({ module: 'nodes' }) });
   }
   logger.info(
     {
@@ -298,6 +313,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
 
   return {
     async shutdown() {
+      machines?.stop();
       await closeFleet?.();
       nodesInformers?.stop();
       await nodesConnection?.close();

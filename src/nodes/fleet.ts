@@ -83,6 +83,10 @@ interface Member {
   node: SimNode;
   agent: NodeAgentActor;
   faultKey: string;
+  /** The faults its Node's annotation names. */
+  annotated: ReadonlySet<NodeFault>;
+  /** Its cloud instance is stopped or gone (`setMachineDown`): it sends nothing, as stop-heartbeats. */
+  machineDown: boolean;
 }
 
 export class NodeFleet {
@@ -133,7 +137,7 @@ export class NodeFleet {
           },
         },
       });
-      this.members.set(shape.name, { node, agent, faultKey: '' });
+      this.members.set(shape.name, { node, agent, faultKey: '', annotated: new Set(), machineDown: false });
       agent.start();
     });
     const pods = this.opts.informers.informer<Pod>(resources.pods);
@@ -227,8 +231,27 @@ export class NodeFleet {
     }
     member.node.onNode(e.object);
     const { faults, unknown } = nodeFaults(e.object.metadata.annotations);
-    const key = [...faults].sort().join(',');
     if (unknown.length) this.opts.logger.warn({ node: member.node.name, unknown }, 'unknown simulated faults ignored');
+    member.annotated = faults;
+    this.sendFaults(member);
+  }
+
+  /**
+   * The machine a node runs on stopped or went away (its cloud instance, svc nodes --cloud-provider),
+   * or is back: while down the node's agent sends nothing, as with the stop-heartbeats fault.
+   */
+  setMachineDown(name: string, down: boolean): void {
+    const member = this.members.get(name);
+    if (!member || member.machineDown === down) return;
+    member.machineDown = down;
+    this.opts.logger.info({ node: name }, down ? "the node's machine is down: its agent goes silent" : "the node's machine is back: its agent reports again");
+    this.sendFaults(member);
+  }
+
+  private sendFaults(member: Member): void {
+    const faults = new Set(member.annotated);
+    if (member.machineDown) faults.add('stop-heartbeats');
+    const key = [...faults].sort().join(',');
     if (key === member.faultKey) return;
     member.faultKey = key;
     this.opts.logger.info({ node: member.node.name, faults: key || 'none' }, 'simulated node faults changed');

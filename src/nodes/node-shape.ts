@@ -39,6 +39,8 @@ export interface NodeShape {
   taints: NodeTaint[];
   /** Fraction of its requests a pod without usage annotations uses (0: such pods report no usage). */
   podUsage: number;
+  /** The cloud instance it runs on (`svc nodes --cloud-provider`): its addresses are the instance's. */
+  instance?: { internalIP: string; externalIP: string };
 }
 
 /** A group of nodes of one size, as a profile or the flags give it. */

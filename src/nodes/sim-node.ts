@@ -48,6 +48,9 @@ export interface SimNodeContext {
   endpoint: { host: string; port: number } | undefined;
 }
 
+
+/** Who else writes NetworkUnavailable: nodeipam (a node without a CIDR) and the route controller. */
+const FOREIGN_NETWORK_REASONS = new Set(['CIDRNotAvailable', 'RouteCreated', 'NoRouteCreated']);
 /** The established node agent's Event source component. */
 export const NODE_AGENT_COMPONENT = 'kubelet';
 
@@ -116,7 +119,7 @@ export class SimNode {
   ) {
     this.name = shape.name;
     const n = index + 1;
-    this.hostIP = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
+    this.hostIP = shape.instance?.internalIP ?? `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
     this.ips = new PodIPPool(index);
     this.recorder = new EventRecorder({ client: ctx.client, component: NODE_AGENT_COMPONENT, host: shape.name, clock: ctx.clock, logger: ctx.logger, limiter: ctx.eventLimiter });
     this.volumes = new PodVolumes({ client: ctx.client, clock: ctx.clock, logger: ctx.logger, frozen: () => this.crashed });
@@ -165,14 +168,15 @@ export class SimNode {
   /**
    * Its Node as the API has it now (registration, then every change the fleet's informer sees):
    * pod addresses follow `spec.podCIDRs` (or `spec.podCIDR`); a NetworkUnavailable condition the
-   * nodeipam controller set (reason CIDRNotAvailable) is kept in what this node reports, as a
-   * real node agent, which never writes that condition, would leave it.
+   * nodeipam controller (reason CIDRNotAvailable) or the route controller (RouteCreated,
+   * NoRouteCreated) set is kept in what this node reports, as a real node agent, which never
+   * writes that condition, would leave it.
    */
   onNode(node: Node): void {
     const cidrs = node.spec?.podCIDRs?.length ? node.spec.podCIDRs : node.spec?.podCIDR ? [node.spec.podCIDR] : [];
     this.ips.setCidrs(cidrs);
     const net = node.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
-    this.foreignNetwork = net && net.reason === 'CIDRNotAvailable' ? net : undefined;
+    this.foreignNetwork = net && FOREIGN_NETWORK_REASONS.has(net.reason ?? '') ? net : undefined;
     const attached = (node.status?.volumesAttached ?? []).map((v) => String(v['name'] ?? '')).sort().join('\n');
     if (attached !== [...this.attached].join('\n')) {
       this.attached = new Set(attached ? attached.split('\n') : []);
@@ -216,6 +220,7 @@ export class SimNode {
       // endpoint, shared by all its nodes); InternalIP is the node's simulated address (pods' hostIP).
       addresses: [
         { type: 'InternalIP', address: this.hostIP },
+        ...(this.shape.instance ? [{ type: 'ExternalIP', address: this.shape.instance.externalIP }] : []),
         { type: 'Hostname', address: this.ctx.endpoint?.host ?? this.name },
       ],
       daemonEndpoints: { kubeletEndpoint: { Port: this.ctx.endpoint?.port ?? 0 } },

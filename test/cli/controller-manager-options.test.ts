@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUILTIN_CONTROLLERS, CONTROLLER_NAMES, selectControllers } from '../../controllers/registry.js';
+import { BUILTIN_CONTROLLERS, buildControllers, CONTROLLER_NAMES, selectControllers } from '../../controllers/registry.js';
 import { createControllerManagerProgram, resolveControllerSettings } from '../../src/cli/controller-manager-options.js';
 import { unhonouredFlags } from '../../src/cli/program.js';
 import { longFlag, registeredFlags } from '../../src/cli/option-table.js';
@@ -93,15 +93,32 @@ test('--controllers: * is every built default controller; -name removes one; a n
 test('--controllers refuses an unknown name and a cloud controller named explicitly, with the reason', () => {
   assert.throws(() => resolveControllerSettings(parse(['--controllers=replicaset,nope']).opts()), /--controllers: "nope" is not a known controller; the controllers are: attachdetach/);
   for (const name of CLOUD) {
-    assert.throws(() => resolveControllerSettings(parse([`--controllers=*,${name}`]).opts()), new RegExp(`controller "${name}" needs a cloud provider \\(--cloud-provider\\)`));
+    assert.throws(() => resolveControllerSettings(parse([`--controllers=*,${name}`]).opts()), new RegExp(`controller "${name}" needs a cloud provider \\(--cloud-provider=cloudy with --cloud-config\\)`));
+    assert.throws(() => resolveControllerSettings(parse([`--controllers=*,${name}`, '--cloud-provider=external']).opts()), /the cloud-controller-manager runs it/);
     assert.ok(resolveControllerSettings(parse([`--controllers=*,-${name}`]).opts()), 'disabling a cloud one is fine');
   }
-  // --help names the reason of each controller that does not run.
+  // --help names what the cloud ones need; every controller of the spec's list is built.
   const help = createControllerManagerProgram().helpInformation().replace(/\s+/g, ' ');
-  for (const name of CLOUD) assert.match(help, `${name} (needs a cloud provider)`);
-  // Every other controller of the spec's list is built: neither --help nor the list says otherwise.
-  assert.equal(BUILTIN_CONTROLLERS.filter((c) => !c.build).map((c) => c.name), CLOUD);
+  for (const name of CLOUD) assert.match(help, `${name} (needs --cloud-provider)`);
+  assert.equal(BUILTIN_CONTROLLERS.filter((c) => !c.build).map((c) => c.name), []);
   assert.not.match(help, 'not built');
+});
+
+test('--cloud-provider=cloudy runs the cloud controllers (route only with --allocate-node-cidrs); an unknown provider or a missing file is refused by name', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cm-cloud-'));
+  const file = join(dir, 'cloud.json');
+  const on = resolveControllerSettings(parse(['--cloud-provider=cloudy', `--cloud-config=${file}`]).opts());
+  assert.equal(on.selection.needCloudProvider, []);
+  for (const name of CLOUD) assert.ok(on.selection.enabled.some((c) => c.name === name), name);
+  const { definitions, off } = buildControllers(on.selection.enabled, on.config);
+  assert.ok(definitions.some((d) => d.name === 'service') && definitions.some((d) => d.name === 'cloud-node-lifecycle'));
+  assert.match(off.find((o) => o.name === 'route')?.reason ?? '', /--allocate-node-cidrs=true and --configure-cloud-routes=true/);
+  assert.throws(() => resolveControllerSettings(parse(['--cloud-provider=aws']).opts()), /--cloud-provider: unknown cloud provider "aws"; this version has: cloudy/);
+  assert.throws(() => resolveControllerSettings(parse(['--cloud-provider=cloudy']).opts()), /--cloud-provider=cloudy needs --cloud-config/);
+  assert.throws(() => resolveControllerSettings(parse(['--cloud-config=x.json']).opts()), /--cloud-config is set but --cloud-provider is empty/);
+  writeFileSync(file, '{"zones": 3}');
+  assert.throws(() => resolveControllerSettings(parse(['--cloud-provider=cloudy', `--cloud-config=${file}`]).opts()), /"zones" must be a non-empty list of names/);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('bad values name the flag', () => {
@@ -154,7 +171,7 @@ test('docs/controller-manager.md lists every controller, built or not, on with *
     const row = doc.split('\n').find((l) => l.startsWith(`| ${c.name} |`));
     assert.ok(row, `${c.name} has a row`);
     const cells = row!.split('|').map((x) => x.trim());
-    assert.is(cells[2], c.build ? 'yes' : c.needsCloudProvider ? 'needs a cloud provider' : 'not yet', `${c.name} built`);
+    assert.is(cells[2], c.needsCloudProvider ? 'with --cloud-provider' : c.build ? 'yes' : 'not yet', `${c.name} built`);
     assert.is(cells[3], c.defaultOn ? 'yes' : 'no', `${c.name} on with *`);
   }
 });

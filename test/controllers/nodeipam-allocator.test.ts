@@ -142,7 +142,7 @@ test('options: resolved per family, the established refusals by flag', () => {
   const refused: [string[], RegExp][] = [
     [['--allocate-node-cidrs'], /Must specify --cluster-cidr if --allocate-node-cidrs is set/],
     [['--cluster-cidr=10.0.0.0/8'], /need --allocate-node-cidrs=true/],
-    [['--allocate-node-cidrs', '--cluster-cidr=10.0.0.0/8', '--cidr-allocator-type=CloudAllocator'], /CloudAllocator needs a cloud provider/],
+    [['--allocate-node-cidrs', '--cluster-cidr=10.0.0.0/8', '--cidr-allocator-type=CloudAllocator'], /CloudAllocator: the simulated cloud \(cloudy\) allocates no node CIDRs/],
     [['--allocate-node-cidrs', '--cluster-cidr=10.0.0.0/25'], /mask size of cluster CIDR must be less than or equal to --node-cidr-mask-size/],
     [['--allocate-node-cidrs', '--cluster-cidr=10.0.0.0/8,fd00::/48'], /dualstack feature is not enabled/],
     [['--allocate-node-cidrs', '--cluster-cidr=10.0.0.0/8,10.1.0.0/16', '--feature-gates=IPv6DualStack=true'], /not configured as dual stack/],

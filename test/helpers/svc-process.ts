@@ -34,6 +34,8 @@ export interface SvcProcess {
 export const SCHEDULER_BIN = join(ROOT, 'dist', 'src', 'cli', 'scheduler.js');
 /** The compiled `controller-manager` executable. */
 export const CONTROLLER_MANAGER_BIN = join(ROOT, 'dist', 'src', 'cli', 'controller-manager.js');
+/** The `cloud-controller-manager` executable. */
+export const CLOUD_CONTROLLER_MANAGER_BIN = join(ROOT, 'dist', 'src', 'cli', 'cloud-controller-manager.js');
 
 export function startSvc(args: string[], env: Record<string, string> = {}): SvcProcess {
   return startExecutable(SVC_BIN, args, env);

@@ -292,6 +292,13 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Readonly<Record<string, string | null>
   // bootstrapsigner and tokencleaner: namespaced Roles only (svc-public, svc-system), as established.
   bootstrapsigner: 'bootstrap-signer',
   'clusterrole-aggregation': 'clusterrole-aggregation-controller',
+  // The cloud controllers (the controller manager with --cloud-provider, and the cloud controller
+  // manager): the established accounts; cloud-node's role is our addition (the established policy
+  // leaves the cloud controller manager's roles to the cloud's own manifests).
+  'cloud-node': 'cloud-node-controller',
+  'cloud-node-lifecycle': 'node-controller',
+  route: 'route-controller',
+  service: 'service-controller',
   cronjob: 'cronjob-controller',
   csrapproving: 'certificate-controller',
   csrcleaner: 'certificate-controller',
@@ -451,6 +458,24 @@ function controllerRoles(): BootstrapClusterRole[] {
         rule(['list', 'delete'], [CORE], ['pods']),
         eventsRule(),
       ],
+    ],
+    [
+      'route-controller',
+      [rule(['list', 'watch'], [CORE], ['nodes']), rule(['patch'], [CORE], ['nodes/status']), eventsRule()],
+    ],
+    [
+      'service-controller',
+      [
+        rule(['get', 'list', 'watch'], [CORE], ['services']),
+        rule(['patch', 'update'], [CORE], ['services']),
+        rule(['patch', 'update'], [CORE], ['services/status']),
+        rule(['list', 'watch'], [CORE], ['nodes']),
+        eventsRule(),
+      ],
+    ],
+    [
+      'cloud-node-controller',
+      [rule(['get', 'list', 'watch', 'update', 'patch', 'delete'], [CORE], ['nodes']), rule(['patch', 'update'], [CORE], ['nodes/status']), eventsRule()],
     ],
     [
       'expand-controller',

@@ -1,0 +1,113 @@
+/**
+ * The service controller against the simulated cloud in `npm run bench` (`--only=cloud`),
+ * everything in this process as `svc up` runs it: the API server on its embedded store, 20
+ * simulated nodes, a cloudy file in a temporary folder, and N Services of type LoadBalancer
+ * created first; then the service controller (an in-process client without a rate limit) is
+ * started and timed until every Service has its ingress IP:
+ *
+ * - at the default --concurrent-service-syncs=1 with the cloud answering at once (latencyMs 0);
+ * - at 10 workers, latency 0;
+ * - at 10 workers with the cloud taking 50 ms a call (the bound is then workers / latency).
+ *
+ * Each Service costs two reconciles (the finalizer first, then the load balancer), a cloud file
+ * transaction (lock, fsync, rename) and two writes (finalizer, status).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { serviceController } from '../controllers/service/index.js';
+import type { Service } from '../src/api/generated/kinds.js';
+import { Cloudy } from '../src/cloud/cloudy/index.js';
+import { createInformerFactory, resources } from '../src/client/index.js';
+import type { ApiClient } from '../src/client/types.js';
+import { startTestCluster } from '../src/testing/index.js';
+
+export interface CloudBenchCase {
+  workers: number;
+  latencyMs: number;
+  seconds: number;
+  servicesPerSecond: number;
+  loadBalancers: number;
+}
+
+export interface CloudBenchFigures {
+  services: number;
+  nodes: number;
+  cases: CloudBenchCase[];
+}
+
+async function poll(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  for (const end = performance.now() + timeoutMs; !(await check()); ) {
+    if (performance.now() > end) throw new Error(`cloud bench: ${what} not reached in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function oneCase(client: ApiClient, services: number, workers: number, latencyMs: number, dir: string, log: (m: string) => void): Promise<CloudBenchCase> {
+  const ns = `lb-${workers}-${latencyMs}`;
+  await client.create(resources.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (let i = 0; i < services; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, services - i) }, (_, j) =>
+        client.create(resources.services, ns, { apiVersion: 'v1', kind: 'Service', metadata: { name: `lb-${i + j}` }, spec: { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] } } as Service),
+      ),
+    );
+  }
+  const cloud = new Cloudy({ file: join(dir, `${ns}.json`) });
+  await cloud.file.transact((d) => {
+    d.latencyMs = latencyMs;
+    d.quotas.loadBalancers = services;
+  });
+  const informers = createInformerFactory(client);
+  const def = serviceController({ cloud, clusterName: 'bench', concurrency: workers });
+  if ('off' in def) throw new Error(def.off);
+  const t = performance.now();
+  const running = def.start({ client, informers, logger: pino({ level: 'silent' }) });
+  const ready = async () => (await client.list<Service>(resources.services, { namespace: ns })).items.filter((s) => (s.status?.loadBalancer?.ingress ?? []).length > 0).length;
+  await poll(async () => (await ready()) >= services, 600_000, `${services} load balancers (${workers} workers, ${latencyMs} ms)`);
+  const seconds = (performance.now() - t) / 1000;
+  await running.stop();
+  informers.stop();
+  const loadBalancers = Object.keys(cloud.file.read().loadBalancers).length;
+  log(`cloud: ${services} LoadBalancer Services ready in ${seconds.toFixed(2)} s (${(services / seconds).toFixed(1)}/s) at ${workers} worker(s), latency ${latencyMs} ms; ${loadBalancers} load balancers`);
+  return { workers, latencyMs, seconds, servicesPerSecond: services / seconds, loadBalancers };
+}
+
+export async function measureCloud(services: number, log: (m: string) => void): Promise<CloudBenchFigures> {
+  const nodes = 20;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-cloud-'));
+  // A /20 of service addresses: the default /24 holds fewer than the three cases' Services.
+  const cluster = await startTestCluster({ nodes, scheduler: false, apiServerArgs: ['--service-cluster-ip-range=10.96.0.0/20'] });
+  try {
+    await cluster.nodes!.registered(120_000);
+    const cases: CloudBenchCase[] = [];
+    for (const [workers, latencyMs] of [[1, 0], [10, 0], [10, 50]] as const) cases.push(await oneCase(cluster.client, services, workers, latencyMs, dir, log));
+    return { services, nodes, cases };
+  } finally {
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const CLOUD_HEADING = '## Cloud load balancers';
+
+export function renderCloudSection(f: CloudBenchFigures, run: { command: string; date: Date; loadAtStart: number }): string {
+  const rows = f.cases.map((c) => `| ${c.workers} | ${c.latencyMs} ms | ${c.seconds.toFixed(2)} s | **${c.servicesPerSecond.toFixed(1)}/s** | ${c.loadBalancers === f.services ? 'yes' : `NO (${c.loadBalancers})`} |`);
+  return `${CLOUD_HEADING}
+
+Measured by \`${run.command}\` on ${run.date.toISOString()} (load average at start ${run.loadAtStart.toFixed(2)}); code in
+bench/measure-cloud.ts. One process, as \`svc up\` runs it: the API server on its embedded store, ${f.nodes} simulated nodes,
+the simulated cloud (cloudy) in a file, and ${f.services.toLocaleString('en-US')} Services of type LoadBalancer created first; then the
+service controller is started (in-process client without a rate limit) and timed until every Service has its ingress IP.
+The issue's goal: at least 50/s with the cloud answering at once, and bounded by the workers and the cloud's latency.
+
+| Workers (\`--concurrent-service-syncs\`) | Cloud latency per call | All ${f.services.toLocaleString('en-US')} ready after | Rate | One load balancer each |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+Each Service is two reconciles (the finalizer, then the load balancer), one transaction of the cloud's file (lock file,
+write, fsync, rename: every process using the cloud sees it) and two writes to the API server. With latency, each
+worker waits for its call, so the rate is close to workers / latency.
+`;
+}
