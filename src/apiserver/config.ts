@@ -4,6 +4,7 @@
  * `src/cli/apiserver.ts` turns flags into this; tests and the all-in-one mode build it directly.
  * Every duration is in milliseconds unless the name says otherwise.
  */
+import type { AuditConfig } from './audit/config.js';
 import type { SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -119,6 +120,8 @@ export interface ApiServerConfig {
   admissionPlugins?: string[];
   /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300, 300). */
   defaultTolerationSeconds?: { notReadySeconds: number; unreachableSeconds: number };
+  /** --audit-policy-file with the log and/or webhook backend (./audit/config.ts). Absent: audit is off. */
+  audit?: AuditConfig;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */
