@@ -168,6 +168,8 @@ export class RequestAudit {
       return writeHead.apply(this, args);
     };
     const audit = this;
+    // A long-running response ends when its client goes (its handler returned long before).
+    if (this.longRunning) res.on('close', () => audit.finish(res.statusCode, true));
     r.end = function (this: unknown, ...args: unknown[]) {
       if (audit.finished) return end.apply(this, args);
       const done = audit.complete((res as Response).statusCode);
@@ -293,8 +295,13 @@ export class RequestAudit {
     return value;
   }
 
-  /** The client went away or the handler returned without ending a long-running response. */
-  finish(code: number): void {
+  /**
+   * The handler returned (or, for a long-running request, the connection closed) without the
+   * response's end(): ResponseComplete now. A long-running request's handler returns while it
+   * still streams, so only its 'close' counts.
+   */
+  finish(code: number, closed = false): void {
+    if (this.longRunning && !closed) return;
     if (!this.finished) void this.complete(code);
   }
 }
