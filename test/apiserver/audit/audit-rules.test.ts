@@ -15,6 +15,9 @@ import { type AuditEvent, encodeEventJson, encodeEventLegacy, formatMicroTime, s
 import { backupName, backupTime, LogBackend } from '../../../src/apiserver/audit/log-backend.js';
 import { type AuditBackend, BufferedBackend, TRUNCATED_ANNOTATION, TruncateBackend } from '../../../src/apiserver/audit/backend.js';
 import type { RequestInfo } from '../../../src/apiserver/request-info.js';
+import { RequestAudit } from '../../../src/apiserver/audit/auditor.js';
+import type { Response } from '../../../src/apiserver/http.js';
+import { StatusError } from '../../../src/api/status.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -259,6 +262,63 @@ test('truncate: objects dropped first (annotated), then the event; batches split
   const truncated = r.batches[1]![0]!;
   assert.is(truncated.requestObject, undefined);
   assert.is(truncated.annotations?.[TRUNCATED_ANNOTATION], 'true');
+});
+
+class Failing implements AuditBackend {
+  readonly stages: string[] = [];
+  constructor(private readonly failOn: string) {}
+  processEvents(events: readonly AuditEvent[]): boolean {
+    this.stages.push(...events.map((e) => e.stage));
+    return !events.some((e) => e.stage === this.failOn);
+  }
+  async shutdown(): Promise<void> {}
+}
+
+function fakeResponse() {
+  const calls: string[] = [];
+  const res = {
+    statusCode: 201,
+    headersSent: false,
+    writableEnded: false,
+    setHeader: () => undefined,
+    writeHead: () => calls.push('writeHead'),
+    write: () => true,
+    end: () => calls.push('end'),
+    on: () => undefined,
+    stream: { close: () => calls.push('reset') },
+  };
+  return { res: res as unknown as Response, calls };
+}
+
+test('blocking-strict: RequestReceived not stored fails the request (500); ResponseComplete not stored resets instead of answering', async () => {
+  const cfg = { level: 'Metadata' as const, omitStages: new Set<never>(), omitManagedFields: false };
+  const a = new RequestAudit(new Failing('RequestReceived'), cfg, event({ stage: 'RequestReceived' }), false, logger);
+  try {
+    await a.received();
+    assert.unreachable('must fail');
+  } catch (err) {
+    assert.instance(err, StatusError);
+    assert.is((err as StatusError).status.code, 500);
+    assert.is((err as StatusError).status.message, 'Internal error occurred: failed to store audit event');
+  }
+  // The response written after it does not produce more events.
+  const failing = new Failing('ResponseComplete');
+  const b = new RequestAudit(failing, cfg, event({ stage: 'RequestReceived' }), false, logger);
+  const { res, calls } = fakeResponse();
+  b.attach({} as never, res);
+  await b.received();
+  res.writeHead(201, {});
+  res.end('{}');
+  assert.equal(calls, ['writeHead', 'reset'], 'no answer without its event');
+  assert.equal(failing.stages, ['RequestReceived', 'ResponseComplete']);
+  // A backend that stores it: the answer goes out after the event.
+  const ok = new Failing('none');
+  const c = new RequestAudit(ok, cfg, event({ stage: 'RequestReceived' }), false, logger);
+  const second = fakeResponse();
+  c.attach({} as never, second.res);
+  second.res.end('{}');
+  assert.equal(second.calls, ['end']);
+  assert.equal(ok.stages, ['ResponseComplete']);
 });
 
 test.run();
