@@ -3,7 +3,8 @@
  * server, its CA and the client credentials): each batch is POSTed as an `audit.svc.io/v1`
  * EventList. As established, a failed call is retried with exponential backoff starting at
  * --audit-webhook-initial-backoff (x1.5 per attempt, 20% jitter, 5 attempts in all) when the failure
- * says "try again" (a connection error or reset, 429, 500, 504, Retry-After); any 2xx answer is
+ * says "try again" (a reset connection or a timeout, 429, 500, 504, Retry-After; not a refused
+ * connection, as established); any 2xx answer is
  * success whatever its body. Events that still cannot be sent are logged and reported (false).
  */
 import { Agent as HttpAgent } from 'node:http';
@@ -56,7 +57,7 @@ export class WebhookBackend implements AuditBackend {
         const retryable = answer.status === 500 || answer.status === 504 || answer.status === 429 || answer.headers['retry-after'] !== undefined;
         throw new RemoteCallError(`${this.target.url} answered ${answer.status}: ${answer.body.slice(0, 200)}`, answer.status, retryable);
       } catch (err) {
-        const retryable = err instanceof RemoteCallError ? err.retryable || err.status === 0 : false;
+        const retryable = err instanceof RemoteCallError && err.retryable;
         if (!retryable || attempt >= STEPS) {
           this.logger.error({ err, url: this.target.url, events: count }, 'audit webhook: could not send events');
           return false;
