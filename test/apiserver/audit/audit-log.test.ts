@@ -7,8 +7,8 @@
  *    file; RBAC): the log holds exactly the events the policy asks for, field by field, and the
  *    webhook backend (batch mode) receives the same events as EventLists. The log rotates at 1 MB
  *    (--audit-log-maxsize=1) during the load and no event is lost across the files.
- * 2. --audit-log-mode=blocking-strict, writers creating objects as fast as they can, kill -9: every
- *    create that was acknowledged (201) has its ResponseComplete event in the log.
+ * 2. The same server (--audit-log-mode=blocking-strict), writers creating objects as fast as they
+ *    can, kill -9: every create that was acknowledged (201) has its ResponseComplete event in the log.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,6 +21,8 @@ import { eventually } from '../../helpers/client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
 const servers: ApiServerProcess[] = [];
+/** The first test's server and log folder, killed by the second (one server start saved). */
+let shared: { s: ApiServerProcess; logDir: string } | undefined;
 let hook: Server | undefined;
 test.after(async () => {
   for (const s of servers) {
@@ -136,6 +138,7 @@ test('a policy with rules at every level: the log and the webhook hold exactly t
       `--audit-policy-file=${policyFile}`,
       `--audit-log-path=${logPath}`,
       '--audit-log-maxsize=1',
+      '--audit-log-mode=blocking-strict',
       `--audit-webhook-config-file=${hookConfig}`,
       '--audit-webhook-batch-max-wait=200ms',
       '--audit-webhook-version=audit.k8s.io/v1',
@@ -143,6 +146,7 @@ test('a policy with rules at every level: the log and the webhook hold exactly t
     readyStatus: 401,
   });
   servers.push(s);
+  shared = { s, logDir: join(dir, 'log') };
   const as = (user: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer tok-${user}`, 'user-agent': `audit-test/${user}`, ...extra });
 
   // Set-up (admin): the namespace is not audited (the last rule), alice's RoleBinding is (Metadata).
@@ -284,19 +288,18 @@ test('a policy with rules at every level: the log and the webhook hold exactly t
 });
 
 test('blocking-strict, kill -9 during writes: every acknowledged create has its ResponseComplete event', async () => {
-  const policyFile = join(dir, 'strict-policy.yaml');
-  writeFileSync(policyFile, 'apiVersion: audit.svc.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n    verbs: [create]\n');
-  const logPath = join(dir, 'strict', 'audit.log');
-  const s = await startApiServer({ args: [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logPath}`, '--audit-log-mode=blocking-strict'] });
-  servers.push(s);
+  // The first test's server (--audit-log-mode=blocking-strict), its admin creating ConfigMaps in
+  // team (RequestResponse) from eight writers until it is killed.
+  assert.ok(shared, 'the first test started the server');
+  const { s, logDir } = shared!;
   const acked = new Map<string, string>();
   let stop = false;
   let n = 0;
   const writer = async (w: number) => {
     while (!stop) {
-      const name = `w${w}-${n++}`;
+      const name = `kill-w${w}-${n++}`;
       try {
-        const r = await s.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name } });
+        const r = await s.request('POST', '/api/v1/namespaces/team/configmaps', { metadata: { name } }, { authorization: 'Bearer tok-admin' });
         if (r.status === 201) acked.set(String(r.headers['audit-id']), name);
       } catch {
         return; // the server is gone: this write was not acknowledged
@@ -309,7 +312,8 @@ test('blocking-strict, kill -9 during writes: every acknowledged create has its 
   stop = true;
   await Promise.all(writers);
   const complete = new Map<string, AuditEventJson>();
-  for (const e of readLog([logPath])) if (e.stage === 'ResponseComplete') complete.set(e.auditID, e);
+  const files = readdirSync(logDir).map((f) => join(logDir, f));
+  for (const e of readLog(files)) if (e.stage === 'ResponseComplete') complete.set(e.auditID, e);
   let missing = 0;
   for (const [id, name] of acked) {
     const e = complete.get(id);

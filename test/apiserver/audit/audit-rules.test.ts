@@ -15,7 +15,7 @@ import { type AuditEvent, encodeEventJson, encodeEventLegacy, formatMicroTime, s
 import { backupName, backupTime, LogBackend } from '../../../src/apiserver/audit/log-backend.js';
 import { type AuditBackend, BufferedBackend, TRUNCATED_ANNOTATION, TruncateBackend } from '../../../src/apiserver/audit/backend.js';
 import type { RequestInfo } from '../../../src/apiserver/request-info.js';
-import { RequestAudit } from '../../../src/apiserver/audit/auditor.js';
+import { addAuditAnnotation, RequestAudit } from '../../../src/apiserver/audit/auditor.js';
 import type { Response } from '../../../src/apiserver/http.js';
 import { StatusError } from '../../../src/api/status.js';
 
@@ -319,6 +319,21 @@ test('blocking-strict: RequestReceived not stored fails the request (500); Respo
   second.res.end('{}');
   assert.equal(second.calls, ['end']);
   assert.equal(ok.stages, ['ResponseComplete']);
+});
+
+test('annotations: the first value of a key stays; they reach the events after RequestReceived', async () => {
+  const cfg = { level: 'Metadata' as const, omitStages: new Set<never>(), omitManagedFields: false };
+  const rec = new Recorder();
+  const a = new RequestAudit(rec, cfg, event({ stage: 'RequestReceived', annotations: undefined }), false, logger);
+  const req = {} as never;
+  const { res } = fakeResponse();
+  a.attach(req, res);
+  await a.received();
+  addAuditAnnotation(req, 'mutation.webhook.admission.svc.io/round_0_index_0', '{"configuration":"c"}');
+  addAuditAnnotation(req, 'mutation.webhook.admission.svc.io/round_0_index_0', 'second');
+  addAuditAnnotation({} as never, 'elsewhere', 'x');
+  res.end();
+  assert.equal(rec.batches.map((b) => b[0]!.annotations), [undefined, { 'mutation.webhook.admission.svc.io/round_0_index_0': '{"configuration":"c"}' }]);
 });
 
 test.run();
