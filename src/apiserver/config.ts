@@ -113,6 +113,8 @@ export interface ApiServerConfig {
   authentication?: AuthenticationConfig;
   /** --authorization-mode and its options. Absent: AlwaysAllow. */
   authorization?: AuthorizationConfig;
+  /** --audit-policy-file with the log and/or webhook backend (./audit/config.ts). Absent: audit is off. */
+  audit?: AuditConfig;
   /**
    * The enabled admission plugins (--enable/--disable-admission-plugins applied to the default
    * list); those built (./admission/plugins.ts) run. Absent: the default list.
@@ -120,8 +122,6 @@ export interface ApiServerConfig {
   admissionPlugins?: string[];
   /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300, 300). */
   defaultTolerationSeconds?: { notReadySeconds: number; unreachableSeconds: number };
-  /** --audit-policy-file with the log and/or webhook backend (./audit/config.ts). Absent: audit is off. */
-  audit?: AuditConfig;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */
