@@ -6,8 +6,8 @@
  * - RequestReceived as soon as the request is authenticated (blocking-strict: if it cannot be
  *   stored, the request fails with a 500 "failed to store audit event", as established);
  * - ResponseStarted when a long-running request (a watch, logs, exec) sends its headers;
- * - ResponseComplete just before the response's last bytes are handed to the connection (the
- *   response's `end()`), so in the blocking modes an answer is never seen before its event is
+ * - ResponseComplete when the response's `end()` is called, which is held until the backends
+ *   have stored it (the last bytes wait), so in the blocking modes an answer is never seen before its event is
  *   written; Panic instead when the handler failed unexpectedly;
  * - a request that failed authentication gets one ResponseStarted event (no user), as established.
  *

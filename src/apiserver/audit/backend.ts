@@ -13,8 +13,9 @@
  *   loses its request and response objects (annotated `audit.svc.io/truncated: "true"`), and is
  *   dropped if still too large; a batch over --audit-*-truncate-max-batch-size bytes is split.
  *
- * `processEvents` returns a boolean, or a promise of one when the sink blocks asynchronously (a
- * webhook in a blocking mode): the pipeline then holds the response until it settles.
+ * `processEvents` returns a boolean, or a promise of one when the sink writes asynchronously (the
+ * log's group commit, the webhook): in the blocking modes the pipeline holds the response's end
+ * until it settles.
  */
 import type { Logger } from 'pino';
 import { type AuditEvent, encodeEventJson } from './event.js';

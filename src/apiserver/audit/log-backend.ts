@@ -10,14 +10,16 @@
  * - after a rotation, backups beyond --audit-log-maxbackup (0: all kept) and older than
  *   --audit-log-maxage days (0: no limit), by the time in their name, are removed.
  *
- * Writes are synchronous `write(2)` calls: once `processEvents` returns, the lines are in the
- * kernel, so a `kill -9` of the server right after cannot lose them (the established backend does
- * not fsync either; a machine crash may lose the page cache's last writes). The pipeline relies on
- * this for blocking-strict: a request's response is sent only after its ResponseComplete line is
- * written. A rotation under load loses nothing: the rename and the reopen happen between two
- * whole writes, in the same synchronous call.
+ * Lines are group-committed: those that arrive while a write is under way go together in the
+ * next asynchronous `write(2)` (fewer system calls, and the event loop never waits on the disk);
+ * the promise `processEvents` returns settles once the write carrying its lines has returned, so
+ * the lines are in the kernel and a `kill -9` of the server cannot lose them (the established
+ * backend does not fsync either; a machine crash may lose the page cache's last writes). The
+ * pipeline relies on this in the blocking modes: a response is released only after its
+ * ResponseComplete line is written. A rotation under load loses nothing: the rename and the reopen
+ * happen between two whole writes.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, write } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AuditBackend } from './backend.js';
@@ -66,9 +68,26 @@ export function backupTime(path: string, file: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+interface QueuedLine {
+  buf: Buffer;
+  done: (ok: boolean) => void;
+}
+
+/** write(2) until every byte is in the kernel. */
+function writeAll(fd: number, buf: Buffer, cb: (err: NodeJS.ErrnoException | null) => void, off = 0): void {
+  write(fd, buf, off, buf.length - off, null, (err, n) => {
+    if (err) return cb(err);
+    if (off + n < buf.length) return writeAll(fd, buf, cb, off + n);
+    cb(null);
+  });
+}
+
 export class LogBackend implements AuditBackend {
   private fd: number | undefined;
   private size = 0;
+  private readonly queue: QueuedLine[] = [];
+  private busy = false;
+  private readonly idle: (() => void)[] = [];
   private readonly maxBytes: number;
   private lastBackupMs = 0;
 
@@ -79,39 +98,63 @@ export class LogBackend implements AuditBackend {
     this.maxBytes = (opts.maxSizeMB > 0 ? opts.maxSizeMB : DEFAULT_MAX_SIZE_MB) * MB;
   }
 
-  processEvents(events: readonly AuditEvent[]): boolean {
-    let text = '';
-    for (const ev of events) text += `${this.opts.format === 'legacy' ? encodeEventLegacy(ev) : encodeEventJson(ev, this.opts.apiVersion)}\n`;
-    try {
-      this.write(Buffer.from(text));
-      return true;
-    } catch (err) {
-      this.logger.error({ err, path: this.opts.path, events: events.length }, 'could not write audit events');
-      return false;
+  processEvents(events: readonly AuditEvent[]): boolean | Promise<boolean> {
+    const lines = events.map((ev) => Buffer.from(`${this.opts.format === 'legacy' ? encodeEventLegacy(ev) : encodeEventJson(ev, this.opts.apiVersion)}\n`));
+    if (this.opts.path === '-') {
+      try {
+        process.stdout.write(lines.length === 1 ? lines[0]! : Buffer.concat(lines));
+        return true;
+      } catch (err) {
+        this.logger.error({ err, path: '-', events: events.length }, 'could not write audit events');
+        return false;
+      }
     }
+    const written = lines.map((buf) => new Promise<boolean>((done) => this.queue.push({ buf, done })));
+    if (!this.busy) this.drain();
+    return written.length === 1 ? written[0]! : Promise.all(written).then((all) => all.every(Boolean));
   }
 
-  private write(buf: Buffer): void {
-    if (this.opts.path === '-') {
-      process.stdout.write(buf);
+  /**
+   * Group commit: the lines queued while a write was under way go together in the next one (in
+   * the order they came), each line's promise settled when the write that carried it returned.
+   * Rotation happens between two writes, never inside one.
+   */
+  private drain(): void {
+    if (this.queue.length === 0) {
+      this.busy = false;
+      for (const w of this.idle.splice(0)) w();
       return;
     }
-    if (buf.length > this.maxBytes) {
-      // One batch over the limit: its lines go one by one (the established writer refuses only one
-      // event larger than the file limit).
-      const text = buf.toString('utf8');
-      const lines = text.split('\n').filter((l) => l.length > 0);
-      if (lines.length > 1) {
-        for (const l of lines) this.write(Buffer.from(`${l}\n`));
+    this.busy = true;
+    let batch: QueuedLine[];
+    let bytes = 0;
+    try {
+      const first = this.queue[0]!;
+      if (first.buf.length > this.maxBytes) {
+        this.queue.shift();
+        this.logger.error({ path: this.opts.path, bytes: first.buf.length }, `could not write an audit event: write length ${first.buf.length} exceeds maximum file size ${this.maxBytes}`);
+        first.done(false);
+        this.drain();
         return;
       }
-      throw new Error(`write length ${buf.length} exceeds maximum file size ${this.maxBytes}`);
+      if (this.fd === undefined) this.open();
+      if (this.size + first.buf.length > this.maxBytes) this.rotate();
+      let n = 0;
+      while (n < this.queue.length && this.size + bytes + this.queue[n]!.buf.length <= this.maxBytes) bytes += this.queue[n++]!.buf.length;
+      batch = this.queue.splice(0, n);
+    } catch (err) {
+      this.logger.error({ err, path: this.opts.path, events: this.queue.length }, 'could not write audit events');
+      for (const q of this.queue.splice(0)) q.done(false);
+      this.drain();
+      return;
     }
-    if (this.fd === undefined) this.open();
-    if (this.size + buf.length > this.maxBytes) this.rotate();
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd!, buf, off, buf.length - off);
+    const buf = batch.length === 1 ? batch[0]!.buf : Buffer.concat(batch.map((b) => b.buf), bytes);
     this.size += buf.length;
+    writeAll(this.fd!, buf, (err) => {
+      if (err) this.logger.error({ err, path: this.opts.path, events: batch.length }, 'could not write audit events');
+      for (const b of batch) b.done(!err);
+      this.drain();
+    });
   }
 
   private open(): void {
@@ -151,6 +194,7 @@ export class LogBackend implements AuditBackend {
   }
 
   async shutdown(): Promise<void> {
+    if (this.busy) await new Promise<void>((r) => this.idle.push(r));
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }

@@ -172,7 +172,7 @@ test('sourceIPs: X-Forwarded-For, X-Real-Ip, then the connection (not repeated)'
   assert.equal(sourceIPs({ 'x-real-ip': '2001:db8::1' }, '10.0.0.2'), ['2001:db8::1', '10.0.0.2']);
 });
 
-test('log backend: rotation at maxsize keeps every line; maxbackup removes the oldest backups', () => {
+test('log backend: rotation at maxsize keeps every line; maxbackup removes the oldest backups', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'audit-log-'));
   try {
     const path = join(dir, 'audit.log');
@@ -181,8 +181,11 @@ test('log backend: rotation at maxsize keeps every line; maxbackup removes the o
     const b = new LogBackend({ path, format: 'json', apiVersion: 'audit.svc.io/v1', maxAgeDays: 30, maxBackups: 3, maxSizeMB: 1 }, logger);
     const big = 'x'.repeat(2000);
     let n = 0;
-    for (let i = 0; i < 1500; i++) assert.ok(b.processEvents([event({ auditID: `id-${n++}`, userAgent: big }), event({ auditID: `id-${n++}`, userAgent: big })]));
-    void b.shutdown();
+    // Written concurrently (group commit), each acknowledged.
+    const acks: (boolean | Promise<boolean>)[] = [];
+    for (let i = 0; i < 1500; i++) acks.push(b.processEvents([event({ auditID: `id-${n++}`, userAgent: big }), event({ auditID: `id-${n++}`, userAgent: big })]));
+    assert.ok((await Promise.all(acks)).every(Boolean));
+    await b.shutdown();
     const files = readdirSync(dir);
     const backups = files.filter((f) => backupTime(path, f) !== undefined);
     assert.is(backups.length, 3, `files: ${files.join(' ')}`);
@@ -197,12 +200,13 @@ test('log backend: rotation at maxsize keeps every line; maxbackup removes the o
   }
 });
 
-test('log backend: an event larger than the file limit is refused (false)', () => {
+test('log backend: an event larger than the file limit is refused (false)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'audit-log-'));
   try {
     const b = new LogBackend({ path: join(dir, 'a.log'), format: 'json', apiVersion: 'audit.svc.io/v1', maxAgeDays: 0, maxBackups: 0, maxSizeMB: 1 }, logger);
-    assert.is(b.processEvents([event({ userAgent: 'x'.repeat(1024 * 1024 + 1) })]), false);
-    assert.is(b.processEvents([event()]), true);
+    assert.is(await b.processEvents([event({ userAgent: 'x'.repeat(1024 * 1024 + 1) })]), false);
+    assert.is(await b.processEvents([event()]), true);
+    await b.shutdown();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
