@@ -36,6 +36,10 @@ export interface NodeLifecycleBenchFigures {
   toUnknownS: number;
   toNoExecuteTaintS: number;
   toPodsDeletedS: number;
+  /** The ReplicaSets' first and last replacement pod created, the last one bound to a node. */
+  firstReplacementCreatedS: number;
+  lastReplacementCreatedS: number;
+  lastReplacementScheduledS: number;
   toReplacedS: number;
   /** toReplacedS - grace - toleration: the part the goal bounds by 5 s. */
   overheadS: number;
@@ -127,29 +131,73 @@ export async function measureNodeLifecycle(s: NodeLifecycleBenchSettings, log: (
     const node = await client.get<Node>(resources.nodes, '', victim);
     const lastBeat = Math.max(Date.parse((lease.spec as { renewTime?: string }).renewTime ?? ''), Date.parse(node.status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime ?? '') || 0);
     const since = () => (Date.now() - lastBeat) / 1000;
+    // Every step is timed by watches (a poll would add its own interval, and its lists their cost,
+    // to each figure): the victim node, and the pods of the affected ReplicaSets.
     let toUnknownS = 0;
     let toNoExecuteTaintS = 0;
     let toPodsDeletedS = 0;
-    await poll(async () => {
-      const n = await client.get<Node>(resources.nodes, '', victim);
-      if (!toUnknownS && n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'Unknown')) toUnknownS = since();
-      if (!toNoExecuteTaintS && (n.spec?.taints ?? []).some((x) => x.key === 'node.svc.io/unreachable' && x.effect === 'NoExecute')) toNoExecuteTaintS = since();
-      return toUnknownS > 0 && toNoExecuteTaintS > 0;
-    }, 300_000, 'victim tainted');
-    await poll(async () => {
-      let deleted = true;
-      let replaced = true;
-      for (const app of affected) {
-        const ps = (await client.list<Pod>(resources.pods, { namespace: 'default', labelSelector: `app=${app}` })).items;
-        if (ps.some((p) => names.has(p.metadata.name) && !p.metadata.deletionTimestamp)) deleted = false;
-        const want = Math.min(RS_SIZE, s.pods - Number(app.slice(3)) * RS_SIZE);
-        if (ps.filter((p) => running(p) && p.spec?.nodeName !== victim).length < want) replaced = false;
+    let firstReplacementCreatedS = 0;
+    let lastReplacementCreatedS = 0;
+    let lastReplacementScheduledS = 0;
+    let toReplacedS = 0;
+    const affectedSet = new Set(affected);
+    const want = (app: string) => Math.min(RS_SIZE, s.pods - Number(app.slice(3)) * RS_SIZE);
+    /** The affected ReplicaSets' pods as last seen (name -> pod). */
+    const seen = new Map<string, Pod>();
+    for (const p of pods) if (affectedSet.has(p.metadata.labels?.['app'] ?? '')) seen.set(p.metadata.name ?? '', p);
+    const victimLeft = new Set(names);
+    let settle: () => void = () => undefined;
+    const replaced = new Promise<void>((resolve) => (settle = resolve));
+    const check = () => {
+      if (!toPodsDeletedS && victimLeft.size === 0) toPodsDeletedS = since();
+      if (!toPodsDeletedS) return;
+      const runningBy = new Map<string, number>();
+      for (const p of seen.values()) {
+        if (!running(p) || p.spec?.nodeName === victim) continue;
+        const app = p.metadata.labels?.['app'] ?? '';
+        runningBy.set(app, (runningBy.get(app) ?? 0) + 1);
       }
-      if (deleted && !toPodsDeletedS) toPodsDeletedS = since();
-      return deleted && replaced;
-    }, 600_000, 'pods replaced');
-    const toReplacedS = since();
-    log(`nodelifecycle: Unknown ${toUnknownS.toFixed(1)} s, NoExecute ${toNoExecuteTaintS.toFixed(1)} s, deleted ${toPodsDeletedS.toFixed(1)} s, replaced ${toReplacedS.toFixed(1)} s after the last heartbeat`);
+      if (affected.every((app) => (runningBy.get(app) ?? 0) >= want(app))) {
+        toReplacedS = since();
+        settle();
+      }
+    };
+    const podWatch = client.watch<Pod>(resources.pods, { namespace: 'default' }).subscribe({
+      next: (ev) => {
+        const p = ev.object;
+        const name = p.metadata.name ?? '';
+        if (!affectedSet.has(p.metadata.labels?.['app'] ?? '')) return;
+        if (ev.type === 'DELETED') {
+          seen.delete(name);
+          victimLeft.delete(name);
+        } else {
+          if (!seen.has(name) && !names.has(name)) {
+            // A replacement.
+            firstReplacementCreatedS ||= since();
+            lastReplacementCreatedS = since();
+          }
+          if (!names.has(name) && p.spec?.nodeName && !seen.get(name)?.spec?.nodeName) lastReplacementScheduledS = since();
+          seen.set(name, p);
+          if (p.metadata.deletionTimestamp) victimLeft.delete(name);
+        }
+        check();
+      },
+    });
+    const nodeWatch = client.watch<Node>(resources.nodes, { fieldSelector: `metadata.name=${victim}` }).subscribe({
+      next: (ev) => {
+        const n = ev.object;
+        if (!toUnknownS && n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'Unknown')) toUnknownS = since();
+        if (!toNoExecuteTaintS && (n.spec?.taints ?? []).some((x) => x.key === 'node.svc.io/unreachable' && x.effect === 'NoExecute')) toNoExecuteTaintS = since();
+      },
+    });
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('nodelifecycle bench: pods not replaced in 600 s')), 600_000).unref());
+    try {
+      await Promise.race([replaced, timeout]);
+    } finally {
+      podWatch.unsubscribe();
+      nodeWatch.unsubscribe();
+    }
+    log(`nodelifecycle: Unknown ${toUnknownS.toFixed(1)} s, NoExecute ${toNoExecuteTaintS.toFixed(1)} s, deleted ${toPodsDeletedS.toFixed(1)} s, replacements created ${firstReplacementCreatedS.toFixed(1)}-${lastReplacementCreatedS.toFixed(1)} s, scheduled by ${lastReplacementScheduledS.toFixed(1)} s, replaced ${toReplacedS.toFixed(1)} s after the last heartbeat`);
     return {
       settings: s,
       setupS,
@@ -157,6 +205,9 @@ export async function measureNodeLifecycle(s: NodeLifecycleBenchSettings, log: (
       toUnknownS,
       toNoExecuteTaintS,
       toPodsDeletedS,
+      firstReplacementCreatedS,
+      lastReplacementCreatedS,
+      lastReplacementScheduledS,
       toReplacedS,
       overheadS: toReplacedS - s.gracePeriodS - s.tolerationS,
       rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),

@@ -32,15 +32,21 @@ ${s1(f.setupS)}. Then one node (${n0(f.victimPods)} pods) stops its heartbeats; 
 | Ready \`Unknown\` (NodeStatusUnknown) | ${s1(f.toUnknownS)} |
 | \`node.svc.io/unreachable:NoExecute\` taint | ${s1(f.toNoExecuteTaintS)} |
 | its pods deleted by the taint manager | ${s1(f.toPodsDeletedS)} |
+| the ReplicaSets' first / last replacement pod created | ${s1(f.firstReplacementCreatedS)} / ${s1(f.lastReplacementCreatedS)} |
+| the last replacement bound to a node | ${s1(f.lastReplacementScheduledS)} |
 | every affected ReplicaSet running its full count on other nodes | ${s1(f.toReplacedS)} |
 
+Each time is taken from watches of the node and of the pods, when the change arrives.
+
 Goal: grace period + toleration + ≤ 5 s = ${s1(goal)}; measured ${s1(f.toReplacedS)}, i.e. ${s1(f.overheadS)} beyond grace
-period + toleration (${f.toReplacedS <= goal ? 'met' : 'not met'}). The overhead is the monitor period (a silent node is
-noticed at the first pass after the grace period, and tainted at the next, as established), the taint write, the
-deletions and the scheduling and start of the replacements: here ${s1(f.toPodsDeletedS - f.toNoExecuteTaintS - s.tolerationS)} from the end of the
-toleration to the deletions, and ${s1(f.toReplacedS - f.toPodsDeletedS)} from the deletions to every replacement running (the ReplicaSet
-controller, the scheduler and the nodes share the one process, on a machine whose load average was far above its
-two cores).${scaled}
+period + toleration (${f.toReplacedS <= goal ? 'met' : 'not met'}). Where it goes: the monitor period twice (a silent node is
+noticed at the first pass after the grace period, and tainted at the next, as established: ${s1(f.toNoExecuteTaintS - s.gracePeriodS)} from the end of the
+grace period to the taint); ${s1(f.toPodsDeletedS - f.toNoExecuteTaintS - s.tolerationS)} from the end of the toleration to the last pod deleted (8 deletions at a
+time, as established); the ReplicaSets' re-creates, ${s1(f.lastReplacementCreatedS - f.firstReplacementCreatedS)} from the first replacement created to the last
+(each of the ${n0(f.victimPods)} ReplicaSets' syncs is a create and a status write in a row, on the established 5 workers of
+\`--concurrent-replicaset-syncs\`); then ${s1(f.toReplacedS - f.lastReplacementCreatedS)} for the last replacement to be scheduled and running (the
+simulated nodes start it at once here). The controllers, the scheduler and the nodes share the one process, on a machine whose load average was far above its
+two cores.${scaled}
 Process RSS at the end: ${n0(f.rssMiB)} MiB.
 `;
 }

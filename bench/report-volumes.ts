@@ -11,7 +11,7 @@ export function renderVolumesSection(f: VolumesBenchFigures, run: { command: str
 Measured by \`${run.command}\` on ${run.date.toISOString()} (load average at start ${run.loadAtStart.toFixed(2)}); code in
 bench/measure-volumes.ts. One process: the API server on its embedded store (\`--data-dir-fsync=false\`, so the disk
 shared with other work does not set the pace; RBAC and the default admission plugins on) and the persistentvolume-binder
-alone (its 8 workers, its own service account, in-process client), no scheduler or nodes. Claims are created 32 at a
+alone (its 64 workers, its own service account, in-process client), no scheduler or nodes. Claims are created 32 at a
 time; the time runs from the first create to the last claim \`Bound\` (seen by a watch).
 
 | Case | Time | Rate (goal ≥ 500/s) |
@@ -20,12 +20,16 @@ time; the time runs from the first create to the last claim \`Bound\` (seen by a
 | ${n0(f.claims)} claims of the default class: provisioned (svc.io/simulated) and bound | ${f.dynamicBindS.toFixed(2)} s | ${n0(f.claims / f.dynamicBindS)} claims/s |
 
 Each static bind is four writes (the volume's claimRef, its phase, the claim's volumeName and annotations, its status);
-each provisioned one six (the claim's provisioner annotations, the volume's create, then the same four). So the rate
-is bounded by the server's write rate divided by four to six: with the ~550-670 writes/s the "Durability" section
-measures at concurrency 32, about 100-170 claims/s at best. The issue's goal of 500 claims/s would need a bind of one
-or two writes, which the established wire behaviour (each of the four is a separate update that other components
-watch) does not allow; the binder's CPU share is small (its matching, src/api/volume-matching.ts, is under 2% of the
-process's profile at 300 claims), the server's write path is the rest. The load average noted above matters: the
-figures of a quiet machine are several times better.
+each provisioned one six (the claim's provisioner annotations, the volume's create, the Event, then the volume's
+phase, the claim's volumeName and annotations, its status: the provisioned volume carries its claimRef already). With
+the 1,000 creates that is 5,000-7,000 writes, each waiting for the one before within a claim, in the established order.
+The binder no longer sets the pace: with 64 workers many claims wait for their writes at once, and a claim's
+candidate volumes come from two cache indexes (its pre-bound volumes, the unbound ones of its class), not a scan of
+every volume each sync (that scan and its quantity parsing were about 20% of the process's CPU in a profile of the
+8-worker run; 2.3% with the indexes). What remains is the API server's write path in this one process (storage,
+managed fields, validation, watch fan-out): the run above is about ${n0((f.claims * 5) / f.staticBindS)} writes/s (static, five per claim with its
+create) and ${n0((f.claims * 7) / f.dynamicBindS)} writes/s (provisioned, seven). The goal of 500 claims/s would need 2,500-3,500 writes/s, or a
+bind of one or two writes, which the established wire behaviour (each write a separate update other components
+watch) does not allow: not met. "Issue 25 goals" below has the runs before and after, loaded and quieter.
 `;
 }

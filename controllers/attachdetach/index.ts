@@ -22,7 +22,9 @@
  *   the actual state is checked against the API (each attached volume's VolumeAttachment read
  *   back: gone or not attached means not attached, and it is attached again), unless
  *   `--disable-attach-detach-reconcile-sync`.
- * - Events: `SuccessfulAttachVolume` on each pod using a volume just attached.
+ * - Events: `SuccessfulAttachVolume` on each pod using a volume just attached; `FailedAttachVolume`
+ *   on each pod using a volume whose attach failed (the VolumeAttachment could not be written, or
+ *   its attacher reported `status.attachError`), tried again every LOOP_PERIOD_MS.
  * - At start the actual state is rebuilt from the VolumeAttachments (a restarted manager neither
  *   attaches twice nor forgets to detach).
  */
@@ -149,11 +151,21 @@ export function attachDetachController(o: AttachDetachOptions): ControllerDefini
         }
       }
 
-      // Attaches in flight: confirmed by the VolumeAttachment's status.
+      /** The established event on each pod of the node that uses the volume. */
+      const podsUsing = (volume: string) => nodePods.filter((pod) => !podTerminated(pod) && podVolumes(pod, look).volumes.some((x) => x.name === volume));
+      let failedAttach = false;
+      const attachFailed = (v: { name: string; pvName: string }, message: string) => {
+        failedAttach = true;
+        ctx.logger.warn({ volume: v.name, node: nodeName, err: message }, 'AttachVolume.Attach failed');
+        for (const pod of podsUsing(v.name)) void ctx.recorder.event(pod, 'Warning', 'FailedAttachVolume', `AttachVolume.Attach failed for volume "${v.pvName}" : ${message}`);
+      };
+
+      // Attaches in flight: confirmed by the VolumeAttachment's status (or failed, by its attachError).
       for (const a of world.volumes.values()) {
         if (a.attached) continue;
         const va = attachments.get(attachmentName(a.handle, a.driver, nodeName));
         if (va?.status?.attached === true) a.attached = true;
+        else if (va?.status?.attachError?.message) attachFailed(a, String(va.status.attachError.message));
       }
 
       const p = plan(desired, world.volumes, inUse, now);
@@ -168,23 +180,27 @@ export function attachDetachController(o: AttachDetachOptions): ControllerDefini
         ctx.logger.info({ volume: a.name, node: nodeName, forced: inUse.has(a.name) }, 'DetachVolume succeeded');
       }
       for (const v of p.attach) {
-        const attached = await attach(ctx.client, v, nodeName);
+        let attached: boolean;
+        try {
+          attached = await attach(ctx.client, v, nodeName);
+        } catch (e) {
+          if (!(e instanceof ApiError)) throw e;
+          // Not recorded as attaching: the next pass (LOOP_PERIOD_MS) tries again.
+          attachFailed(v, e.message);
+          continue;
+        }
         world.volumes.set(v.name, { ...v, attached });
         if (!attached) continue;
         ctx.logger.info({ volume: v.name, node: nodeName }, 'AttachVolume succeeded');
         // The established event on each pod that waits for the volume (its message ends in a space, as established).
-        for (const pod of nodePods) {
-          if (!podTerminated(pod) && podVolumes(pod, look).volumes.some((x) => x.name === v.name)) {
-            await ctx.recorder.event(pod, 'Normal', 'SuccessfulAttachVolume', `AttachVolume.Attach succeeded for volume "${v.pvName}" `);
-          }
-        }
+        for (const pod of podsUsing(v.name)) await ctx.recorder.event(pod, 'Normal', 'SuccessfulAttachVolume', `AttachVolume.Attach succeeded for volume "${v.pvName}" `);
       }
       const report = [...world.volumes.values()].filter((a) => a.attached && (desired.has(a.name) || a.detachRequestedAt !== undefined)).map((a) => a.name).sort();
       if (node) await writeVolumesAttached(ctx.client, nodeName, reported, report);
       if (!node && world.volumes.size === 0) worlds.delete(nodeName);
 
       const waits: number[] = [];
-      if (p.waitMs !== undefined || unresolved > 0 || [...world.volumes.values()].some((a) => !a.attached)) waits.push(Math.min(LOOP_PERIOD_MS, p.waitMs ?? LOOP_PERIOD_MS));
+      if (p.waitMs !== undefined || unresolved > 0 || failedAttach || [...world.volumes.values()].some((a) => !a.attached)) waits.push(Math.min(LOOP_PERIOD_MS, p.waitMs ?? LOOP_PERIOD_MS));
       if (!o.disableReconcileSync && world.volumes.size > 0) waits.push(Math.max(0, world.lastSyncAt + o.syncPeriodMs - now));
       return waits.length ? requeueAfter(Math.min(...waits)) : done();
     },

@@ -197,6 +197,10 @@ export function hpaController(o: HpaOptions): ControllerDefinition<Hpa> {
       // Once per sync period, as established (status writes and other changes do not hurry it); a new generation at once.
       if (last && last.generation === hpa.metadata.generation && now - last.at < o.syncPeriodMs) return requeueAfter(o.syncPeriodMs - (now - last.at));
       lastSync.set(key, { at: now, generation: hpa.metadata.generation });
+      // The next sync is one period after this one began, not after it ended: a sync's own writes
+      // (and the queue's wait behind the other HPAs of a round) must not push every later sync back,
+      // or the HPAs of a round drift later each period and a change waits longer than one period.
+      const nextSync = () => requeueAfter(Math.max(0, o.syncPeriodMs - (ctx.clock.now() - now)));
       const ns = hpa.metadata.namespace ?? '';
       const spec = hpa.spec ?? {};
       const min = spec.minReplicas ?? 1;
@@ -221,7 +225,7 @@ export function hpaController(o: HpaOptions): ControllerDefinition<Hpa> {
         cond('AbleToScale', { status: 'False', reason: 'FailedGetScale', message: msg });
         await ctx.recorder.event(hpa, 'Warning', 'FailedGetScale', (e as Error).message);
         await writeStatus().catch(() => undefined);
-        return requeueAfter(o.syncPeriodMs);
+        return nextSync();
       }
       cond('AbleToScale', { status: 'True', reason: 'SucceededGetScale', message: "the HPA controller was able to get the target's current scale" });
       const current = scale.spec?.replicas ?? 0;
@@ -267,7 +271,7 @@ export function hpaController(o: HpaOptions): ControllerDefinition<Hpa> {
           cond('ScalingActive', { status: 'False', reason: firstError!.reason, message: msg });
           status.desiredReplicas = current;
           await writeStatus().catch((e) => ctx.logger.warn({ err: (e as Error).message }, 'status update failed'));
-          return requeueAfter(o.syncPeriodMs);
+          return nextSync();
         }
         cond('ScalingActive', { status: 'True', reason: 'ValidMetricFound', message: `the HPA was able to successfully calculate a replica count from ${best!.name}` });
         const n = behavior
@@ -287,10 +291,10 @@ export function hpaController(o: HpaOptions): ControllerDefinition<Hpa> {
           cond('AbleToScale', { status: 'False', reason: 'FailedUpdateScale', message: `the HPA controller was unable to update the target scale: ${msg}` });
           await ctx.recorder.event(hpa, 'Warning', 'FailedRescale', `New size: ${desired}; reason: ${reason}; error: ${msg}`);
           await writeStatus().catch(() => undefined);
-          return requeueAfter(o.syncPeriodMs);
+          return nextSync();
         }
         cond('AbleToScale', { status: 'True', reason: 'SucceededRescale', message: `the HPA controller was able to update the target scale to ${desired}` });
-        await ctx.recorder.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
+        void ctx.recorder.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
         if (behavior) history.recordScale(key, current, desired, behavior, now);
         status.lastScaleTime = rfc3339(now);
         ctx.logger.info({ from: current, to: desired, reason }, 'rescaled');
@@ -299,10 +303,10 @@ export function hpaController(o: HpaOptions): ControllerDefinition<Hpa> {
         await writeStatus();
       } catch (e) {
         // A newer HPA: the next sync writes against it.
-        if (e instanceof ApiError && e.code === 409) return requeueAfter(o.syncPeriodMs);
+        if (e instanceof ApiError && e.code === 409) return nextSync();
         if (!(e instanceof ApiError && e.code === 404)) throw e;
       }
-      return requeueAfter(o.syncPeriodMs);
+      return nextSync();
     },
   });
 }

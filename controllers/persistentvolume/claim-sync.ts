@@ -38,7 +38,7 @@ async function syncUnboundClaim(claim: PersistentVolumeClaim, p: SyncParts): Pro
   if (!wanted) {
     const delay = isDelayBinding(claim, classOf);
     const key = keyFor(claim.metadata.namespace, claim.metadata.name ?? '');
-    const volume = findBestMatch(claim, p.state.volumes(p.volumes), { delayBinding: delay, excluded: p.state.reservedByOthers(key) });
+    const volume = findBestMatch(claim, p.state.candidates(p.volumes, claim), { delayBinding: delay, excluded: p.state.reservedByOthers(key) });
     if (volume) {
       // Chosen and reserved with no await between: a claim synced by another worker cannot take it too.
       const release = p.state.reserve(volume.metadata.name ?? '', key);
@@ -167,7 +167,8 @@ async function provision(p: SyncParts, claim: PersistentVolumeClaim): Promise<Re
   } catch (e) {
     if (!(e instanceof ApiError && e.code === 409)) throw e;
   }
-  await p.recorder.event(c, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${name} using ${provisioner}`);
+  // Not waited for (the recorder logs a failed one): the claim's next write need not queue behind it.
+  void p.recorder.event(c, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${name} using ${provisioner}`);
   await setClaimPhase(p, c, 'Pending', undefined);
   // The volume's creation queues this claim again (the volume trigger); it finds it pre-bound then.
   return done();

@@ -11,7 +11,14 @@ import type { SvcObject } from '../../src/api/types.js';
 import type { IndexedCache } from '../../src/client/informer-types.js';
 import type { ApiClient } from '../../src/client/types.js';
 import type { EventRecorder } from '../../src/runtime/event-recorder.js';
+import { claimClass, volumeClass } from '../../src/api/volume-matching.js';
+import { keyFor } from '../../src/client/object-keys.js';
 import type { BinderOptions } from './index.js';
+
+/** Volumes by the claim their claimRef names (`namespace/name`). */
+const CLAIM_REF_INDEX = 'binder.claimRef';
+/** Volumes without a claimRef, by class: the only ones a claim can take besides those pre-bound to it. */
+const UNBOUND_CLASS_INDEX = 'binder.unboundClass';
 
 const rv = (o: SvcObject | undefined): bigint => {
   try {
@@ -72,17 +79,42 @@ export class BinderState {
     return this.newer(this.writtenClaims, key, cache.get(key));
   }
 
-  /** Every volume, each the newer of cached and written. */
-  volumes(cache: IndexedCache<PersistentVolume>): PersistentVolume[] {
-    const out = cache.list().map((v) => this.volume(cache, v.metadata.name ?? '') ?? v);
-    // A volume created here and not cached yet counts; one deleted by someone else meanwhile is
-    // forgotten once the cache has had time to show it (10 s).
-    for (const [name, v] of this.writtenVolumes) {
-      if (cache.get(name)) continue;
-      if (this.now() - (this.writtenAt.get(name) ?? 0) > FORGET_AFTER_MS) this.writtenVolumes.delete(name);
-      else out.push(v);
+  /**
+   * The volumes a claim could be bound to, each the newer of cached and written: those whose
+   * claimRef names it and the unbound ones of its class (two index lookups, not every volume),
+   * plus every volume this binder wrote that the cache does not show yet (a volume just bound or
+   * unbound here may sit in the other index until then; findBestMatch decides on the newer one).
+   */
+  candidates(cache: IndexedCache<PersistentVolume>, claim: PersistentVolumeClaim): PersistentVolume[] {
+    this.indexVolumes(cache);
+    const byName = new Map<string, PersistentVolume>();
+    const add = (v: PersistentVolume | undefined) => {
+      if (v) byName.set(v.metadata.name ?? '', v);
+    };
+    for (const v of cache.byIndex(CLAIM_REF_INDEX, keyFor(claim.metadata.namespace, claim.metadata.name ?? ''))) add(this.newer(this.writtenVolumes, v.metadata.name ?? '', v));
+    for (const v of cache.byIndex(UNBOUND_CLASS_INDEX, claimClass(claim))) add(this.newer(this.writtenVolumes, v.metadata.name ?? '', v));
+    for (const name of [...this.writtenVolumes.keys()]) if (!byName.has(name)) add(this.written(cache, name));
+    return [...byName.values()];
+  }
+
+  private indexed = new WeakSet<IndexedCache<PersistentVolume>>();
+  /** The volume cache's indexes, added once per cache (a new start brings new caches). */
+  private indexVolumes(cache: IndexedCache<PersistentVolume>): void {
+    if (this.indexed.has(cache)) return;
+    cache.addIndex(CLAIM_REF_INDEX, (v) => (v.spec?.claimRef?.name ? [keyFor(v.spec.claimRef.namespace, v.spec.claimRef.name)] : []));
+    cache.addIndex(UNBOUND_CLASS_INDEX, (v) => (v.spec?.claimRef ? [] : [volumeClass(v)]));
+    this.indexed.add(cache);
+  }
+
+  /** A written volume, unless the cache caught up (then the cached one) or it is long gone from the cache. */
+  private written(cache: IndexedCache<PersistentVolume>, name: string): PersistentVolume | undefined {
+    const cached = cache.get(name);
+    if (cached) return this.newer(this.writtenVolumes, name, cached);
+    if (this.now() - (this.writtenAt.get(name) ?? 0) > FORGET_AFTER_MS) {
+      this.writtenVolumes.delete(name);
+      return undefined;
     }
-    return out;
+    return this.writtenVolumes.get(name);
   }
 
   private newer<T extends SvcObject>(written: Map<string, T>, key: string, cached: T | undefined): T | undefined {

@@ -75,6 +75,10 @@ export function replicaController(flavour: Flavour, concurrency: number): Contro
   });
 }
 
+/** Pods without a controller, by namespace: the only ones besides its own that an owner may adopt. */
+const ORPHAN_INDEX = 'replicaset.orphans';
+const orphanIndexed = new WeakSet<object>();
+
 async function sync(flavour: Flavour, expectations: Expectations, key: string, ctx: ReconcileContext<ReplicaOwner>): Promise<ReconcileOutcome> {
   const owner = ctx.object;
   if (!owner) {
@@ -95,8 +99,15 @@ async function sync(flavour: Flavour, expectations: Expectations, key: string, c
       return !p ? 'absent' : p.metadata.deletionTimestamp ? 'deleting' : 'present';
     },
   });
-  const active = podCache.byIndex('namespace', ns).filter(isPodActive);
-  const { owned } = await claim<Pod>(ctx.client, resources.pods, owner, flavour.ref, selector, active);
+  // The claim rules look only at pods this owner controls and at orphans (a pod controlled by another
+  // owner is never claimed): two index lookups instead of every pod of the namespace on each sync.
+  if (!orphanIndexed.has(podCache)) {
+    podCache.addIndex(ORPHAN_INDEX, (p) => (controllerRefOf(p) ? [] : [p.metadata.namespace ?? '']));
+    orphanIndexed.add(podCache);
+  }
+  const candidates = new Map<string, Pod>();
+  for (const p of [...mine.values(), ...podCache.byIndex(ORPHAN_INDEX, ns)]) if (isPodActive(p)) candidates.set(p.metadata.uid ?? '', p);
+  const { owned } = await claim<Pod>(ctx.client, resources.pods, owner, flavour.ref, selector, [...candidates.values()]);
 
   let failure: { reason: string; message: string } | undefined;
   if (satisfied && !owner.metadata.deletionTimestamp) failure = await manageReplicas(flavour, expectations, key, owner, owned, ctx);

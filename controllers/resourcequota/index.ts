@@ -7,8 +7,10 @@
  *   charge) is not recalculated, as established, so a recalculation never races creates in flight.
  * - Triggers (the quota monitors, one per resource the established controller watches): pods,
  *   services, persistentvolumeclaims, configmaps, secrets, replicationcontrollers. A change that
- *   gives usage back (an object deleted; a pod finished or being deleted) queues the quotas of its
- *   namespace for recalculation (replenishment); a create is charged by admission, not here.
+ *   gives usage back queues the quotas of its namespace for recalculation (replenishment), as the
+ *   established update filter decides: an object deleted; a pod finished or being deleted; a
+ *   Service whose type changed (its nodeports and loadbalancers); a claim whose usage changed (a
+ *   shrink of its request or of its allocated storage). A create is charged by admission, not here.
  * - `count/<resource>.<group>` of any other kind is counted with a list from the API at each
  *   recalculation (the kind found by discovery).
  * - Timers: every quota is recalculated in full every `--resource-quota-sync-period`.
@@ -46,6 +48,28 @@ const podFinished = (o: SvcObject) => {
   const phase = (o as { status?: { phase?: string } }).status?.phase;
   return phase === 'Succeeded' || phase === 'Failed' || !!o.metadata.deletionTimestamp;
 };
+
+/**
+ * Whether an update from `old` to `current` gives usage back (the established update filter):
+ * a Service whose type changed, a claim whose usage changed. The runtime hands each source's
+ * `keysFor` the old object of an update too; the cache already holds the new one, so an object
+ * that is not the cached one is the old side of an update.
+ */
+export function updateReplenishes(ref: ResourceRef, old: SvcObject, current: SvcObject): boolean {
+  if (ref === resources.services) {
+    // The established quota service type: only LoadBalancer and NodePort use anything beyond the count.
+    const quotaType = (o: SvcObject) => {
+      const t = (o as { spec?: { type?: string } }).spec?.type;
+      return t === 'LoadBalancer' || t === 'NodePort' ? t : '';
+    };
+    return quotaType(old) !== quotaType(current);
+  }
+  if (ref === resources.persistentvolumeclaims) {
+    const k = kindOf(ref);
+    return canonicalJson(usageOf(k, old, 0).toList()) !== canonicalJson(usageOf(k, current, 0).toList());
+  }
+  return false;
+}
 
 /** What one quota's namespace uses of its hard resources; `extra` counts kinds without a cache. */
 export function quotaUsage(
@@ -107,8 +131,8 @@ export function resourceQuotaController(o: ResourceQuotaOptions): ControllerDefi
   const replenish = (ref: ResourceRef) => (obj: SvcObject, quotas: IndexedCache<ResourceQuota>): string[] => {
     const cache = caches.get(ref.resource);
     if (!cache) return [];
-    const gone = !cache.get(objectKey(obj));
-    if (!gone && !(ref === resources.pods && podFinished(obj))) return [];
+    const current = cache.get(objectKey(obj));
+    if (current && !(ref === resources.pods && podFinished(obj)) && !(current !== obj && updateReplenishes(ref, obj, current))) return [];
     const ns = obj.metadata.namespace ?? '';
     const keys = quotas.byIndex('namespace', ns).map((q) => `${ns}/${q.metadata.name}`);
     keys.forEach((k) => dirty.add(k));

@@ -28,12 +28,17 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
  * `ephemeral` volume the established `<pod name>-<volume name>` claim.
  */
 export function podClaimNames(p: Pod): string[] {
-  const out: string[] = [];
+  return podClaimVolumes(p).map(([, claim]) => claim);
+}
+
+/** The pod's volumes that are claims, as [volume name, claim name] (an ephemeral volume's claim is `<pod>-<volume>`). */
+export function podClaimVolumes(p: Pod): [string, string][] {
+  const out: [string, string][] = [];
   const volumes = rec(p.spec)['volumes'];
   for (const v of (Array.isArray(volumes) ? volumes : []).map(rec)) {
     const claim = str(rec(v['persistentVolumeClaim'])['claimName']);
-    if (claim) out.push(claim);
-    else if (v['ephemeral'] !== undefined && v['ephemeral'] !== null) out.push(`${p.metadata.name ?? ''}-${str(v['name'])}`);
+    if (claim) out.push([str(v['name']), claim]);
+    else if (v['ephemeral'] !== undefined && v['ephemeral'] !== null) out.push([str(v['name']), `${p.metadata.name ?? ''}-${str(v['name'])}`]);
   }
   return out;
 }

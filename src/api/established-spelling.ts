@@ -18,14 +18,18 @@ export interface GroupAlias {
 /** API groups (and the meta pseudo-group of Table and PartialObjectMetadata) with two spellings. */
 export const GROUP_ALIASES: readonly GroupAlias[] = [
   { canonical: 'meta.svc', established: 'meta.k8s.io' },
+  { canonical: 'admission.svc.io', established: 'admission.k8s.io' },
+  { canonical: 'admissionregistration.svc.io', established: 'admissionregistration.k8s.io' },
   { canonical: 'apidiscovery.svc.io', established: 'apidiscovery.k8s.io' },
   { canonical: 'apiextensions.svc.io', established: 'apiextensions.k8s.io' },
+  { canonical: 'apiregistration.svc.io', established: 'apiregistration.k8s.io' },
   { canonical: 'authentication.svc.io', established: 'authentication.k8s.io' },
   { canonical: 'authorization.svc.io', established: 'authorization.k8s.io' },
   { canonical: 'certificates.svc.io', established: 'certificates.k8s.io' },
   { canonical: 'coordination.svc.io', established: 'coordination.k8s.io' },
   { canonical: 'discovery.svc.io', established: 'discovery.k8s.io' },
   { canonical: 'events.svc.io', established: 'events.k8s.io' },
+  { canonical: 'flowcontrol.apiserver.svc.io', established: 'flowcontrol.apiserver.k8s.io' },
   { canonical: 'metrics.svc.io', established: 'metrics.k8s.io' },
   { canonical: 'networking.svc.io', established: 'networking.k8s.io' },
   { canonical: 'node.svc.io', established: 'node.k8s.io' },

@@ -9,16 +9,19 @@
  */
 import type { ResourceDefinition } from './types.js';
 import {
-  certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
+  apiServiceDefinition, apiServiceV1beta1Definition, certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
   cronJobDefinition, cronJobV1beta1Definition, csiDriverDefinition, csiNodeDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition,
   endpointSliceV1beta1Definition, endpointsDefinition, eventDefinition, eventsV1EventDefinition,
   horizontalPodAutoscalerDefinition, horizontalPodAutoscalerV1Definition, horizontalPodAutoscalerV2beta2Definition, ingressClassDefinition, ingressDefinition,
   jobDefinition, leaseDefinition, limitRangeDefinition, namespaceDefinition, networkPolicyDefinition, nodeDefinition,
   persistentVolumeClaimDefinition, persistentVolumeDefinition, podDefinition, podDisruptionBudgetDefinition, podDisruptionBudgetV1beta1Definition,
-  priorityClassDefinition, replicaSetDefinition, replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition,
+  podSecurityPolicyDefinition, priorityClassDefinition, replicaSetDefinition, replicationControllerDefinition, resourceQuotaDefinition, roleBindingDefinition, roleDefinition,
   runtimeClassDefinition, runtimeClassV1beta1Definition, secretDefinition, serviceAccountDefinition, serviceDefinition, statefulSetDefinition,
   storageClassDefinition, podMetricsDefinition, nodeMetricsDefinition, selfSubjectAccessReviewDefinition, selfSubjectRulesReviewDefinition,
   subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
+  mutatingWebhookConfigurationDefinition, mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationDefinition,
+  validatingWebhookConfigurationV1beta1Definition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition,
 } from './kinds/index.js';
 
 /**
@@ -38,13 +41,18 @@ const BUILTIN: readonly ResourceDefinition[] = [
   tokenReviewDefinition, selfSubjectReviewDefinition,
   certificateSigningRequestDefinition,
   customResourceDefinitionDefinition,
+  apiServiceDefinition,
   podMetricsDefinition, nodeMetricsDefinition,
   ingressDefinition, ingressClassDefinition, networkPolicyDefinition,
   storageClassDefinition, csiDriverDefinition, csiNodeDefinition, volumeAttachmentDefinition,
   runtimeClassDefinition,
+  mutatingWebhookConfigurationDefinition, validatingWebhookConfigurationDefinition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition,
+  podSecurityPolicyDefinition,
   cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
   horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
-  eventsV1EventDefinition,
+  mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationV1beta1Definition,
+  eventsV1EventDefinition, apiServiceV1beta1Definition,
 ];
 
 /**
@@ -93,9 +101,10 @@ export function compareVersions(a: string, b: string): number {
 
 /** Discovery order of groups (the established server's priority list, in our names). */
 const GROUP_ORDER = [
-  '', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
+  // apiregistration first among the named groups, as the established aggregator lists it.
+  '', 'apiregistration.svc.io', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
   'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
-  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'metrics.svc.io',
+  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'flowcontrol.apiserver.svc.io', 'metrics.svc.io',
 ];
 
 export interface GroupVersionRef {

@@ -214,6 +214,8 @@ export interface TableColumns {
   columns: readonly TableColumnDefinition[];
   /** `now` (ms) is passed in so ages are computed against the server's (injectable) clock. */
   cells(obj: SvcObject, now: number): TableCell[];
+  /** The order a list's rows are printed in, when the established printer sorts them (FlowSchemas by precedence); absent: the list's. */
+  rowOrder?: (a: SvcObject, b: SvcObject) => number;
 }
 
 /** group/version string as it appears in apiVersion: `v1` or `apps/v1`. */

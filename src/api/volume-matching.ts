@@ -42,8 +42,16 @@ export function requestedBytes(c: PersistentVolumeClaim): number {
   return parseQuantity(c.spec?.resources?.requests?.['storage']) ?? 0;
 }
 
+/** Capacities read so far, by volume object (cached objects are frozen; a changed volume is a new object). */
+const capacities = new WeakMap<PersistentVolume, number>();
+
 export function capacityBytes(v: PersistentVolume): number {
-  return parseQuantity(v.spec?.capacity?.['storage']) ?? 0;
+  let bytes = capacities.get(v);
+  if (bytes === undefined) {
+    bytes = parseQuantity(v.spec?.capacity?.['storage']) ?? 0;
+    if (Object.isFrozen(v)) capacities.set(v, bytes);
+  }
+  return bytes;
 }
 
 /** The volume's claimRef names this claim (and, when it carries a uid, this very claim). */

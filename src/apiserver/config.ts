@@ -12,6 +12,7 @@ import type { Request, Response } from './http.js';
 import type { InputLimits } from './input-limits.js';
 import type { StorageConfig } from '../storage/config.js';
 import type { AuthenticationConfig, AuthorizationConfig } from './auth/config.js';
+import type { AdmissionPluginConfigurations } from './admission/config-file.js';
 
 export type SniCallback = (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
 
@@ -93,6 +94,11 @@ export interface ApiServerConfig {
   maxRequestsInflight: number;
   /** 0: no limit. */
   maxMutatingRequestsInflight: number;
+  /**
+   * API Priority and Fairness (./flowcontrol/) instead of the two in-flight limits, whose sum is
+   * then the server's concurrency limit. Absent: off (the APIPriorityAndFairness gate is alpha, off).
+   */
+  priorityAndFairness?: boolean;
   requestTimeoutMs: number;
   /** Seconds; a watch lives a random time between this and twice this. */
   minRequestTimeoutSeconds: number;
@@ -104,6 +110,10 @@ export interface ApiServerConfig {
   /** Resolved feature gates (every known gate present). */
   featureGates: Record<string, boolean>;
   profiling: boolean;
+  /** --max-connection-bytes-per-sec: the write rate of each long-running answer (0 or absent: unlimited). */
+  maxConnectionBytesPerSec?: number;
+  /** --goaway-chance: the probability that an HTTP/2 request ends its connection with GOAWAY (0: never; at most 0.02). */
+  goawayChance?: number;
   /** Regular expressions; empty disables CORS. */
   corsAllowedOrigins: string[];
   /** Bounds on request bodies and written objects (./input-limits.ts). */
@@ -119,9 +129,22 @@ export interface ApiServerConfig {
    * The enabled admission plugins (--enable/--disable-admission-plugins applied to the default
    * list); those built (./admission/plugins.ts) run. Absent: the default list.
    */
+  /** --proxy-client-cert-file / --proxy-client-key-file, read (PEM): the client certificate admission webhooks are called with. */
+  proxyClient?: { cert: string; key: string };
   admissionPlugins?: string[];
   /** DefaultTolerationSeconds' --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (absent: 300, 300). */
   defaultTolerationSeconds?: { notReadySeconds: number; unreachableSeconds: number };
+  /**
+   * The aggregation layer (./aggregator/): --proxy-client-cert-file/--proxy-client-key-file (PEM
+   * text; absent: no client certificate shown to extension servers) and --enable-aggregator-routing
+   * (endpoint addresses instead of cluster IPs). Absent: no client certificate, cluster-IP routing.
+   */
+  aggregator?: { proxyClient?: { cert: string; key: string }; endpointRouting: boolean };
+  /**
+   * The enabled plugins' sections of --admission-control-config-file, read (./admission/config-file.ts).
+   * Absent: no file (plugins that need a configuration, e.g. EventRateLimit, then stop the start).
+   */
+  admissionPluginConfigurations?: AdmissionPluginConfigurations;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

@@ -1,11 +1,16 @@
 /**
  * Discovery documents: /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>, derived from
- * the resource registry (the one description of each kind).
+ * the resource registry (the one description of each kind), merged with the groups of extension
+ * API servers the aggregation layer proxies to (./aggregator/): those are listed in /apis and
+ * served at /apis/<group>; their /apis/<group>/<version> is the extension server's own, proxied.
+ * Groups are ordered as established: highest groupPriorityMinimum first (the local ones keep
+ * their order, which follows the same table), ties by name.
  */
 import { canonicalGroup, establishedGroup } from '../api/established-spelling.js';
 import type { ResourceRegistry } from '../api/index.js';
 import { parseAccept } from '../codec/negotiation.js';
 import type { ResourceDefinition } from '../api/types.js';
+import { localGroupPriority } from './aggregator/priorities.js';
 
 export interface ApiResource {
   name: string;
@@ -74,6 +79,22 @@ export function apiResources(defs: ResourceDefinition[], conditional?: Condition
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** A group served by extension API servers (from APIServices with a service). */
+export interface ExtensionGroup {
+  name: string;
+  /** Highest versionPriority first; the first is preferred. */
+  versions: string[];
+  /** The group's highest groupPriorityMinimum. */
+  priority: number;
+  /** The extension server's APIResourceList `resources` of a version, when its discovery was read. */
+  resources(version: string): ApiResource[] | undefined;
+}
+
+/** Where the extension groups come from (the aggregator). */
+export interface DiscoveryExtensions {
+  groups(): ExtensionGroup[];
+}
+
 /** Aggregated discovery's group (either spelling is accepted, through the alias table) and versions. */
 const AGGREGATED_GROUP = 'apidiscovery.svc.io';
 const AGGREGATED_VERSIONS = new Set(['v2', 'v2beta1']);
@@ -86,6 +107,7 @@ export interface DiscoveryDocument {
 
 export class Discovery {
   private readonly cache = new Map<string, Buffer>();
+  private extensions: DiscoveryExtensions | undefined;
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly serverAddress: () => string,
@@ -93,6 +115,17 @@ export class Discovery {
   ) {
     // Custom resources come and go at run time: every document is rebuilt after a change.
     registry.onChange(() => this.cache.clear());
+  }
+
+  /** Merges the groups of extension servers from now on. */
+  setExtensions(extensions: DiscoveryExtensions): void {
+    this.extensions = extensions;
+    this.cache.clear();
+  }
+
+  /** Forgets every built document (an APIService or an extension's discovery changed). */
+  invalidate(): void {
+    this.cache.clear();
   }
 
   private memo(key: string, build: () => object): Buffer {
@@ -141,6 +174,7 @@ export class Discovery {
     if (!m) return undefined;
     const [, group, version] = m;
     const g = this.groups().find((x) => x.name === group);
+    if (g?.extension) return version ? undefined : this.memo(p, () => ({ kind: 'APIGroup', apiVersion: 'v1', ...this.group(g) }));
     if (!g) return undefined;
     if (!version) return this.memo(p, () => ({ kind: 'APIGroup', apiVersion: 'v1', ...this.group(g) }));
     if (!g.versions.includes(version)) return undefined;
@@ -159,12 +193,23 @@ export class Discovery {
    * groups take the first (so kubectl prints `role.rbac.authorization.k8s.io`, as its users expect).
    */
   private groups(): DiscoveredGroup[] {
-    const out: DiscoveredGroup[] = [];
+    const out: (DiscoveredGroup & { priority: number })[] = [];
     for (const g of this.registry.groups()) {
       if (g.name === '') continue;
+      const priority = localGroupPriority(this.registry, g.name);
       const alias = establishedGroup(g.name);
-      if (alias !== g.name) out.push({ ...g, name: alias, canonical: g.name });
-      out.push({ ...g, canonical: g.name });
+      if (alias !== g.name) out.push({ ...g, name: alias, canonical: g.name, priority });
+      out.push({ ...g, canonical: g.name, priority });
+    }
+    const extensions = (this.extensions?.groups() ?? [])
+      .filter((e) => !out.some((g) => g.canonical === e.name || g.name === e.name))
+      .sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // Each extension group goes before the first local group of lower priority.
+    for (const e of extensions) {
+      const at = out.findIndex((g) => g.priority < e.priority && !g.extension);
+      const entry = { name: e.name, canonical: e.name, versions: e.versions, preferredVersion: e.versions[0] ?? '', priority: e.priority, extension: e };
+      if (at < 0) out.push(entry);
+      else out.splice(at, 0, entry);
     }
     return out;
   }
@@ -192,11 +237,14 @@ export class Discovery {
       items: groups.map((g) => ({
         metadata: g.name ? { name: g.name } : {},
         // Preferred version first, as clients take the first as the default.
-        versions: [g.preferredVersion, ...g.versions.filter((v) => v !== g.preferredVersion)].map((version) => ({
-          version,
-          resources: aggregatedResources(this.registry.resourcesFor(g.canonical, version), g.name, version, this.conditional),
-          freshness: 'Current',
-        })),
+        versions: [g.preferredVersion, ...g.versions.filter((v) => v !== g.preferredVersion)].map((version) => {
+          if (g.extension) {
+            // An extension's resources as its server last described them; Stale until it has.
+            const listed = g.extension.resources(version);
+            return { version, resources: listed ? extensionResources(listed, g.name, version) : [], freshness: listed ? 'Current' : 'Stale' };
+          }
+          return { version, resources: aggregatedResources(this.registry.resourcesFor(g.canonical, version), g.name, version, this.conditional), freshness: 'Current' };
+        }),
       })),
     };
   }
@@ -209,6 +257,32 @@ interface DiscoveredGroup {
   canonical: string;
   versions: string[];
   preferredVersion: string;
+  /** Set for a group served by extension servers. */
+  extension?: ExtensionGroup;
+}
+
+/** An extension's APIResourceList `resources` in the aggregated form (subresources nested). */
+function extensionResources(list: ApiResource[], group: string, version: string): object[] {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const arr = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return list
+    .filter((r) => typeof r.name === 'string' && !r.name.includes('/'))
+    .map((r) => {
+      const out: Record<string, unknown> = {
+        resource: r.name,
+        responseKind: { group, version, kind: str(r.kind) },
+        scope: r.namespaced ? 'Namespaced' : 'Cluster',
+        singularResource: str(r.singularName) || str(r.kind).toLowerCase(),
+        verbs: arr(r.verbs),
+      };
+      if (arr(r.shortNames).length) out['shortNames'] = arr(r.shortNames);
+      if (arr(r.categories).length) out['categories'] = arr(r.categories);
+      const subs = list
+        .filter((s) => typeof s.name === 'string' && s.name.startsWith(`${r.name}/`))
+        .map((s) => ({ subresource: s.name.slice(r.name.length + 1), responseKind: { group: str(s.group) || group, version: str(s.version) || version, kind: str(s.kind) }, verbs: arr(s.verbs) }));
+      if (subs.length) out['subresources'] = subs;
+      return out;
+    });
 }
 
 /** The resources of one group version as aggregated discovery lists them (subresources nested). */

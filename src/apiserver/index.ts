@@ -35,6 +35,9 @@ import { ServiceRangeRepair } from './services/repair.js';
 import { ServiceAllocations } from './services/service-allocation.js';
 import type { WriteHooks } from './write-hooks.js';
 import { csrWriteHooks, isCsrDefinition } from './csr-strategy.js';
+import { Aggregator } from './aggregator/aggregator.js';
+import { DEFAULT_IDENTITY_HEADERS } from './aggregator/proxy.js';
+import { FlowControl } from './flowcontrol/flow-control.js';
 
 export type { ApiServerConfig } from './config.js';
 export type { RequestPipeline } from './server.js';
@@ -161,7 +164,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
-    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}) }),
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}), ...(config.proxyClient ? { proxyClient: config.proxyClient } : {}), logger: logger.child({ module: 'admission' }) }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),
@@ -183,6 +186,29 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   const rbacEnabled = [clusterRoleDefinition, clusterRoleBindingDefinition, roleDefinition, roleBindingDefinition].every((d) => defs.includes(d));
   const bootstrapPolicy = rbacEnabled ? new BootstrapPolicy(storeFor, Date.now, logger.child({ module: 'rbac-bootstrap' })) : undefined;
   await bootstrapPolicy?.start();
+
+  // API Priority and Fairness: its configuration followed (and the bootstrap objects kept) before the first request.
+  let flowControl: FlowControl | undefined;
+  if (config.priorityAndFairness) {
+    const fsDef = registry.lookup('flowcontrol.apiserver.svc.io', 'v1beta1', 'flowschemas');
+    const plDef = registry.lookup('flowcontrol.apiserver.svc.io', 'v1beta1', 'prioritylevelconfigurations');
+    if (!fsDef || !plDef) {
+      for (const c of caches) c.stop();
+      await storage.close();
+      throw new Error('--enable-priority-and-fairness needs flowcontrol.apiserver.svc.io/v1beta1, which --runtime-config disabled');
+    }
+    flowControl = new FlowControl({
+      flowSchemas: { def: fsDef, store: stores.get(fsDef)! },
+      priorityLevels: { def: plDef, store: stores.get(plDef)! },
+      serverConcurrencyLimit: config.maxRequestsInflight + config.maxMutatingRequestsInflight,
+      // Established: a quarter of the request timeout.
+      requestWaitLimitMs: config.requestTimeoutMs / 4,
+      registry: metrics.registry,
+      now: Date.now,
+      logger: logger.child({ module: 'priority-and-fairness' }),
+    });
+    await flowControl.start();
+  }
 
   // What this server trusts, published for the servers that delegate authentication to it.
   const cmDef = registry.lookup('', 'v1', 'configmaps');
@@ -227,6 +253,10 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     await crds.start();
   }
 
+  const epStoreFor = () => {
+    const d = registry.lookup('', 'v1', 'endpoints');
+    return d && stores.get(d);
+  };
   const compactors = storage.stores().map((kv) => startCompactor(kv, config.storage.compactionIntervalMs, { logger }));
   // One count per stored resource: the versions of one kind share their objects.
   const counted = [...new Map(defs.map((def) => [stores.get(def)!.keys.resourcePrefix, def])).values()];
@@ -266,12 +296,18 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     name: 'poststarthook/rbac/bootstrap-roles',
     check: () => (!bootstrapPolicy || bootstrapPolicy.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
   };
+  const apfBootstrap: HealthCheck[] = flowControl
+    ? [{
+        name: 'poststarthook/priority-and-fairness-config-producer',
+        check: () => (flowControl.ready || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
+      }]
+    : [];
   const cachesReady: HealthCheck = { name: 'informer-sync', check: () => undefined };
   const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) };
   const health = [
-    new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap, rbacBootstrap]),
-    new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap, rbacBootstrap]),
-    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, rbacBootstrap, cachesReady, shutdownCheck]),
+    new HealthEndpoint('/healthz', [ping, log, storageCheck, bootstrap, rbacBootstrap, ...apfBootstrap]),
+    new HealthEndpoint('/livez', [ping, log, storageCheck, bootstrap, rbacBootstrap, ...apfBootstrap]),
+    new HealthEndpoint('/readyz', [ping, log, storageCheck, bootstrap, rbacBootstrap, ...apfBootstrap, cachesReady, shutdownCheck]),
   ];
 
   let port = config.securePort;
@@ -289,14 +325,43 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     compiler: 'tsc',
     platform: `${process.platform}/${process.arch}`,
   };
+  // The aggregation layer, once the custom resources are served (their APIServices are kept too).
+  const apiServiceDef = registry.lookup('apiregistration.svc.io', 'v1', 'apiservices');
+  const apiServiceStore = apiServiceDef && stores.get(apiServiceDef);
+  let aggregator: Aggregator | undefined;
+  if (apiServiceDef && apiServiceStore) {
+    const rh = (config.authentication ?? DEFAULT_AUTHENTICATION).requestHeader;
+    aggregator = new Aggregator({
+      registry,
+      apiServices: { def: apiServiceDef, store: apiServiceStore },
+      ...(svcStore ? { services: svcStore } : {}),
+      ...(epStoreFor() ? { endpoints: epStoreFor()! } : {}),
+      ...(config.aggregator?.proxyClient ? { proxyClient: config.aggregator.proxyClient } : {}),
+      endpointRouting: config.aggregator?.endpointRouting ?? false,
+      // The first name of each --requestheader-* list: what extension servers read from the ConfigMap.
+      identityHeaders: {
+        user: rh?.usernameHeaders[0] ?? DEFAULT_IDENTITY_HEADERS.user,
+        group: rh?.groupHeaders[0] ?? DEFAULT_IDENTITY_HEADERS.group,
+        extraPrefix: rh?.extraHeaderPrefixes[0] ?? DEFAULT_IDENTITY_HEADERS.extraPrefix,
+      },
+      bodyLimit: config.inputLimits.maxRequestBodyBytes,
+      onDiscoveryChange: () => discovery.invalidate(),
+      now: Date.now,
+      logger: logger.child({ module: 'aggregator' }),
+    });
+    discovery.setExtensions(aggregator);
+    await aggregator.start();
+  }
   const openapi = new OpenApiDocuments(registry, config.version.gitVersion);
   // The audit log file is created now: a path that cannot be written stops the start.
   const auditor = config.audit ? new Auditor(config.audit, logger.child({ module: 'audit' })) : undefined;
-  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(auditor ? { auditor } : {}) });
+  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(auditor ? { auditor } : {}), ...(aggregator ? { aggregator } : {}), ...(flowControl ? { flowControl } : {}) });
   try {
     port = await http.listen();
   } catch (err) {
+    aggregator?.stop();
     crds?.stop();
+    flowControl?.stop();
     authorizer.close();
     for (const c of caches) c.stop();
     await storage.close();
@@ -347,7 +412,9 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         if (rbacPolicy) (await rbacPolicy.catch(() => undefined))?.stop();
         stopPublishing?.();
         repair?.stop();
+        aggregator?.stop();
         crds?.stop();
+        flowControl?.stop();
         watches.endAll();
         await http.close(config.requestTimeoutMs);
         watches.endAll();

@@ -1,8 +1,9 @@
 /**
  * The HTTPS listener (HTTP/1.1 and HTTP/2 on one port) and the request pipeline, in one place:
  *
- *   TLS -> authentication -> audit -> impersonation -> flow control (in-flight limits) -> authorization
- *       -> route (decode, admission, validation, storage, encode) -> metrics
+ *   TLS -> authentication -> audit -> impersonation -> authorization -> flow control (the in-flight
+ *       limits, or API Priority and Fairness: ./flowcontrol/) -> route (decode, admission,
+ *       validation, storage, encode) -> metrics
  *
  * Audit (./audit/auditor.ts) sits where the established server has it: after authentication (a
  * refused client gets its own event), before impersonation (events name both users) and
@@ -27,6 +28,7 @@ import { type PipelineRequest, prefetchBody, type Request, type Response, writeD
 import { InProcessRequest } from './in-process-exchange.js';
 import { answerMalformedRequest } from './malformed-request.js';
 import { InflightLimiter } from './inflight.js';
+import type { FlowControl } from './flowcontrol/flow-control.js';
 import type { ApiServerMetrics } from './metrics.js';
 import { isMutating, parseRequestInfo, type RequestInfo } from './request-info.js';
 import { RequestDeadlines } from './request-deadlines.js';
@@ -42,6 +44,9 @@ import { withListSelector } from './auth/selector-attributes.js';
 import { DECISION_ANNOTATION, REASON_ANNOTATION } from './audit/auditor.js';
 import type { UserInfo } from './auth/user.js';
 import type { Auditor, RequestAudit } from './audit/auditor.js';
+import type { Aggregator } from './aggregator/aggregator.js';
+import { ProbabilisticGoaway } from './goaway.js';
+import { throttledResponse } from './connection-throttle.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
 export interface RequestPipeline {
@@ -61,6 +66,10 @@ export interface PipelineParts {
   logger: Logger;
   /** The audit stage; absent when audit is off (no policy or no backend). */
   auditor?: Auditor;
+  /** The aggregation layer: requests under a service-backed APIService's group/version are proxied. */
+  aggregator?: Aggregator;
+  /** API Priority and Fairness, when on (it then replaces the in-flight limits). */
+  flowControl?: FlowControl;
 }
 
 /**
@@ -91,6 +100,7 @@ export class ApiHttpServer implements RequestPipeline {
   private closing = false;
   private readonly corsOrigins: LinearRegExp[];
   private readonly deadlines: RequestDeadlines;
+  private readonly goaway: ProbabilisticGoaway;
 
   constructor(private readonly parts: PipelineParts) {
     const { config } = parts;
@@ -131,6 +141,7 @@ export class ApiHttpServer implements RequestPipeline {
     // RE2 (linear time): the Origin header is the client's, and a backtracking engine can stall on it.
     this.corsOrigins = config.corsAllowedOrigins.map((o) => compileLinearRegExp(o));
     this.deadlines = new RequestDeadlines(config.requestTimeoutMs);
+    this.goaway = new ProbabilisticGoaway(config.goawayChance ?? 0);
   }
 
   listen(): Promise<number> {
@@ -168,6 +179,7 @@ export class ApiHttpServer implements RequestPipeline {
     let audit: RequestAudit | undefined;
     const auditor = this.parts.auditor;
     this.inflight++;
+    this.goaway.apply(req, res);
     try {
       if (this.closing && req instanceof InProcessRequest) throw serviceUnavailable('the API server is shutting down');
       if (!(req instanceof InProcessRequest) && this.cors(req, res)) {
@@ -220,11 +232,14 @@ export class ApiHttpServer implements RequestPipeline {
       // Health probes take no slot: the established server's mandatory `probes` FlowSchema puts
       // /healthz, /livez and /readyz at the `exempt` priority level, so an overloaded server still
       // tells its load balancer and kubelet that it is alive and ready instead of answering 429.
+      // With API Priority and Fairness the `probes` FlowSchema itself does that (it is suggested
+      // configuration, kept by the server), and every other request is classified and queued.
       const exempt = !info.isResourceRequest && this.parts.health.some((h) => pathname === h.path || pathname.startsWith(`${h.path}/`));
-      if (!longRunning && !exempt) {
+      const flowControl = this.parts.flowControl;
+      if (!longRunning && (flowControl || !exempt)) {
         // The slot comes back at the deadline or when the connection closes, whichever is first,
         // even if the handler is still waiting (a body that never finishes must not keep it).
-        const giveBack = this.limiter.acquire(mutating ? 'mutating' : 'readOnly');
+        const giveBack = flowControl ? await flowControl.admit(user, info, res) : this.limiter.acquire(mutating ? 'mutating' : 'readOnly');
         const stopTracking = this.deadlines.track(res, () => {
           giveBack();
           cutOff(req, res);
@@ -252,8 +267,14 @@ export class ApiHttpServer implements RequestPipeline {
           };
         }
       }
-      if (info.isResourceRequest) {
-        await routeResource(this.parts.registry, this.parts.services, info, query, req, res);
+      const claimed = this.parts.aggregator?.claim(pathname);
+      // --max-connection-bytes-per-sec: long-running answers only (./connection-throttle.ts).
+      const limit = this.parts.config.maxConnectionBytesPerSec ?? 0;
+      const out = limit > 0 && longRunning && !(req instanceof InProcessRequest) ? throttledResponse(res, limit) : res;
+      if (claimed) {
+        await this.parts.aggregator!.proxy(claimed, user, url, req, out);
+      } else if (info.isResourceRequest) {
+        await routeResource(this.parts.registry, this.parts.services, info, query, req, out);
       } else {
         await this.nonResource(pathname, query, req, res);
       }
@@ -301,6 +322,7 @@ export class ApiHttpServer implements RequestPipeline {
     for (const h of this.parts.health) if (await h.serve(pathname, query, res)) return;
     if (pathname === '/version' || pathname === '/version/') return writeDocument(res, 200, this.parts.version);
     if (await this.parts.services.issuerDiscovery?.serve(pathname, method, res)) return;
+    if (method === 'GET' && this.parts.flowControl?.serveDebug(pathname, query, res)) return;
     if (pathname === '/metrics') {
       const extra = this.parts.config.extraMetrics;
       const body = (await this.parts.metrics.registry.metrics()) + (extra ? `\n${await extra.metrics()}` : '');

@@ -7,10 +7,12 @@
  * not implemented yet are marked `honoured: false` and refused at start when set to anything but their default.
  * `--data-dir` (the embedded store's folder) and `--max-request-body-bytes` are this project's additions.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../apiserver/config.js';
@@ -35,7 +37,8 @@ import { projectVersion } from './version.js';
 import { auditFlags, type AuditFlagOptions, readAuditConfig, resolveAuditOptions } from './audit-options.js';
 
 export { ALL_ADMISSION_PLUGINS, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
-import { admissionPluginsNotBuilt, ALL_ADMISSION_PLUGINS, builtAdmissionPlugins, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
+import { admissionPluginsNotBuilt, ALL_ADMISSION_PLUGINS, builtAdmissionPlugins, checkAdmissionConfiguration, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
+import { AdmissionConfigError, resolveAdmissionConfiguration, type AdmissionPluginConfigurations } from '../apiserver/admission/config-file.js';
 
 
 // ---------------------------------------------------------------------------------------------
@@ -115,7 +118,7 @@ const NODE_ADDRESS_TYPES = ['Hostname', 'InternalIP', 'ExternalIP', 'InternalDNS
 
 function admissionStorageGeneralFlags(): FlagSpec[] {
   return [
-    { flags: '--admission-control-config-file', type: 'string', ...NOT_YET, help: 'Admission control configuration file.' },
+    { flags: '--admission-control-config-file', type: 'string', help: 'Admission control configuration file: an AdmissionConfiguration (apiserver.config.svc.io/v1; the apiserver.config.k8s.io spellings accepted), YAML or JSON, with plugins[].configuration inline or plugins[].path (relative to the file). Read at start; a bad section of an enabled plugin stops the start.' },
     { flags: '--enable-admission-plugins', type: 'stringSlice', help: `Plugins enabled in addition to the defaults (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Selectable: ${ALL_ADMISSION_PLUGINS.join(', ')}. Order does not matter. Built so far: ${builtAdmissionPlugins().join(', ')}; naming another is refused.` },
     { flags: '--disable-admission-plugins', type: 'stringSlice', help: 'Default plugins to switch off. Order does not matter.' },
     { flags: '--advertise-address', type: 'ip', help: 'Address advertised to cluster members (the kubernetes Service\'s Endpoints). If blank, --bind-address, else the host default interface.' },
@@ -129,9 +132,9 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--default-not-ready-toleration-seconds', type: 'int', default: 300, help: 'tolerationSeconds of the default notReady:NoExecute toleration added to pods (admission plugin DefaultTolerationSeconds).' },
     { flags: '--default-unreachable-toleration-seconds', type: 'int', default: 300, help: 'tolerationSeconds of the default unreachable:NoExecute toleration added to pods (admission plugin DefaultTolerationSeconds).' },
     { flags: '--egress-selector-config-file', type: 'string', ...NOT_YET, help: 'Egress selector configuration.' },
-    { flags: '--enable-aggregator-routing', type: 'bool', ...NOT_YET, help: 'Route aggregator requests to endpoint IPs, not cluster IPs.' },
+    { flags: '--enable-aggregator-routing', type: 'bool', help: 'Route aggregator requests to endpoint IPs, not cluster IPs.' },
     { flags: '--enable-garbage-collector', type: 'bool', default: true, ...NOT_YET, help: 'Enables the generic garbage collector. Must match the controller manager.' },
-    { flags: '--enable-priority-and-fairness', type: 'bool', default: true, ...NOT_YET, help: 'With the APIPriorityAndFairness gate on, replace the in-flight handler with a queueing handler.' },
+    { flags: '--enable-priority-and-fairness', type: 'bool', default: true, help: 'With the APIPriorityAndFairness gate on, replace the in-flight handler with a queueing handler.' },
     { flags: '--external-hostname', type: 'string', ...NOT_YET, help: 'Hostname for externalized URLs (API docs, discovery).' },
     { flags: '--kvstore-servers', type: 'stringSlice', help: 'Storage servers, scheme://ip:port. Empty: the embedded store in --data-dir.' },
     { flags: '--kvstore-servers-overrides', type: 'stringSlice', help: 'Per-resource override, group/resource#servers, URLs separated by semicolons (core group: /pods#...).' },
@@ -184,7 +187,7 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--target-ram-mb', type: 'int', ...NOT_YET, help: 'Memory limit in MB used to size caches.' },
     { flags: '--livez-grace-period', type: 'duration', help: 'Startup time during which /livez assumes unfinished post-start hooks succeed.' },
     { flags: '--shutdown-delay-duration', type: 'duration', help: 'Delay before termination. The server keeps serving and /healthz succeeds, but /readyz fails at once.' },
-    { flags: '--goaway-chance', type: 'float', ...NOT_YET, help: 'Fraction of HTTP/2 requests that get a connection close (GOAWAY). Range 0 to 0.02. Not for single servers or setups without a load balancer.' },
+    { flags: '--goaway-chance', type: 'float', help: 'Fraction of HTTP/2 requests that get a connection close (GOAWAY). Range 0 to 0.02. Not for single servers or setups without a load balancer.' },
     { flags: '--cors-allowed-origins', type: 'stringSlice', help: 'Allowed CORS origins; entries may be regular expressions. Empty means CORS is off.' },
     { flags: '--data-dir', type: 'string', default: './data', help: 'Folder of the embedded store, used when --kvstore-servers is empty (this project\'s addition).' },
     {
@@ -227,8 +230,8 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--service-account-signing-key-file', type: 'string', help: 'Current private key for signing tokens. Needs TokenRequest.' },
     { flags: '--service-account-lookup', type: 'bool', default: true, help: 'Check tokens exist in storage.' },
     { flags: '--service-account-max-token-expiration', type: 'duration', help: 'Upper bound of requested token validity; longer requests get this value (between 1h and 2^32 s).' },
-    { flags: '--proxy-client-cert-file', type: 'string', ...NOT_YET, help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
-    { flags: '--proxy-client-key-file', type: 'string', ...NOT_YET, help: 'Private key of --proxy-client-cert-file.' },
+    { flags: '--proxy-client-cert-file', type: 'string', help: 'Identity used when proxying to extension servers and calling admission webhooks. Signed by the CA in --requestheader-client-ca-file.' },
+    { flags: '--proxy-client-key-file', type: 'string', help: 'Private key of --proxy-client-cert-file.' },
     { flags: '--requestheader-client-ca-file', type: 'string', help: 'CA bundle verifying client certs before header-supplied usernames are trusted.' },
     { flags: '--requestheader-allowed-names', type: 'stringSlice', help: 'Allowed client cert common names. Empty allows any cert the CA validates.' },
     { flags: '--requestheader-username-headers', type: 'stringSlice', default: ['x-remote-user'], help: 'Headers inspected for user name.' },
@@ -244,7 +247,7 @@ function limitFlags(): FlagSpec[] {
     { flags: '--request-timeout', type: 'duration', default: 60_000, help: 'Default handler timeout. Other flags may override it per type.' },
     { flags: '--min-request-timeout', type: 'int', default: 1800, help: 'Minimum seconds a watch handler keeps a request open; it picks a random value above this.' },
     { flags: '--max-request-body-bytes', type: 'int', default: DEFAULT_MAX_REQUEST_BODY_BYTES, help: "Largest request body in bytes, and largest object a write may store (after a patch has grown it). Larger requests get 413. This project's addition; the established server fixes it at 3 MiB." },
-    { flags: '--max-connection-bytes-per-sec', type: 'int', ...NOT_YET, help: 'If non-zero, throttle each user connection, for long-running requests only.' },
+    { flags: '--max-connection-bytes-per-sec', type: 'int', help: 'If non-zero, throttle each user connection, for long-running requests only.' },
   ];
 }
 
@@ -406,6 +409,8 @@ export interface ApiServerOptions {
   watchCache: { enabled: boolean; defaultSize: number; sizes: Record<string, number> };
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** APIPriorityAndFairness gate and --enable-priority-and-fairness both on: queueing replaces the in-flight limits. */
+  priorityAndFairness: boolean;
   requestTimeoutMs: number;
   maxRequestBodyBytes: number;
   minRequestTimeoutSeconds: number;
@@ -414,6 +419,12 @@ export interface ApiServerOptions {
   deleteCollectionWorkers: number;
   runtimeConfig: Record<string, string>;
   corsAllowedOrigins: string[];
+  /** --goaway-chance. */
+  goawayChance: number;
+  /** --max-connection-bytes-per-sec (0: unlimited). */
+  maxConnectionBytesPerSec: number;
+  /** The aggregation layer: --proxy-client-cert-file/--proxy-client-key-file (paths, read by buildApiServerConfig) and --enable-aggregator-routing. */
+  aggregator: { proxyClientCertFile?: string; proxyClientKeyFile?: string; endpointRouting: boolean };
   serviceNodePortRange: PortRange;
   /** --service-cluster-ip-range resolved: one CIDR (10.0.0.0/24 by default) or two of different families. */
   serviceClusterIPRanges: string[];
@@ -422,6 +433,8 @@ export interface ApiServerOptions {
   masterServiceNodePort: number;
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
+  /** --admission-control-config-file (read by buildApiServerConfig). */
+  admissionControlConfigFile?: string;
   /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (DefaultTolerationSeconds). */
   defaultTolerationSeconds: { notReadySeconds: number; unreachableSeconds: number };
   authentication: AuthenticationConfig;
@@ -432,6 +445,8 @@ export interface ApiServerOptions {
   authorization: AuthorizationConfig;
   /** The files of the methods that consult something outside the server (read by buildApiServerConfig). */
   externalAuth: ExternalAuthFiles;
+  /** --proxy-client-cert-file / --proxy-client-key-file (files named, not yet read): the identity admission webhooks are called with. */
+  proxyClient?: { certFile: string; keyFile: string };
   /** The --svclet-* flags (files named, not yet read). */
   svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
   /** The --audit-* flags (the policy and webhook files named, read by buildApiServerConfig). */
@@ -619,6 +634,10 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   if (gates.errors.length > 0) fail(gates.errors[0] as string);
   warnings.push(...gates.ignored.map((m) => `${m}; it has no effect`));
   const serviceAccounts = resolveServiceAccountFlags(f, common.featureGates, fail);
+  const priorityAndFairness = common.featureGates['APIPriorityAndFairness'] === true && f.bool('--enable-priority-and-fairness');
+  if (priorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0) {
+    fail(`invalid configuration: MaxRequestsInFlight=${maxRequestsInflight} and MaxMutatingRequestsInFlight=${maxMutatingRequestsInflight}; they must add up to something positive (with API Priority and Fairness their sum is the server's concurrency limit)`);
+  }
 
   // Node agents (pods/log).
   const addressTypes = f.list('--svclet-preferred-address-types');
@@ -660,6 +679,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     watchCache: { enabled: f.bool('--watch-cache'), defaultSize, sizes },
     maxRequestsInflight,
     maxMutatingRequestsInflight,
+    priorityAndFairness,
     requestTimeoutMs,
     maxRequestBodyBytes,
     minRequestTimeoutSeconds,
@@ -668,12 +688,21 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     deleteCollectionWorkers,
     runtimeConfig: f.map('--runtime-config'),
     corsAllowedOrigins: cors,
+    goawayChance: goaway,
+    maxConnectionBytesPerSec: f.number('--max-connection-bytes-per-sec'),
+    aggregator: {
+      endpointRouting: f.bool('--enable-aggregator-routing'),
+      ...(f.optionalString('--proxy-client-cert-file') ? { proxyClientCertFile: f.optionalString('--proxy-client-cert-file')! } : {}),
+      ...(f.optionalString('--proxy-client-key-file') ? { proxyClientKeyFile: f.optionalString('--proxy-client-key-file')! } : {}),
+    },
     serviceNodePortRange,
     serviceClusterIPRanges,
     endpointReconcilerType: f.string('--endpoint-reconciler-type') as ApiServerOptions['endpointReconcilerType'],
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
+    ...(f.optionalString('--admission-control-config-file') ? { admissionControlConfigFile: f.optionalString('--admission-control-config-file')! } : {}),
+    ...(f.optionalString('--proxy-client-cert-file') ? { proxyClient: { certFile: f.optionalString('--proxy-client-cert-file')!, keyFile: f.optionalString('--proxy-client-key-file')! } } : {}),
     defaultTolerationSeconds: { notReadySeconds: f.number('--default-not-ready-toleration-seconds'), unreachableSeconds: f.number('--default-unreachable-toleration-seconds') },
     authentication: {
       anonymous: f.bool('--anonymous-auth'),
@@ -759,6 +788,22 @@ function webhookClient(flag: string, file: string): ClientConfig {
     return parseSvcconfigFile(file);
   } catch (err) {
     if (err instanceof ClientConfigError) throw new OptionsError(`${flag}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * --admission-control-config-file read: the enabled plugins' sections (paths read), each checked
+ * by its plugin, so a bad one stops the start with the file and plugin named. Without the file,
+ * plugins that need a configuration (EventRateLimit, ImagePolicyWebhook) stop it too.
+ */
+function admissionConfiguration(o: ApiServerOptions): AdmissionPluginConfigurations {
+  try {
+    const sections = o.admissionControlConfigFile ? resolveAdmissionConfiguration(o.admissionControlConfigFile, o.admissionPlugins) : {};
+    checkAdmissionConfiguration(o.admissionPlugins, sections);
+    return sections;
+  } catch (err) {
+    if (err instanceof AdmissionConfigError) throw new OptionsError(`--admission-control-config-file: ${err.message}`);
     throw err;
   }
 }
@@ -881,6 +926,37 @@ export function readAuthenticationFiles(o: ApiServerOptions): AuthenticationConf
   return out;
 }
 
+/** --proxy-client-cert-file and --proxy-client-key-file read and checked to be a pair (absent: none). */
+function proxyClientCertificate(o: ApiServerOptions): { proxyClient?: { cert: string; key: string } } {
+  const { proxyClientCertFile: certFile, proxyClientKeyFile: keyFile } = o.aggregator;
+  if (!certFile || !keyFile) return {};
+  const cert = readFlagFile('--proxy-client-cert-file', certFile);
+  const key = readFlagFile('--proxy-client-key-file', keyFile);
+  try {
+    createSecureContext({ cert, key });
+  } catch (e) {
+    throw new OptionsError(`--proxy-client-cert-file ${certFile} and --proxy-client-key-file ${keyFile} do not form a usable certificate and key: ${(e as Error).message}`);
+  }
+  return { proxyClient: { cert, key } };
+}
+
+/**
+ * The proxy client pair, read and checked at start: a certificate whose key does not match would
+ * only fail later, at each webhook call.
+ */
+function readProxyClient(files: { certFile: string; keyFile: string }): { cert: string; key: string } {
+  const cert = readFlagFile('--proxy-client-cert-file', files.certFile);
+  const key = readFlagFile('--proxy-client-key-file', files.keyFile);
+  let matches: boolean;
+  try {
+    matches = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch (err) {
+    throw new Error(`--proxy-client-cert-file/--proxy-client-key-file: not a PEM certificate and private key: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!matches) throw new Error(`--proxy-client-key-file ${files.keyFile} is not the private key of --proxy-client-cert-file ${files.certFile}`);
+  return { cert, key };
+}
+
 /**
  * Fills the `ApiServerConfig` contract: loads or generates the serving certificate (when the
  * default --cert-dir /var/run/svc is not writable, e.g. not running as root, the self-signed pair
@@ -930,6 +1006,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     watchCache: { ...o.watchCache, sizes: { ...o.watchCache.sizes } },
     maxRequestsInflight: o.maxRequestsInflight,
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+    priorityAndFairness: o.priorityAndFairness,
     requestTimeoutMs: o.requestTimeoutMs,
     minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
     shutdownDelayMs: o.shutdownDelayMs,
@@ -939,6 +1016,8 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     featureGates: c.featureGates,
     profiling: c.profiling,
     corsAllowedOrigins: o.corsAllowedOrigins,
+    goawayChance: o.goawayChance,
+    maxConnectionBytesPerSec: o.maxConnectionBytesPerSec,
     inputLimits: inputLimitsFor(o.maxRequestBodyBytes),
     services: {
       clusterIPRanges: o.serviceClusterIPRanges,
@@ -951,10 +1030,13 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
       endpointIntervalMs: 10_000,
     },
     continueTokenTtlMs: 5 * 60_000,
+    aggregator: { endpointRouting: o.aggregator.endpointRouting, ...proxyClientCertificate(o) },
     ...authConfig(o, logger),
     ...auditConfig(o),
     admissionPlugins: [...o.admissionPlugins],
+    ...(o.proxyClient ? { proxyClient: readProxyClient(o.proxyClient) } : {}),
     defaultTolerationSeconds: { ...o.defaultTolerationSeconds },
+    admissionPluginConfigurations: admissionConfiguration(o),
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {
       https: o.svclet.https,

@@ -9,7 +9,7 @@ import { featureGatesHelp, parseFeatureGates } from './feature-gates.js';
 import { FlagValueError, parseTraceLocation, type NamedCertKey, type Severity } from './flag-types.js';
 import type { LoggingOptions } from './logging.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
-import { mapCipherSuites, TlsConfigError } from './tls.js';
+import { mapCipherSuites, mapTlsMinVersion, TlsConfigError } from './tls.js';
 
 export type Component = 'apiserver' | 'scheduler' | 'controller-manager' | 'cloud-controller-manager';
 
@@ -105,13 +105,13 @@ function tlsFlags(component: Component): FlagSpec[] {
       flags: '--tls-cipher-suites',
       type: 'stringSlice',
       defaultText: 'implementation defaults',
-      help: 'Allowed cipher suites, chosen from the TLS_ECDHE_*, TLS_RSA_* names of the TLS 1.0-1.2 families including AES CBC/GCM, CHACHA20_POLY1305, 3DES and RC4 variants.',
+      help: 'Allowed cipher suites, chosen from the TLS_ECDHE_*, TLS_RSA_* names of the TLS 1.0-1.2 families including AES CBC/GCM, CHACHA20_POLY1305, 3DES and RC4 variants. The insecure ones (RC4, 3DES, CBC with SHA-256) are refused.',
     },
     {
       flags: '--tls-min-version',
       type: 'string',
       choices: ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'],
-      help: 'VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13.',
+      help: 'VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13. VersionTLS10 and VersionTLS11 are refused as insecure.',
     },
     {
       flags: '--tls-sni-cert-key',
@@ -267,6 +267,7 @@ export function resolveCommonOptions(opts: Record<string, unknown>, component: C
   if (minVersion) tls.minVersion = minVersion;
   try {
     mapCipherSuites(tls.cipherSuites);
+    mapTlsMinVersion(tls.minVersion);
   } catch (e) {
     if (e instanceof TlsConfigError) throw new OptionsError(e.message);
     throw e;

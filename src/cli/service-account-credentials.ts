@@ -41,6 +41,8 @@ const EXPIRATION_SECONDS = 3600;
 /** Renewed once this share of the lifetime is left. */
 const LEEWAY = 0.2;
 const RETRY_MS = 10_000;
+/** Accounts made and tokens asked for at once at start. */
+const CREDENTIAL_CONCURRENCY = 8;
 
 /** The account `svc-system/<name>`, made if missing (a concurrent maker's copy is fine). */
 export async function ensureServiceAccount(root: ApiClient, name: string, namespace = CONTROLLER_ACCOUNT_NAMESPACE): Promise<ServiceAccount> {
@@ -149,24 +151,37 @@ export async function tokenCredentials(o: {
     for (const m of made.values()) m.source.stop();
     await Promise.all([...made.values()].map((m) => m.connection.close()));
   };
-  try {
-    for (const [controller, account] of o.accounts) {
+  // Eight accounts at a time: one after another, the ~30 controllers' accounts and tokens took a
+  // minute on a loaded machine before any controller started.
+  const queue = [...o.accounts];
+  const one = async ([controller, account]: readonly [string, string]) => {
+    try {
+      await ensureServiceAccount(o.root, account);
+      const source = await TokenRequestSource.start(o.root, CONTROLLER_ACCOUNT_NAMESPACE, account, o.logger);
       try {
-        await ensureServiceAccount(o.root, account);
-        const source = await TokenRequestSource.start(o.root, CONTROLLER_ACCOUNT_NAMESPACE, account, o.logger);
-        try {
-          made.set(controller, { source, connection: await o.connect(source) });
-        } catch (e) {
-          source.stop();
-          throw e;
-        }
+        made.set(controller, { source, connection: await o.connect(source) });
       } catch (e) {
-        throw new OptionsError(`--use-service-account-credentials: cannot get a token for ${CONTROLLER_ACCOUNT_NAMESPACE}/${account} (controller ${controller}): ${(e as Error).message}`);
+        source.stop();
+        throw e;
       }
+    } catch (e) {
+      throw new OptionsError(`--use-service-account-credentials: cannot get a token for ${CONTROLLER_ACCOUNT_NAMESPACE}/${account} (controller ${controller}): ${(e as Error).message}`);
     }
-  } catch (e) {
+  };
+  // The first failure stops the others taking more; every worker ends before the made ones are closed.
+  let failure: unknown;
+  await Promise.all(
+    Array.from({ length: Math.min(CREDENTIAL_CONCURRENCY, queue.length) }, async () => {
+      for (let next = queue.shift(); next && failure === undefined; next = queue.shift()) {
+        await one(next).catch((e: unknown) => {
+          failure ??= e;
+        });
+      }
+    }),
+  );
+  if (failure !== undefined) {
     await close();
-    throw e;
+    throw failure;
   }
   o.logger.info({ accounts: [...o.accounts].map(([, a]) => `${CONTROLLER_ACCOUNT_NAMESPACE}/${a}`) }, 'controllers use their own service-account credentials');
   return { clientFor: (name) => made.get(name)?.connection.client, close };

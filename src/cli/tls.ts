@@ -5,12 +5,16 @@
  * - neither: a self-signed CA and a serving certificate (ECDSA P-256, one year) are generated into
  *   --cert-dir as `<component>.crt` (serving cert followed by the CA cert) and `<component>.key`
  *   on first start, and read back unchanged on later starts.
- * - --tls-min-version VersionTLS10..13 -> node's 'TLSv1' .. 'TLSv1.3'.
+ * - --tls-min-version VersionTLS12 / VersionTLS13 -> node's 'TLSv1.2' / 'TLSv1.3'. VersionTLS10 and
+ *   VersionTLS11 are refused at start, naming why: TLS 1.0 and 1.1 are insecure, and the TLS library
+ *   here (OpenSSL 3 at its default security level) cannot negotiate them, so accepting the value
+ *   would promise clients a protocol the server never speaks.
  * - --tls-cipher-suites: the established (Go) IANA-style names mapped to OpenSSL names. TLS 1.3
  *   suites cannot be switched off in Go; to match, node's default TLS 1.3 suites are always kept in
- *   the `ciphers` string unless TLS 1.3 names are listed explicitly. RC4 and 3DES names are accepted
- *   but OpenSSL 3 refuses to negotiate them at its default security level. RSA key-exchange suites
- *   need an RSA certificate (the generated one is ECDSA).
+ *   the `ciphers` string unless TLS 1.3 names are listed explicitly. The suites the established
+ *   library lists as insecure (RC4, 3DES, CBC with SHA-256 MACs) are refused by name (the
+ *   established server only warns; RC4 and 3DES could not be negotiated here anyway). RSA
+ *   key-exchange suites need an RSA certificate (the generated one is ECDSA).
  * - --tls-sni-cert-key: names from explicit patterns, else the cert's CN and SANs. Precedence:
  *   explicit names beat extracted names for the same name; exact names beat wildcards on lookup.
  */
@@ -35,9 +39,32 @@ const TLS_VERSIONS = {
   VersionTLS13: 'TLSv1.3',
 } as const;
 
-/** VersionTLS10..VersionTLS13 -> node's minVersion; empty -> undefined. */
+/** The versions refused as insecure. */
+const INSECURE_TLS_VERSIONS = new Set(['VersionTLS10', 'VersionTLS11']);
+
+/**
+ * The cipher suites the established TLS library lists as insecure (its InsecureCipherSuites):
+ * refused, with the reason.
+ */
+export const INSECURE_CIPHER_SUITES: Readonly<Record<string, string>> = {
+  TLS_RSA_WITH_RC4_128_SHA: 'RC4 is broken',
+  TLS_ECDHE_ECDSA_WITH_RC4_128_SHA: 'RC4 is broken',
+  TLS_ECDHE_RSA_WITH_RC4_128_SHA: 'RC4 is broken',
+  TLS_RSA_WITH_3DES_EDE_CBC_SHA: '3DES is open to Sweet32 attacks',
+  TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA: '3DES is open to Sweet32 attacks',
+  TLS_RSA_WITH_AES_128_CBC_SHA256: 'CBC with SHA-256 is open to Lucky13 timing attacks',
+  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256: 'CBC with SHA-256 is open to Lucky13 timing attacks',
+  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256: 'CBC with SHA-256 is open to Lucky13 timing attacks',
+};
+
+/** VersionTLS12 / VersionTLS13 -> node's minVersion; empty -> undefined; TLS 1.0/1.1 refused. */
 export function mapTlsMinVersion(v: string | undefined): ServingCertificates['minVersion'] {
   if (!v) return undefined;
+  if (INSECURE_TLS_VERSIONS.has(v)) {
+    throw new TlsConfigError(
+      `invalid value ${JSON.stringify(v)} for --tls-min-version: TLS 1.0 and 1.1 are insecure and this server's TLS library does not negotiate them; use VersionTLS12 (the default) or VersionTLS13`,
+    );
+  }
   const mapped = (TLS_VERSIONS as Record<string, ServingCertificates['minVersion']>)[v];
   if (!mapped) {
     throw new TlsConfigError(`invalid value ${JSON.stringify(v)} for --tls-min-version: expected one of ${Object.keys(TLS_VERSIONS).join(', ')}`);
@@ -87,6 +114,12 @@ export function mapCipherSuites(names: string[]): string | undefined {
     if (!o) {
       throw new TlsConfigError(
         `invalid value ${JSON.stringify(n)} for --tls-cipher-suites: unknown cipher suite; e.g. --tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`,
+      );
+    }
+    const insecure = INSECURE_CIPHER_SUITES[n];
+    if (insecure) {
+      throw new TlsConfigError(
+        `invalid value ${JSON.stringify(n)} for --tls-cipher-suites: insecure cipher suite (${insecure}); choose AEAD suites, e.g. --tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`,
       );
     }
     if (!out.includes(o)) out.push(o);

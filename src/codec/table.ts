@@ -74,12 +74,17 @@ export function tableApiVersion(params: Readonly<Record<string, string>>): strin
 /** A Table of `objects` under `metadata` (a list's resourceVersion/continue, or one object's version). */
 export function buildTable(def: ResourceDefinition, objects: readonly SvcObject[], metadata: ListMeta, opts: TableOptions): Table {
   const row = rowMaker(def, opts);
-  return { ...tableHead(def, metadata, opts), rows: objects.map(row) };
+  return { ...tableHead(def, metadata, opts), rows: ordered(def, objects).map(row) };
 }
 
 function tableHead(def: ResourceDefinition, metadata: ListMeta, opts: TableOptions): Omit<Table, 'rows'> {
   const apiVersion = opts.apiVersion ?? TABLE_API_VERSION;
   return { kind: 'Table', apiVersion, metadata, columnDefinitions: opts.noHeaders ? [] : tableColumnsOf(def).columns };
+}
+
+function ordered(def: ResourceDefinition, objects: readonly SvcObject[]): readonly SvcObject[] {
+  const order = tableColumnsOf(def).rowOrder;
+  return order && objects.length > 1 ? [...objects].sort(order) : objects;
 }
 
 function rowMaker(def: ResourceDefinition, opts: TableOptions): (obj: SvcObject) => TableRow {
@@ -101,6 +106,7 @@ function rowMaker(def: ResourceDefinition, opts: TableOptions): (obj: SvcObject)
  */
 export function* tableJsonSteps(def: ResourceDefinition, objects: readonly SvcObject[], metadata: ListMeta, opts: TableOptions): Generator<string, void, void> {
   const row = rowMaker(def, opts);
+  objects = ordered(def, objects);
   yield `${JSON.stringify(tableHead(def, metadata, opts)).slice(0, -1)},"rows":[`;
   for (let i = 0; i < objects.length; i++) yield `${i ? ',' : ''}${JSON.stringify(row(objects[i]!))}`;
   yield ']}';

@@ -9,6 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { Condition, Lease, Node, Pod } from '../api/generated/kinds.js';
+import { podClaimNames, podClaimVolumes } from '../api/attachable-volumes.js';
 import { rfc3339, rfc3339Micro } from '../api/time.js';
 import type { Clock } from '../client/clock.js';
 import { ApiError, type ApiClient } from '../client/types.js';
@@ -19,7 +20,7 @@ import type { NodeShape } from './node-shape.js';
 import { podBehaviour, type NodeFault } from './sim-annotations.js';
 import { PodIPPool } from './pod-ip-pool.js';
 import { PodVolumes } from './pod-volumes.js';
-import { SimPod, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
+import { SimPod, VOLUME_MOUNT_TIMEOUT_MS, type ContainerInfo, type SimTimings, type SimTransition } from './sim-pod.js';
 import { nodeMetricsObject, podMetricsObject, podUsage, type ContainerUsage } from './sim-usage.js';
 import type { StatusWriter } from './status-writer.js';
 import { VolumesInUse } from './volumes-in-use.js';
@@ -65,6 +66,8 @@ interface TrackedPod {
   usageText: string;
   /** Set once its removal (after the grace period) is queued or scheduled. */
   removal?: unknown;
+  /** While it is held for its volumes: the timer of its next `FailedMount` Event. */
+  mountTimer?: unknown;
 }
 
 /** The conditions a node reports, each with the fault that flips it. */
@@ -101,6 +104,8 @@ export class SimNode {
   private readonly volumes: PodVolumes;
   /** The attachable volumes of its pods (`status.volumesInUse`). */
   private readonly inUse: VolumesInUse;
+  /** Its Node's `status.volumesAttached` (unique volume names, sorted): what the attachdetach controller attached here. */
+  private attached = new Set<string>();
   /** The faults of its last status report: a node whose heartbeats stopped writes no status. */
   private lastFaults: ReadonlySet<NodeFault> = new Set();
 
@@ -115,7 +120,7 @@ export class SimNode {
     this.ips = new PodIPPool(index);
     this.recorder = new EventRecorder({ client: ctx.client, component: NODE_AGENT_COMPONENT, host: shape.name, clock: ctx.clock, logger: ctx.logger, limiter: ctx.eventLimiter });
     this.volumes = new PodVolumes({ client: ctx.client, clock: ctx.clock, logger: ctx.logger, frozen: () => this.crashed });
-    this.inUse = new VolumesInUse({ client: ctx.client, clock: ctx.clock, onChange: () => this.reportVolumesInUse() });
+    this.inUse = new VolumesInUse({ client: ctx.client, clock: ctx.clock, onChange: () => this.reportVolumesInUse(), onResolved: (uid) => this.checkVolumes(uid) });
   }
 
   /** What the projected volumes of pod `namespace/name` hold now, while it runs here. */
@@ -168,6 +173,11 @@ export class SimNode {
     this.ips.setCidrs(cidrs);
     const net = node.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
     this.foreignNetwork = net && net.reason === 'CIDRNotAvailable' ? net : undefined;
+    const attached = (node.status?.volumesAttached ?? []).map((v) => String(v['name'] ?? '')).sort().join('\n');
+    if (attached !== [...this.attached].join('\n')) {
+      this.attached = new Set(attached ? attached.split('\n') : []);
+      for (const uid of this.pods.keys()) this.checkVolumes(uid);
+    }
   }
 
   renewLease(): void {
@@ -265,6 +275,11 @@ export class SimNode {
       const usage = podUsage(pod, this.shape.podUsage);
       tracked = { sim, namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', timer: undefined, lastStatus: 0, pod, usage, usageText: '' };
       this.pods.set(uid, tracked);
+      if (!pod.metadata.deletionTimestamp && podClaimNames(pod).length > 0) {
+        // Nothing starts before its claims' volumes are attached here (checkVolumes lets it go).
+        sim.holdForVolumes();
+        this.armMountTimer(uid, tracked);
+      }
       if (!pod.metadata.deletionTimestamp) this.volumes.start(pod);
       if (!pod.metadata.deletionTimestamp) this.inUse.start(pod);
       if (!pod.metadata.deletionTimestamp) for (const c of [...sim.inits, ...sim.containers]) this.pullEvents(tracked, c, true);
@@ -289,6 +304,7 @@ export class SimNode {
     if (!tracked) return;
     this.ctx.clock.clearTimeout(tracked.timer);
     if (tracked.removal !== undefined) this.ctx.clock.clearTimeout(tracked.removal);
+    this.ctx.clock.clearTimeout(tracked.mountTimer);
     this.pods.delete(uid);
     this.releaseIPs(tracked.sim);
     tracked.usage = undefined;
@@ -300,12 +316,50 @@ export class SimNode {
     for (const p of this.pods.values()) {
       this.ctx.clock.clearTimeout(p.timer);
       if (p.removal !== undefined) this.ctx.clock.clearTimeout(p.removal);
+      this.ctx.clock.clearTimeout(p.mountTimer);
     }
     this.volumes.stopAll();
     this.inUse.stopAll();
     this.pods.clear();
     this.finished.clear();
     this.finishedPods.clear();
+  }
+
+  /**
+   * Lets a pod held for its volumes start once every claim resolved to its volume and each
+   * attachable one is in this Node's `status.volumesAttached` (the established node agent's wait
+   * for attach and mount; volumes that need no attach, e.g. hostPath, are ready once resolved).
+   */
+  private checkVolumes(uid: string): void {
+    const p = this.pods.get(uid);
+    if (!p || !p.sim.waitingForVolumes || p.pod.metadata.deletionTimestamp) return;
+    const claims = this.inUse.podClaims(uid);
+    if (!claims || [...claims.values()].some((name) => name === undefined || (name !== '' && !this.attached.has(name)))) return;
+    this.ctx.clock.clearTimeout(p.mountTimer);
+    p.mountTimer = undefined;
+    p.sim.volumesReady(this.ctx.clock.now());
+    this.ctx.clock.clearTimeout(p.timer);
+    if (!this.crashed) this.tick(uid);
+  }
+
+  /** Each mount timeout a pod still waits for its volumes: the established `FailedMount` Event. */
+  private armMountTimer(uid: string, p: TrackedPod): void {
+    const timeout = this.ctx.timings.volumeMountTimeoutMs ?? VOLUME_MOUNT_TIMEOUT_MS;
+    p.mountTimer = this.ctx.clock.setTimeout(() => {
+      if (this.pods.get(uid) !== p || !p.sim.waitingForVolumes) return;
+      if (!this.crashed) {
+        const claims = this.inUse.podClaims(uid) ?? new Map<string, string | undefined>();
+        const byVolume = podClaimVolumes(p.pod);
+        const unmounted = byVolume.map(([volume]) => volume);
+        const unattached = byVolume.filter(([, claim]) => {
+          const name = claims.get(claim);
+          return name === undefined || (name !== '' && !this.attached.has(name));
+        }).map(([volume]) => volume);
+        const pod = p.pod.kind ? p.pod : { ...p.pod, apiVersion: 'v1', kind: 'Pod' };
+        void this.recorder.event(pod, 'Warning', 'FailedMount', `Unable to attach or mount volumes: unmounted volumes=[${unmounted.join(' ')}], unattached volumes=[${unattached.join(' ')}]: timed out waiting for the condition`);
+      }
+      this.armMountTimer(uid, p);
+    }, timeout);
   }
 
   private tick(uid: string): void {
@@ -326,6 +380,7 @@ export class SimNode {
     if (p.sim.finished && p.removal === undefined) {
       // Finished: nothing more happens to it here; its IP goes back to the pool.
       this.pods.delete(uid);
+      this.ctx.clock.clearTimeout(p.mountTimer);
       this.volumes.stop(uid);
       this.inUse.stop(uid);
       this.finished.add(uid);

@@ -36,7 +36,15 @@ export interface SimTimings {
   backoffMaxMs: number;
   /** How long a container takes to stop on SIGTERM (default 1 s; `sim.svc.io/stop-seconds` per pod). */
   containerStopMs: number;
+  /**
+   * How long a pod waits for its volumes to be attached and mounted before a `FailedMount` Event
+   * (again after each such wait); default VOLUME_MOUNT_TIMEOUT_MS, the established 2 minutes.
+   */
+  volumeMountTimeoutMs?: number;
 }
+
+/** The established node agent's wait for a pod's volumes before it reports FailedMount. */
+export const VOLUME_MOUNT_TIMEOUT_MS = 120_000;
 
 export const DEFAULT_SIM_TIMINGS: Readonly<SimTimings> = Object.freeze({ imagePullMs: 500, containerStartMs: 200, backoffBaseMs: 10_000, backoffMaxMs: 300_000, containerStopMs: 1_000 });
 
@@ -104,6 +112,11 @@ export class SimPod {
   private restarts = 0;
   private last: Exit | undefined;
   private readonly firstSeen: number;
+  /**
+   * When its containers' steps (pulls, init containers, the start) begin: at first sight, or, for
+   * a pod held for its volumes (`holdForVolumes`), once they are attached (Infinity until then).
+   */
+  private containersFrom: number;
   /** The running stage's probe plans, one per app container (undefined entries: no probes); undefined: no container has probes. */
   private plans: Array<ProbePlan | undefined> | undefined;
 
@@ -117,6 +130,7 @@ export class SimPod {
   ) {
     this.uid = pod.metadata.uid ?? '';
     this.firstSeen = now;
+    this.containersFrom = now;
     this.behaviour = podBehaviour(pod.metadata.annotations);
     this.restartPolicy = pod.spec?.restartPolicy ?? 'Always';
     this.containers = (pod.spec?.containers ?? []).map((c) => ({
@@ -138,6 +152,29 @@ export class SimPod {
     return this.pod.metadata.namespace ?? '';
   }
 
+  /**
+   * Holds the pod before its first container step until `volumesReady`: the established node
+   * agent starts nothing before the pod's volumes are attached and mounted (it reports the pod
+   * Pending, its containers waiting in ContainerCreating or PodInitializing).
+   */
+  holdForVolumes(): void {
+    if (this.stage.kind !== 'creating') return;
+    this.containersFrom = Infinity;
+    this.stage = { kind: 'creating', startAt: Infinity };
+  }
+
+  /** Whether it is held for its volumes. */
+  get waitingForVolumes(): boolean {
+    return this.containersFrom === Infinity;
+  }
+
+  /** Its volumes are attached and mounted at `now`: the containers' steps begin. */
+  volumesReady(now: number): void {
+    if (!this.waitingForVolumes) return;
+    this.containersFrom = now;
+    this.stage = { kind: 'creating', startAt: now + (this.inits.length + 1) * this.stepMs };
+  }
+
   /** True once the pod reached Succeeded or Failed: nothing more happens to it. */
   get finished(): boolean {
     return this.stage.kind === 'done';
@@ -154,7 +191,7 @@ export class SimPod {
           if (startedAt > now && startedAt < s.startAt) return startedAt;
           if (finishedAt > now && finishedAt < s.startAt) return finishedAt;
         }
-        return s.startAt;
+        return s.startAt === Infinity ? undefined : s.startAt;
       }
       case 'backoff':
         return s.until;
@@ -344,12 +381,12 @@ export class SimPod {
 
   /** When init container `i` starts and completes. */
   private initTimes(i: number): { startedAt: number; finishedAt: number } {
-    return { startedAt: this.firstSeen + i * this.stepMs + this.timings.imagePullMs, finishedAt: this.firstSeen + (i + 1) * this.stepMs };
+    return { startedAt: this.containersFrom + i * this.stepMs + this.timings.imagePullMs, finishedAt: this.containersFrom + (i + 1) * this.stepMs };
   }
 
   /** When the last init container completed (the pod's first sight when it has none). */
   private initializedAt(): number {
-    return this.firstSeen + this.inits.length * this.stepMs;
+    return this.inits.length === 0 ? this.firstSeen : this.containersFrom + this.inits.length * this.stepMs;
   }
 
   private initContainerStatus(c: ContainerInfo, i: number, now: number): ContainerStatus {

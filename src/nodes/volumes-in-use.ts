@@ -10,6 +10,8 @@
  *
  * `onChange` is called when the list changes, so the node reports it without waiting for its
  * next status update (the controller holds a detach until the volume leaves this list).
+ * `onResolved` is called after each attempt to resolve a pod's claims; `podClaims` says what each
+ * claim resolved to, so the node can hold the pod until those volumes are attached.
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from '../api/generated/kinds.js';
 import { podClaimNames, uniqueVolumeName } from '../api/attachable-volumes.js';
@@ -22,6 +24,8 @@ const RETRY_MAX_MS = 30_000;
 
 interface Tracked {
   names: string[];
+  /** claim name -> the attachable volume's unique name ('' for a volume that is not attachable; undefined: not resolved yet). */
+  claims: Map<string, string | undefined>;
   timer: unknown;
   failures: number;
   stopped: boolean;
@@ -31,6 +35,8 @@ export interface VolumesInUseContext {
   client: ApiClient;
   clock: Clock;
   onChange(): void;
+  /** A pod's claims were looked up (resolved or not). */
+  onResolved?(uid: string): void;
 }
 
 export class VolumesInUse {
@@ -43,7 +49,7 @@ export class VolumesInUse {
   start(pod: Pod): void {
     const uid = pod.metadata.uid ?? '';
     if (!uid || this.pods.has(uid) || podClaimNames(pod).length === 0) return;
-    const t: Tracked = { names: [], timer: undefined, failures: 0, stopped: false };
+    const t: Tracked = { names: [], claims: new Map(), timer: undefined, failures: 0, stopped: false };
     this.pods.set(uid, t);
     void this.resolve(pod, t);
   }
@@ -66,6 +72,11 @@ export class VolumesInUse {
     this.last = '';
   }
 
+  /** What each claim of pod `uid` resolved to (undefined: the pod has no claims, or is not tracked). */
+  podClaims(uid: string): ReadonlyMap<string, string | undefined> | undefined {
+    return this.pods.get(uid)?.claims;
+  }
+
   /** The list as `status.volumesInUse` says it. */
   names(): string[] {
     const all = new Set<string>();
@@ -83,9 +94,11 @@ export class VolumesInUse {
   private async resolve(pod: Pod, t: Tracked): Promise<void> {
     const namespace = pod.metadata.namespace ?? '';
     const names: string[] = [];
+    const claims = new Map<string, string | undefined>();
     let pending = false;
     try {
       for (const claimName of podClaimNames(pod)) {
+        claims.set(claimName, undefined);
         const claim = await this.get<PersistentVolumeClaim>(resources.persistentvolumeclaims, namespace, claimName);
         const pvName = claim?.status?.phase === 'Bound' ? (claim.spec?.volumeName ?? '') : '';
         const pv = pvName ? await this.get<PersistentVolume>(resources.persistentvolumes, '', pvName) : undefined;
@@ -96,14 +109,18 @@ export class VolumesInUse {
         const csi = pv.spec?.csi;
         const driver = typeof csi?.['driver'] === 'string' ? csi['driver'] : '';
         const handle = typeof csi?.['volumeHandle'] === 'string' ? csi['volumeHandle'] : '';
-        if (driver && handle) names.push(uniqueVolumeName(driver, handle));
+        const name = driver && handle ? uniqueVolumeName(driver, handle) : '';
+        claims.set(claimName, name);
+        if (name) names.push(name);
       }
     } catch {
       pending = true;
     }
     if (t.stopped) return;
     t.names = names;
+    t.claims = claims;
     this.changed();
+    this.ctx.onResolved?.(pod.metadata.uid ?? '');
     if (!pending) return;
     t.failures++;
     t.timer = this.ctx.clock.setTimeout(() => void this.resolve(pod, t), Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (t.failures - 1)));

@@ -27,7 +27,7 @@ import { CycleState } from './framework/cycle-state.js';
 import type { Framework } from './framework/framework.js';
 import { enqueueEvents, type ClusterAction, type ClusterEvent, type ClusterListers, type ClusterResource, type FilterRunner, type FrameworkHandle, type QueuedPodInfo } from './framework/interfaces.js';
 import type {
-  Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, PriorityClass, ReplicaSet, ReplicationController, Service, StatefulSet, StorageClass,
+  Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController, Service, StatefulSet, StorageClass,
 } from './framework/objects.js';
 import { podKey } from './framework/objects.js';
 import { newPodInfo, podPriority, type PodInfo, type ResolvedPriority } from './framework/pod-info.js';
@@ -81,7 +81,6 @@ interface SchedulerInformers {
   replicationControllers: SharedInformer<ReplicationController>;
   namespaces: SharedInformer<SvcObject>;
   pdbs: SharedInformer<PodDisruptionBudget>;
-  priorityClasses: SharedInformer<PriorityClass>;
 }
 
 export class Scheduler implements SchedulerSteps {
@@ -122,7 +121,6 @@ export class Scheduler implements SchedulerSteps {
       replicationControllers: f.informer<ReplicationController>(resources.replicationcontrollers),
       namespaces: f.informer(resources.namespaces),
       pdbs: f.informer<PodDisruptionBudget>(resources.poddisruptionbudgets),
-      priorityClasses: f.informer<PriorityClass>(resources.priorityclasses),
     };
     const inf = this.inf;
     this.listers = {
@@ -226,7 +224,6 @@ export class Scheduler implements SchedulerSteps {
     watch(this.inf.replicaSets, () => {});
     watch(this.inf.statefulSets, () => {});
     watch(this.inf.replicationControllers, () => {});
-    watch(this.inf.priorityClasses, () => {});
     check();
   }
 
@@ -293,20 +290,14 @@ export class Scheduler implements SchedulerSteps {
   }
 
   /**
-   * Priority: `spec.priority`, else the pod's PriorityClass, else the global default class, else 0;
-   * the preemption policy likewise. Done here until the priority admission plugin fills the spec.
+   * Priority: `spec.priority` (else 0) and `spec.preemptionPolicy`, as established: the Priority
+   * admission plugin wrote both from the pod's PriorityClass when the pod was created, so the
+   * scheduler never reads PriorityClasses (a class changed or deleted later does not change a pod).
    */
   priorityOf(pod: Pod): ResolvedPriority {
     const own = podPriority(pod);
-    const classes = this.inf.priorityClasses.cache;
-    const name = pod.spec?.priorityClassName;
-    const pc: PriorityClass | undefined = name ? classes.get(name) : classes.list().find((c) => c.globalDefault);
-    const policy = pod.spec?.preemptionPolicy ?? pc?.preemptionPolicy;
-    return {
-      priority: typeof pod.spec?.priority === 'number' ? own.priority : (pc?.value ?? 0),
-      // Without the NonPreemptingPriority gate every pod may preempt, as established.
-      preemptionPolicy: this.features.nonPreemptingPriority && policy === 'Never' ? 'Never' : 'PreemptLowerPriority',
-    };
+    // Without the NonPreemptingPriority gate every pod may preempt, as established.
+    return { priority: own.priority, preemptionPolicy: this.features.nonPreemptingPriority ? own.preemptionPolicy : 'PreemptLowerPriority' };
   }
 
   // ---- the scheduling cycle -------------------------------------------------------------

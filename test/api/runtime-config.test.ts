@@ -7,8 +7,8 @@ const gvs = (r: ResourceRegistry) => r.enabledGroupVersions().map((g) => (g.grou
 test('by default every built-in GA and beta group/version is served', () => {
   const r = new ResourceRegistry(builtinResources(), {});
   assert.equal(gvs(r), [
-    'apiextensions.svc.io/v1', 'apps/v1', 'authentication.svc.io/v1', 'authorization.svc.io/v1', 'autoscaling/v1', 'autoscaling/v2', 'autoscaling/v2beta2', 'batch/v1', 'batch/v1beta1',
-    'certificates.svc.io/v1', 'coordination.svc.io/v1', 'discovery.svc.io/v1', 'discovery.svc.io/v1beta1', 'events.svc.io/v1', 'metrics.svc.io/v1beta1',
+    'admissionregistration.svc.io/v1', 'admissionregistration.svc.io/v1beta1', 'apiextensions.svc.io/v1', 'apiregistration.svc.io/v1', 'apiregistration.svc.io/v1beta1', 'apps/v1', 'authentication.svc.io/v1', 'authorization.svc.io/v1', 'autoscaling/v1', 'autoscaling/v2', 'autoscaling/v2beta2', 'batch/v1', 'batch/v1beta1',
+    'certificates.svc.io/v1', 'coordination.svc.io/v1', 'discovery.svc.io/v1', 'discovery.svc.io/v1beta1', 'events.svc.io/v1', 'flowcontrol.apiserver.svc.io/v1beta1', 'metrics.svc.io/v1beta1',
     'networking.svc.io/v1', 'node.svc.io/v1', 'node.svc.io/v1beta1', 'policy/v1', 'policy/v1beta1', 'rbac.authorization.svc.io/v1', 'scheduling.svc.io/v1',
     'storage.svc.io/v1', 'v1',
   ]);

@@ -112,7 +112,7 @@ test('cross-flag rules name the flags involved', () => {
   assert.ok(parse(['--enable-admission-plugins=NodeRestriction']).options.admissionPlugins.includes('NodeRestriction'));
   assert.not.ok(parse([]).options.admissionPlugins.includes('NodeRestriction'), 'NodeRestriction is not in the default list');
   assert.not.ok(parse(['--disable-admission-plugins=NamespaceLifecycle']).options.admissionPlugins.includes('NamespaceLifecycle'));
-  assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages']), /--enable-admission-plugins=AlwaysPullImages: not built yet/);
+  assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,PodPreset']), /--enable-admission-plugins=PodPreset: not built yet/);
   assert.equal(parse(['--authorization-mode=RBAC,AlwaysDeny']).options.authorization.modes, ['RBAC', 'AlwaysDeny'], 'RBAC is built');
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);
@@ -132,6 +132,14 @@ test('cross-flag rules name the flags involved', () => {
   assert.ok(parse(['--audit-dynamic-configuration', '--feature-gates=DynamicAuditing=true']));
   const { options } = parse(['--enable-priority-and-fairness=true']);
   assert.match(options.warnings.join('\n'), /APIPriorityAndFairness/);
+  assert.is(options.priorityAndFairness, false, 'without its gate the flag does nothing');
+  // API Priority and Fairness: on with its gate (the flag defaults to true), off by the flag.
+  assert.is(parse(['--feature-gates=APIPriorityAndFairness=true']).options.priorityAndFairness, true);
+  assert.is(parse(['--feature-gates=APIPriorityAndFairness=true', '--enable-priority-and-fairness=false']).options.priorityAndFairness, false);
+  assert.throws(
+    () => parse(['--feature-gates=APIPriorityAndFairness=true', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']),
+    /MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive/,
+  );
 });
 
 test('--svclet-* (how pods/log reaches node agents) are resolved and checked', () => {
@@ -257,6 +265,7 @@ test('buildApiServerConfig fills the contract', async () => {
   assert.is(c.shutdownDelayMs, 2000);
   assert.equal(c.corsAllowedOrigins, ['https://a\\.example', '//localhost']);
   assert.is(c.featureGates['APIPriorityAndFairness'], true);
+  assert.is(c.priorityAndFairness, true);
   assert.is(c.continueTokenTtlMs, 300_000);
   assert.equal(c.version, { major: '0', minor: '1', gitVersion: 'v0.1.0' });
   assert.is(c.profiling, true);

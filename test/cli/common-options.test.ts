@@ -96,6 +96,7 @@ test('a malformed value is rejected naming the flag', () => {
   assert.match(stderr, /1m0s/);
   assert.match(parseError('apiserver', ['--profiling=maybe']).stderr, /--profiling.*true or false/);
   assert.match(parseError('apiserver', ['--tls-min-version=VersionTLS9']).stderr, /VersionTLS12/);
+  assert.throws(() => parse('scheduler', ['--tls-min-version=VersionTLS10']), /TLS 1.0 and 1.1 are insecure/);
   assert.match(parseError('apiserver', ['-v', 'x']).stderr, /--v/);
 });
 

@@ -119,6 +119,17 @@ test('--tls-min-version rejects unknown names', () => {
   assert.throws(() => mapTlsMinVersion('TLS12'), /--tls-min-version/);
 });
 
+test('insecure choices are refused with the reason: TLS 1.0/1.1, RC4, 3DES and CBC-SHA256 suites', () => {
+  assert.throws(() => mapTlsMinVersion('VersionTLS10'), /--tls-min-version: TLS 1.0 and 1.1 are insecure .*use VersionTLS12/);
+  assert.throws(() => mapTlsMinVersion('VersionTLS11'), /"VersionTLS11" for --tls-min-version: TLS 1.0 and 1.1 are insecure/);
+  assert.is(mapTlsMinVersion('VersionTLS13'), 'TLSv1.3');
+  assert.throws(() => mapCipherSuites(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_RSA_WITH_RC4_128_SHA']), /"TLS_RSA_WITH_RC4_128_SHA" for --tls-cipher-suites: insecure cipher suite \(RC4 is broken\)/);
+  assert.throws(() => mapCipherSuites(['TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA']), /insecure cipher suite \(3DES is open to Sweet32 attacks\)/);
+  assert.throws(() => mapCipherSuites(['TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256']), /insecure cipher suite \(CBC with SHA-256/);
+  // The CBC-SHA1 suites are not on the established insecure list: still accepted.
+  assert.ok(mapCipherSuites(['TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA'])!.includes('ECDHE-ECDSA-AES128-SHA'));
+});
+
 test('cert and key files are read as given and must come in pairs', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
   const pair = await generateSelfSignedPair(['example.com']);

@@ -10,7 +10,7 @@ import { matchingResources, podConstraintViolation, usageOf } from '../../src/ap
 import { quotaSelects } from '../../src/api/quota/scopes.js';
 import { resources } from '../../src/client/typed.js';
 import type { ResourceRef } from '../../src/client/types.js';
-import { quotaUsage } from '../../controllers/resourcequota/index.js';
+import { quotaUsage, updateReplenishes } from '../../controllers/resourcequota/index.js';
 import { pod } from '../helpers/objects.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -99,3 +99,17 @@ test('10,000 pods are summed well within the benchmark goal', () => {
 });
 
 test.run();
+
+test('update events that give usage back: a Service type change, a claim whose usage changed (the established update filter)', () => {
+  const svc = (type: string | undefined, rv: string): SvcObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'n', resourceVersion: rv }, spec: { ...(type ? { type } : {}), ports: [{ port: 80 }] } }) as SvcObject;
+  assert.ok(updateReplenishes(resources.services, svc('NodePort', '1'), svc('ClusterIP', '2')));
+  assert.ok(updateReplenishes(resources.services, svc('LoadBalancer', '1'), svc('NodePort', '2')));
+  assert.not.ok(updateReplenishes(resources.services, svc('ClusterIP', '1'), svc(undefined, '2')), 'ClusterIP and no type use the same');
+  assert.not.ok(updateReplenishes(resources.services, svc('NodePort', '1'), svc('NodePort', '2')));
+  const claim = (storage: string, allocated?: string): SvcObject =>
+    ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: 'n' }, spec: { storageClassName: 'gold', resources: { requests: { storage } } }, ...(allocated ? { status: { allocatedResources: { storage: allocated } } } : {}) }) as SvcObject;
+  assert.ok(updateReplenishes(resources.persistentvolumeclaims, claim('2Gi'), claim('1Gi')), 'a shrink');
+  assert.ok(updateReplenishes(resources.persistentvolumeclaims, claim('1Gi', '4Gi'), claim('1Gi', '1Gi')), 'allocated storage given back');
+  assert.not.ok(updateReplenishes(resources.persistentvolumeclaims, claim('1Gi'), claim('1Gi')), 'a status change without usage');
+  assert.not.ok(updateReplenishes(resources.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }));
+});

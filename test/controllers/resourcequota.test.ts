@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ResourceQuota } from '../../src/api/generated/kinds.js';
+import { parseQuantity } from '../../src/api/validation/quantity.js';
 import { ApiError, resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
@@ -89,6 +90,22 @@ test('32 concurrent creates never exceed the quota', async () => {
   assert.is((await cluster.client.list(resources.pods, { namespace: 'q2' })).items.length, 10);
   const q = await getQuota('q2', 'count');
   assert.equal(q.status?.used, { configmaps: '7', pods: '10' });
+});
+
+test('a Service type change and a claim shrink show at once, not at the sync period (update events replenish)', async () => {
+  await ns('q4');
+  await cluster.client.create(resources.resourcequotas, 'q4', quota('svc', 'q4', { 'services.nodeports': '4', 'services.loadbalancers': '2', 'requests.storage': '10Gi' }));
+  await eventually(async () => (await getQuota('q4', 'svc')).status?.used?.['services.nodeports'] === '0', 15_000, 'usage calculated');
+  await cluster.client.create(resources.services, 'q4', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }, { name: 'https', port: 443 }] } });
+  await cluster.client.create(resources.persistentvolumeclaims, 'q4', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { storageClassName: 'none', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '3Gi' } } } });
+  // Charged by admission at create.
+  const storage = async () => parseQuantity((await getQuota('q4', 'svc')).status?.used?.['requests.storage']);
+  await eventually(async () => (await getQuota('q4', 'svc')).status?.used?.['services.nodeports'] === '2' && (await storage()) === 3 * 2 ** 30, 15_000, 'charged');
+  // The sync period is 5 minutes here: only the update events can give these back within the wait.
+  await cluster.client.patch(resources.services, 'q4', 'web', 'merge', { spec: { type: 'ClusterIP' } });
+  await eventually(async () => (await getQuota('q4', 'svc')).status?.used?.['services.nodeports'] === '0', 15_000, 'nodeports given back by the type change');
+  await cluster.client.patch(resources.persistentvolumeclaims, 'q4', 'data', 'merge', { spec: { resources: { requests: { storage: '1Gi' } } } });
+  await eventually(async () => (await storage()) === 2 ** 30, 15_000, 'storage given back by the shrink');
 });
 
 test('scopes: a BestEffort quota counts best-effort pods only; a PriorityClass selector its class', async () => {

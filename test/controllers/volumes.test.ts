@@ -20,6 +20,8 @@ test.before(async () => {
     controllers: ['statefulset', 'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'persistentvolume-expander', 'attachdetach'],
     nodes: 2,
     controllerConfig: { pvClaimBinderSyncPeriodMs: 1_000, attachDetachReconcileSyncPeriodMs: 1_000 },
+    // FailedMount after 3 s of waiting for volumes instead of the established 2 minutes.
+    nodeTimings: { volumeMountTimeoutMs: 3_000 },
   });
   await ensureDefaultStorageClass(cluster.client);
 });
@@ -220,6 +222,35 @@ test('attachdetach: a pod with a provisioned claim gets an attached VolumeAttach
   const n = await getNode();
   assert.not.ok((n.status?.volumesAttached ?? []).some((v) => v['name'] === unique), 'no longer in volumesAttached');
   assert.not.ok((n.status?.volumesInUse ?? []).includes(unique), 'no longer in use');
+});
+
+test('a pod waits for its CSI volume to be attached: FailedAttachVolume from the attacher\'s error, FailedMount while it waits, Running once attached', async () => {
+  // A volume of a driver whose attacher is external: the test plays that attacher.
+  await cluster.client.create(resources.persistentvolumes, '', {
+    apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'ext-pv' },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'ext', csi: { driver: 'ext.csi.example.com', volumeHandle: 'h1' } },
+  } as PersistentVolume);
+  await cluster.client.create(resources.persistentvolumeclaims, 'default', claim('ext-claim', '1Gi', 'ext'));
+  await eventually(async () => (await getClaim('ext-claim')).status?.phase === 'Bound', 15_000, 'ext-claim bound');
+  await cluster.client.create(resources.pods, 'default', pod('ext-user', 'ext-claim'));
+  const getPod = () => cluster.client.get<Pod>(resources.pods, 'default', 'ext-user');
+  await eventually(async () => !!(await getPod()).spec?.nodeName, 15_000, 'ext-user scheduled');
+  const nodeName = (await getPod()).spec!.nodeName!;
+  const vaName = `csi-${createHash('sha256').update(`h1ext.csi.example.com${nodeName}`).digest('hex')}`;
+  await eventually(async () => exists(cluster.client.get(resources.volumeattachments, '', vaName)), 15_000, 'VolumeAttachment created');
+  const events = async (reason: string) => (await cluster.client.list<Event>(resources.events, { namespace: 'default', fieldSelector: 'involvedObject.name=ext-user' })).items.filter((e) => e.reason === reason);
+  await cluster.client.patch(resources.volumeattachments, '', vaName, 'merge', { status: { attached: false, attachError: { message: 'rpc error: code = Internal desc = no capacity left' } } }, { subresource: 'status' });
+  await eventually(async () => (await events('FailedAttachVolume')).some((e) => e.type === 'Warning' && e.message === 'AttachVolume.Attach failed for volume "ext-pv" : rpc error: code = Internal desc = no capacity left'), 15_000, 'FailedAttachVolume event');
+  await eventually(async () => (await events('FailedMount')).some((e) => e.message === 'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data]: timed out waiting for the condition'), 15_000, 'FailedMount event');
+  const waiting = await getPod();
+  assert.is(waiting.status?.phase, 'Pending', 'nothing starts before the volume is attached');
+  assert.is((waiting.status?.containerStatuses?.[0] as { state?: { waiting?: { reason?: string } } } | undefined)?.state?.waiting?.reason, 'ContainerCreating');
+  // The attacher succeeds: the controller lists the volume in volumesAttached, and the pod starts.
+  await cluster.client.patch(resources.volumeattachments, '', vaName, 'merge', { status: { attached: true, attachError: null } }, { subresource: 'status' });
+  await eventually(async () => (await getPod()).status?.phase === 'Running', 20_000, 'ext-user running once attached');
+  const node = await cluster.client.get<Node>(resources.nodes, '', nodeName);
+  assert.ok((node.status?.volumesAttached ?? []).some((v) => v['name'] === 'svc.io/csi/ext.csi.example.com^h1'));
+  await cluster.client.delete(resources.pods, 'default', 'ext-user', { gracePeriodSeconds: 0 });
 });
 
 test('Delete reclaim: a provisioned volume is deleted once its claim is gone', async () => {

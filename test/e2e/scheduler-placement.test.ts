@@ -81,7 +81,9 @@ test('NodeResourcesFit: requests, init containers (largest one) and pod overhead
   assert.is(await placed('two-cpu', { requests: { cpu: '2' } }), 'big');
   const init = { spec: { initContainers: [{ name: 'i', image: 'x', resources: { requests: { cpu: '1500m' } } }] } };
   assert.is(await placed('init', { requests: { cpu: '100m' } }, init), 'big');
-  assert.is(await placed('overhead', { requests: { cpu: '500m' } }, { spec: { overhead: { cpu: '600m' } } }), 'big');
+  // The overhead comes from a RuntimeClass (the RuntimeClass admission plugin writes it into the pod).
+  await typed<SvcObject>(s.client, resources.runtimeclasses).create('', { metadata: { name: `sandboxed-${n}` }, handler: 'sandboxed', overhead: { podFixed: { cpu: '600m' } } });
+  assert.is(await placed('overhead', { requests: { cpu: '500m' } }, { spec: { runtimeClassName: `sandboxed-${n}` } }), 'big');
   assert.is(await placed('fits-small', { requests: { cpu: '900m', memory: '7Gi' } }), 'small');
 });
 

@@ -1,4 +1,5 @@
-// Preemption against the real apiserver process: priorities come from PriorityClass objects; a
+// Preemption against the real apiserver process: priorities come from PriorityClass objects (the
+// Priority admission plugin writes them into the pods); a
 // high-priority pod that fits nowhere evicts the right lower-priority pods (gracefully: the test
 // finishes their deletion as a node agent would), gets status.nominatedNodeName and is bound
 // there; a PodDisruptionBudget steers the choice to the node whose victims it does not protect;
@@ -19,7 +20,9 @@ let kubelet: Subscription;
 const deleted: string[] = [];
 
 test.before(async () => {
-  server = await startApiServer();
+  // The gate on both sides, as established: the Priority admission plugin copies a class's
+  // preemptionPolicy into its pods only with it, and the scheduler honours `Never` only with it.
+  server = await startApiServer({ args: ['--feature-gates=NonPreemptingPriority=true'] });
   s = await startTestScheduler(server, undefined, { nonPreemptingPriority: true });
   const classes = typed<SvcObject>(s.client, resources.priorityclasses);
   await classes.create('', { metadata: { name: 'lowest' }, value: 5 });

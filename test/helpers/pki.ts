@@ -9,6 +9,7 @@
  *   const agent = clientAgent(server, alice);                  // undici Agent for server.request-like calls
  *   writeSvcconfig(server, { name: 'alice.yaml', user: alice }) // kubectl / src/client (test/helpers/client.ts)
  *   const sub = await ca.intermediate('team-ca');              // its certificates carry the chain to `ca`
+ *   const web = await ca.issue({ cn: 'hook', extendedKeyUsages: [x509.ExtendedKeyUsage.serverAuth], dnsNames: ['hook.ns.svc'], ips: ['127.0.0.1'] }); // a serving pair
  *
  * Keys are ECDSA P-256 (PKCS#8 PEM), signatures ECDSA-SHA256, as the serving pair of src/cli/tls.ts.
  * `ca.cleanup()` removes the folder.
@@ -43,6 +44,9 @@ export interface ClientCertificateRequest {
   notAfter?: Date;
   /** Extended key usages (default clientAuth); [] leaves the extension out. */
   extendedKeyUsages?: string[];
+  /** Subject alternative names, for a serving certificate (with extendedKeyUsages [serverAuth]). */
+  dnsNames?: string[];
+  ips?: string[];
 }
 
 export interface CertificateAuthority extends IssuedCertificate {
@@ -134,6 +138,9 @@ async function makeCA(name: string, dir: string, parent?: Signer, pathLength?: n
           new x509.BasicConstraintsExtension(false, undefined, true),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
           ...(ekus.length > 0 ? [new x509.ExtendedKeyUsageExtension(ekus)] : []),
+          ...(req.dnsNames?.length || req.ips?.length
+            ? [new x509.SubjectAlternativeNameExtension([...(req.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(req.ips ?? []).map((value) => ({ type: 'ip' as const, value }))])]
+            : []),
           await x509.AuthorityKeyIdentifierExtension.create(keys.publicKey),
         ],
       });

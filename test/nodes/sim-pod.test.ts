@@ -37,6 +37,30 @@ test('Pending while the image is pulled and the container starts, then Running a
   assert.is(s.nextAt(T0 + 150), undefined, 'runs until deleted');
 });
 
+test('held for its volumes: Pending in ContainerCreating with nothing scheduled; the pull and start count from when they are ready', () => {
+  const s = sim();
+  s.holdForVolumes();
+  assert.ok(s.waitingForVolumes);
+  const held = at(s, 10_000);
+  assert.is(held.phase, 'Pending');
+  assert.is(container(held).state['waiting']?.['reason'], 'ContainerCreating');
+  assert.is(cond(held, 'Initialized'), 'True', 'no init containers: initialized at first sight, as established');
+  assert.is(s.nextAt(T0 + 10_000), undefined, 'nothing happens until the volumes are there');
+  s.volumesReady(T0 + 10_000);
+  assert.not.ok(s.waitingForVolumes);
+  assert.is(s.nextAt(T0 + 10_000), T0 + 10_150);
+  assert.is(at(s, 10_149).phase, 'Pending');
+  assert.is(at(s, 10_150).phase, 'Running');
+  // With an init container, the app container waits in PodInitializing and the init one starts after the volumes too.
+  const i = sim({}, { initContainers: [{ name: 'init', image: 'tool' }] });
+  i.holdForVolumes();
+  const initHeld = at(i, 5_000);
+  assert.is(cond(initHeld, 'Initialized'), 'False');
+  assert.is(container(initHeld).state['waiting']?.['reason'], 'PodInitializing');
+  i.volumesReady(T0 + 5_000);
+  assert.is(i.nextAt(T0 + 5_000), T0 + 5_100, 'the init container starts after its pull');
+});
+
 test('the status is the same text until something happens (no write per look)', () => {
   const s = sim();
   const a = JSON.stringify(at(s, 200));

@@ -1044,6 +1044,26 @@ export interface CustomResourceDefinitionStatus {
   storedVersions?: string[];
 }
 
+/** Part of APIService (apiregistration.svc.io/v1). */
+export interface APIServiceSpec {
+  service?: {
+    namespace?: string;
+    name?: string;
+    port?: number;
+  };
+  group?: string;
+  version?: string;
+  insecureSkipTLSVerify?: boolean;
+  caBundle?: string;
+  groupPriorityMinimum?: number;
+  versionPriority?: number;
+}
+
+/** Part of APIService (apiregistration.svc.io/v1). */
+export interface APIServiceStatus {
+  conditions?: Condition[];
+}
+
 /** Part of Ingress (networking.svc.io/v1). */
 export interface IngressSpec {
   ingressClassName?: string;
@@ -1219,6 +1239,132 @@ export interface RuntimeClassScheduling {
     effect?: string;
     tolerationSeconds?: number;
   }[];
+}
+
+/** Part of FlowSchema (flowcontrol.apiserver.svc.io/v1beta1). */
+export interface FlowSchemaSpec {
+  priorityLevelConfiguration?: {
+    name?: string;
+  };
+  matchingPrecedence?: number;
+  distinguisherMethod?: {
+    type?: string;
+  };
+  rules?: {
+    subjects?: {
+      kind?: string;
+      user?: {
+        name?: string;
+      };
+      group?: {
+        name?: string;
+      };
+      serviceAccount?: {
+        namespace?: string;
+        name?: string;
+      };
+    }[];
+    resourceRules?: {
+      verbs?: string[];
+      apiGroups?: string[];
+      resources?: string[];
+      clusterScope?: boolean;
+      namespaces?: string[];
+    }[];
+    nonResourceRules?: {
+      verbs?: string[];
+      nonResourceURLs?: string[];
+    }[];
+  }[];
+}
+
+/** Part of PriorityLevelConfiguration (flowcontrol.apiserver.svc.io/v1beta1). */
+export interface PriorityLevelConfigurationSpec {
+  type?: string;
+  limited?: {
+    assuredConcurrencyShares?: number;
+    limitResponse?: {
+      type?: string;
+      queuing?: {
+        queues?: number;
+        handSize?: number;
+        queueLengthLimit?: number;
+      };
+    };
+  };
+}
+
+/** Part of PodSecurityPolicy (policy/v1beta1). */
+export interface PodSecurityPolicySpec {
+  privileged?: boolean;
+  defaultAddCapabilities?: string[];
+  requiredDropCapabilities?: string[];
+  allowedCapabilities?: string[];
+  volumes?: string[];
+  hostNetwork?: boolean;
+  hostPorts?: {
+    min?: number;
+    max?: number;
+  }[];
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  seLinux?: {
+    rule?: string;
+    seLinuxOptions?: {
+      user?: string;
+      role?: string;
+      type?: string;
+      level?: string;
+    };
+  };
+  runAsUser?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  runAsGroup?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  supplementalGroups?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  fsGroup?: {
+    rule?: string;
+    ranges?: {
+      min?: number;
+      max?: number;
+    }[];
+  };
+  readOnlyRootFilesystem?: boolean;
+  defaultAllowPrivilegeEscalation?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  allowedHostPaths?: {
+    pathPrefix?: string;
+    readOnly?: boolean;
+  }[];
+  allowedFlexVolumes?: {
+    driver?: string;
+  }[];
+  allowedCSIDrivers?: {
+    name?: string;
+  }[];
+  allowedUnsafeSysctls?: string[];
+  forbiddenSysctls?: string[];
+  allowedProcMountTypes?: string[];
+  runtimeClass?: {
+    allowedRuntimeClassNames?: string[];
+    defaultRuntimeClassName?: string;
+  };
 }
 
 /** Part of HorizontalPodAutoscaler (autoscaling/v1). */
@@ -1555,6 +1701,12 @@ export interface CustomResourceDefinition extends SvcObject {
   status?: CustomResourceDefinitionStatus;
 }
 
+/** APIService (apiregistration.svc.io/v1, cluster-scoped). */
+export interface APIService extends SvcObject {
+  spec?: APIServiceSpec;
+  status?: APIServiceStatus;
+}
+
 /** PodMetrics (metrics.svc.io/v1beta1, namespaced). */
 export interface PodMetrics extends SvcObject {
   timestamp?: string;
@@ -1625,6 +1777,86 @@ export interface RuntimeClass extends SvcObject {
   handler?: string;
   overhead?: RuntimeClassOverhead;
   scheduling?: RuntimeClassScheduling;
+}
+
+/** MutatingWebhookConfiguration (admissionregistration.svc.io/v1, cluster-scoped). */
+export interface MutatingWebhookConfiguration extends SvcObject {
+  webhooks?: {
+    name?: string;
+    clientConfig?: {
+      url?: string;
+      service?: {
+        namespace?: string;
+        name?: string;
+        path?: string;
+        port?: number;
+      };
+      caBundle?: string;
+    };
+    rules?: {
+      operations?: string[];
+      apiGroups?: string[];
+      apiVersions?: string[];
+      resources?: string[];
+      scope?: string;
+    }[];
+    failurePolicy?: string;
+    matchPolicy?: string;
+    namespaceSelector?: LabelSelectorSpec;
+    objectSelector?: LabelSelectorSpec;
+    sideEffects?: string;
+    timeoutSeconds?: number;
+    admissionReviewVersions?: string[];
+    reinvocationPolicy?: string;
+  }[];
+}
+
+/** ValidatingWebhookConfiguration (admissionregistration.svc.io/v1, cluster-scoped). */
+export interface ValidatingWebhookConfiguration extends SvcObject {
+  webhooks?: {
+    name?: string;
+    clientConfig?: {
+      url?: string;
+      service?: {
+        namespace?: string;
+        name?: string;
+        path?: string;
+        port?: number;
+      };
+      caBundle?: string;
+    };
+    rules?: {
+      operations?: string[];
+      apiGroups?: string[];
+      apiVersions?: string[];
+      resources?: string[];
+      scope?: string;
+    }[];
+    failurePolicy?: string;
+    matchPolicy?: string;
+    namespaceSelector?: LabelSelectorSpec;
+    objectSelector?: LabelSelectorSpec;
+    sideEffects?: string;
+    timeoutSeconds?: number;
+    admissionReviewVersions?: string[];
+  }[];
+}
+
+/** FlowSchema (flowcontrol.apiserver.svc.io/v1beta1, cluster-scoped). */
+export interface FlowSchema extends SvcObject {
+  spec?: FlowSchemaSpec;
+  status?: APIServiceStatus;
+}
+
+/** PriorityLevelConfiguration (flowcontrol.apiserver.svc.io/v1beta1, cluster-scoped). */
+export interface PriorityLevelConfiguration extends SvcObject {
+  spec?: PriorityLevelConfigurationSpec;
+  status?: APIServiceStatus;
+}
+
+/** PodSecurityPolicy (policy/v1beta1, cluster-scoped). */
+export interface PodSecurityPolicy extends SvcObject {
+  spec?: PodSecurityPolicySpec;
 }
 
 /** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
@@ -1719,6 +1951,7 @@ export interface BuiltinKinds {
   selfsubjectreviews: SelfSubjectReview;
   certificatesigningrequests: CertificateSigningRequest;
   customresourcedefinitions: CustomResourceDefinition;
+  apiservices: APIService;
   "pods.metrics.svc.io": PodMetrics;
   "nodes.metrics.svc.io": NodeMetrics;
   ingresses: Ingress;
@@ -1729,11 +1962,19 @@ export interface BuiltinKinds {
   csinodes: CSINode;
   volumeattachments: VolumeAttachment;
   runtimeclasses: RuntimeClass;
+  mutatingwebhookconfigurations: MutatingWebhookConfiguration;
+  validatingwebhookconfigurations: ValidatingWebhookConfiguration;
+  flowschemas: FlowSchema;
+  prioritylevelconfigurations: PriorityLevelConfiguration;
+  podsecuritypolicies: PodSecurityPolicy;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
   "endpointslices.v1beta1.discovery.svc.io": EndpointSliceV1beta1;
   "horizontalpodautoscalers.v2beta2.autoscaling": HorizontalPodAutoscaler;
   "horizontalpodautoscalers.v1.autoscaling": HorizontalPodAutoscalerV1;
   "runtimeclasses.v1beta1.node.svc.io": RuntimeClass;
+  "mutatingwebhookconfigurations.v1beta1.admissionregistration.svc.io": MutatingWebhookConfiguration;
+  "validatingwebhookconfigurations.v1beta1.admissionregistration.svc.io": ValidatingWebhookConfiguration;
   "events.events.svc.io": EventsV1Event;
+  "apiservices.v1beta1.apiregistration.svc.io": APIService;
 }

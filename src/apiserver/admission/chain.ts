@@ -21,6 +21,15 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Who is asking (the request's authenticated, or impersonated, user). */
   user: UserInfo;
+  /**
+   * Annotations plugins add for the request's audit event (established AddAnnotation: keys are
+   * `<plugin domain>/<name>`, e.g. `imagepolicywebhook.image-policy.svc.io/failed-open`).
+   */
+  auditAnnotations?: Record<string, string>;
+  /** Options fields the client sent (DeleteOptions' propagationPolicy, ...), for admission webhooks' `options`. */
+  options?: Record<string, unknown>;
+  /** Adds a `Warning` header to the response (admission webhooks' warnings); absent where there is none. */
+  warn?: (text: string) => void;
 }
 
 /** `None` and `NoneOnDryRun` are safe for dry run; anything else makes a dry-run request fail. */
@@ -57,3 +66,4 @@ export class AdmissionChain {
     for (const p of this.applicable(attrs)) await p.validate?.(attrs);
   }
 }
+

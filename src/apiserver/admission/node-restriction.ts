@@ -74,7 +74,8 @@ export function nodeRestriction(lookups: NodeRestrictionLookups): AdmissionPlugi
   return {
     name: 'NodeRestriction',
     sideEffects: 'None',
-    handles: (a) => nodeIdentity(a.user).isNode,
+    // Not CONNECT (exec, attach, port-forward): the established plugin handles create, update and delete only.
+    handles: (a) => a.operation !== 'CONNECT' && nodeIdentity(a.user).isNode,
     async validate(a) {
       const { name: node } = nodeIdentity(a.user);
       const refuse = (why: string): StatusError => forbidden(`${qualifiedResource(a)} "${a.name}" is forbidden: ${why}`, { group: a.def.group, resource: a.def.plural, name: a.name });

@@ -64,7 +64,7 @@ export function callRemote(
   target: RemoteTarget,
   method: 'GET' | 'POST',
   body: string | undefined,
-  opts: { timeoutMs?: number; agent?: HttpAgent } = {},
+  opts: { timeoutMs?: number; agent?: HttpAgent; signal?: AbortSignal } = {},
 ): Promise<RemoteAnswer> {
   const url = new URL(target.url);
   const https = url.protocol === 'https:';
@@ -81,6 +81,8 @@ export function callRemote(
       headers,
       timeout: opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
       ...(opts.agent ? { agent: opts.agent } : {}),
+      // A whole-call deadline (admission webhooks' timeoutSeconds); `timeout` above is per idle socket.
+      ...(opts.signal ? { signal: opts.signal } : {}),
       ...(https
         ? {
             ...(tls.ca ? { ca: tls.ca } : {}),

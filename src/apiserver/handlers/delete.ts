@@ -3,7 +3,7 @@
  * given a grace period) the object only gets `deletionTimestamp`; it leaves storage when the last
  * finalizer is removed. A namespace becomes `Terminating` and stays until its finalizers are empty.
  */
-import { badRequest, conflict, successStatus } from '../../api/status.js';
+import { badRequest, conflict, notFound, successStatus } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { readOptionalRequestValue, writeJson } from '../http.js';
 import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
@@ -15,6 +15,7 @@ import { checkDryRunGate, intParam, isDryRun, type RequestScope } from '../scope
 import { filterFromQuery } from '../selectors.js';
 import { guaranteedUpdate } from './write.js';
 import { requestUser } from '../auth/authentication.js';
+import { addWarning } from '../warnings.js';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -24,6 +25,15 @@ export interface DeleteOptions {
 }
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
+
+/** The DeleteOptions fields a client set (the `options` admission webhooks get; dryRun is added there). */
+function deleteOptionsFields(opts: DeleteOptions): Record<string, unknown> {
+  return {
+    ...(opts.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: opts.gracePeriodSeconds } : {}),
+    ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : {}),
+    ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+  };
+}
 
 /** DeleteOptions from the optional JSON body and the query (the query wins where both are set). */
 export async function readDeleteOptions(s: RequestScope): Promise<DeleteOptions> {
@@ -105,8 +115,18 @@ export type DeleteResult = { deleted: true; view: ObjectView } | { deleted: fals
 /** Deletes one object (by the scope's namespace/name) under the two-phase rules. */
 export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promise<DeleteResult> {
   const { def, info, services } = s;
-  await services.admission.validate({ operation: 'DELETE', def, namespace: info.namespace, name: info.name, subresource: '', dryRun: opts.dryRun, user: requestUser(s.req) });
   const ref = { group: def.group, resource: def.plural, name: info.name };
+  // As established: an absent object is a 404 before admission, which sees the object being
+  // deleted (a moment old, from the cache) and runs both phases.
+  const existing = await s.store.peek(info.namespace, info.name);
+  if (!existing) throw notFound(ref);
+  const attrs = {
+    operation: 'DELETE' as const, def, namespace: info.namespace, name: info.name, subresource: '', oldObject: existing, dryRun: opts.dryRun, user: requestUser(s.req),
+    options: deleteOptionsFields(opts),
+    warn: (text: string) => addWarning(s.res, text),
+  };
+  await services.admission.mutate(attrs);
+  await services.admission.validate(attrs);
   const out = await guaranteedUpdate(
     s,
     (_frozen, draft) => {

@@ -42,7 +42,9 @@ export async function handleEviction(s: RequestScope): Promise<void> {
   }
   const opts = deleteOptionsOf(body, dryRun);
   // The Eviction is admitted as the create it is (NodeRestriction: a node evicts only its own pods).
-  await s.services.admission.validate({ operation: 'CREATE', def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'eviction', object: body, dryRun, user: requestUser(s.req) });
+  const attrs = { operation: 'CREATE' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'eviction', object: body, dryRun, user: requestUser(s.req) };
+  await s.services.admission.mutate(attrs);
+  await s.services.admission.validate(attrs);
   const pod = (await s.store.get(s.info.namespace, s.info.name)).object;
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
 

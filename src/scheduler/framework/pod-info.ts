@@ -48,7 +48,7 @@ export interface PodInfo {
 
 export type PreemptionPolicy = 'PreemptLowerPriority' | 'Never';
 
-/** A pod's priority and preemption policy once its PriorityClass is taken into account. */
+/** A pod's priority and preemption policy as the scheduler acts on them. */
 export interface ResolvedPriority {
   priority: number;
   preemptionPolicy: PreemptionPolicy;
@@ -85,7 +85,7 @@ export interface PodInfoOptions {
   podOverhead?: boolean;
 }
 
-/** `resolved` overrides the pod's own fields (the scheduler resolves them from PriorityClasses). */
+/** `resolved` overrides the pod's own fields (the scheduler applies its NonPreemptingPriority gate to them). */
 export function newPodInfo(pod: Pod, resolved: ResolvedPriority = podPriority(pod), opts: PodInfoOptions = {}): PodInfo {
   const aff = pod.spec?.affinity;
   const hostPorts: HostPort[] = [];

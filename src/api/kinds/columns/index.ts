@@ -4,3 +4,4 @@ export * from './core.js';
 export * from './workloads.js';
 export * from './networking.js';
 export * from './scaling.js';
+export * from './policy.js';

@@ -298,7 +298,8 @@ function validateContainer(c: Record<string, unknown>, p: string, volumes: Set<s
   return errs;
 }
 
-function validateTolerations(tols: unknown, p: string): FieldError[] {
+/** The established ValidateTolerations (also for PodTolerationRestriction's configuration). */
+export function validateTolerations(tols: unknown, p: string): FieldError[] {
   const errs: FieldError[] = [];
   asArray(tols).forEach((raw, i) => {
     const t = asRecord(raw);

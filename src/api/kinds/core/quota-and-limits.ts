@@ -52,6 +52,22 @@ export const limitRangeDefinition = defineKind({
       ),
     }),
   }),
+  // As established for a Container item: the max is the default limit where none is given, the
+  // default limit the default request, and the min the default request where still none.
+  defaults(o: SvcObject): void {
+    for (const raw of asArray(asRecord(o.spec)['limits'])) {
+      if (!raw || typeof raw !== 'object') continue;
+      const item = raw as Record<string, unknown>;
+      if (item['type'] !== 'Container') continue;
+      const dflt = { ...asRecord(item['default']) };
+      const request = { ...asRecord(item['defaultRequest']) };
+      for (const [k, v] of Object.entries(asRecord(item['max']))) if (dflt[k] === undefined) dflt[k] = v;
+      for (const [k, v] of Object.entries(dflt)) if (request[k] === undefined) request[k] = v;
+      for (const [k, v] of Object.entries(asRecord(item['min']))) if (request[k] === undefined) request[k] = v;
+      if (Object.keys(dflt).length) item['default'] = dflt;
+      if (Object.keys(request).length) item['defaultRequest'] = request;
+    }
+  },
   validate(o: SvcObject): FieldError[] {
     const errs: FieldError[] = [];
     const limits = asArray(asRecord(o.spec)['limits']);

@@ -130,6 +130,11 @@ export const ingressDefinition = defineKind({
 
 /** The annotation that makes an IngressClass the default (established name, `svc` spelling). */
 export const ANNOTATION_DEFAULT_INGRESS_CLASS = 'ingressclass.svc.io/is-default-class';
+/** The same annotation as the established tools write it (accepted as an alias). */
+export const ANNOTATION_DEFAULT_INGRESS_CLASS_ALIAS = 'ingressclass.kubernetes.io/is-default-class';
+/** The deprecated annotation that names an Ingress's class (an Ingress with it gets no default). */
+export const ANNOTATION_INGRESS_CLASS = 'svc.io/ingress.class';
+export const ANNOTATION_INGRESS_CLASS_ALIAS = 'kubernetes.io/ingress.class';
 const MAX_CONTROLLER_LENGTH = 250;
 
 export const ingressClassDefinition = defineKind({

@@ -1,5 +1,6 @@
 /** Every wire package's field-number table (the one source of the generated `.proto` files). */
 import { APPS_V1_PROTO } from './apps.js';
+import { APIREGISTRATION_V1_PROTO, APIREGISTRATION_V1BETA1_PROTO } from './apiregistration.js';
 import { CORE_V1_PROTO } from './core.js';
 import {
   AUTHENTICATION_V1_PROTO, AUTHORIZATION_V1_PROTO, AUTOSCALING_V1_PROTO, BATCH_V1_PROTO, BATCH_V1BETA1_PROTO, CERTIFICATES_V1_PROTO, COORDINATION_V1_PROTO, DISCOVERY_V1_PROTO, DISCOVERY_V1BETA1_PROTO,
@@ -7,7 +8,9 @@ import {
 } from './groups.js';
 import { AUTOSCALING_V2_PROTO, AUTOSCALING_V2BETA2_PROTO } from './autoscaling.js';
 import { EVENTS_V1_PROTO, NETWORKING_V1_PROTO, NODE_V1_PROTO, NODE_V1BETA1_PROTO, STORAGE_V1_PROTO } from './cluster.js';
+import { FLOWCONTROL_V1BETA1_PROTO } from './flowcontrol.js';
 import { INTSTR_PROTO, META_PROTO, RESOURCE_PROTO, RUNTIME_PROTO } from './meta.js';
+import { ADMISSIONREGISTRATION_V1_PROTO, ADMISSIONREGISTRATION_V1BETA1_PROTO } from './admissionregistration.js';
 import type { ProtoPackageTable } from './table.js';
 
 export type { ProtoMessageTable, ProtoPackageTable } from './table.js';
@@ -39,4 +42,9 @@ export const PROTO_PACKAGES: readonly ProtoPackageTable[] = [
   CERTIFICATES_V1_PROTO,
   AUTHORIZATION_V1_PROTO,
   AUTHENTICATION_V1_PROTO,
+  APIREGISTRATION_V1_PROTO,
+  APIREGISTRATION_V1BETA1_PROTO,
+  ADMISSIONREGISTRATION_V1_PROTO,
+  ADMISSIONREGISTRATION_V1BETA1_PROTO,
+  FLOWCONTROL_V1BETA1_PROTO,
 ];

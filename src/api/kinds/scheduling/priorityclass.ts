@@ -2,7 +2,7 @@
  * PriorityClasses (scheduling.svc.io/v1, cluster-scoped): a name for a pod priority. The value is
  * fixed once written; user classes stay at or below 1,000,000,000 and may not use the `system-`
  * prefix, which belongs to the built-in classes the API server creates. That at most one class is
- * `globalDefault` is the priority admission plugin's rule (not yet built: see docs/scheduler.md).
+ * `globalDefault` is the Priority admission plugin's rule (src/apiserver/admission/priority.ts).
  */
 import type { FieldError } from '../../status.js';
 import type { SvcObject } from '../../types.js';

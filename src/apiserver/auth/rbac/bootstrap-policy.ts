@@ -47,7 +47,6 @@ const EXTENSIONS = 'extensions';
 const NETWORKING = 'networking.svc.io';
 const NODE = 'node.svc.io';
 const POLICY = 'policy';
-const SCHEDULING = 'scheduling.svc.io';
 const STORAGE = 'storage.svc.io';
 
 const READ = ['get', 'list', 'watch'];
@@ -258,9 +257,6 @@ function clusterRoles(): BootstrapClusterRole[] {
         rule(READ, [CORE], ['namespaces']),
         rule(READ, [STORAGE], ['csidrivers']),
         rule(READ, [STORAGE], ['csistoragecapacities']),
-        // Ours, not established: our scheduler resolves a pod's PriorityClass itself until the
-        // Priority admission plugin fills spec.priority (src/scheduler/scheduler.ts priorityOf).
-        rule(READ, [SCHEDULING], ['priorityclasses']),
       ],
     },
   ];

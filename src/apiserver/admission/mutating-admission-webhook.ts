@@ -1,0 +1,99 @@
+/**
+ * MutatingAdmissionWebhook (in the established default list, after the other mutating
+ * plugins): calls the MutatingWebhookConfiguration webhooks whose rules and selectors match
+ * (./webhook/matching.ts) one after another, each given the object as the previous ones left it,
+ * and applies each one's JSON patch before the next is called (./webhook/dispatcher.ts for calls,
+ * failures and refusals).
+ *
+ * reinvocationPolicy IfNeeded, as established: a hook with it that was called is called once
+ * more, after all hooks ran, when a hook called after it changed the object (only hooks called in
+ * the first round, and still matching the changed object, are called again; there is no third
+ * round). The established server then also re-runs its built-in mutating plugins; here they run
+ * before the webhooks and are not run again (docs/security.md).
+ *
+ * A patch that cannot be applied, or one for a request without an object (DELETE, CONNECT), is a
+ * 500 whatever the failurePolicy (as established: it is not a failed call).
+ */
+import { badRequest, internalError, StatusError } from '../../api/status.js';
+import type { SvcObject } from '../../api/types.js';
+import type { AdmissionAttributes, AdmissionPlugin } from './chain.js';
+import { callHook, deniedBy, matchingHooks, WebhookSource, type ConfiguredWebhook, type WebhookDeps } from './webhook/dispatcher.js';
+import type { WebhookInvocation } from './webhook/matching.js';
+import { applyReviewPatch, objectFor, objectFromReview } from './webhook/review.js';
+
+/** Replaces `target`'s fields with `next`'s, in place: the handlers hold the object admission changes. */
+function replaceInPlace(target: SvcObject, next: SvcObject): void {
+  for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
+  Object.assign(target, next);
+}
+
+/**
+ * What a patch may not change, as the established server's BeforeCreate/BeforeUpdate checks after
+ * mutating admission: the type, the namespace, and (after creation) the name. Without this a
+ * webhook could move an object where the requester was never authorized to write.
+ */
+function checkIdentity(hook: ConfiguredWebhook, a: AdmissionAttributes, before: SvcObject, next: SvcObject): void {
+  if (next.apiVersion !== before.apiVersion || next.kind !== before.kind) {
+    throw internalError(`Internal error occurred: admission webhook ${JSON.stringify(hook.name)} changed the object's apiVersion or kind`);
+  }
+  if ((next.metadata.namespace ?? '') !== (before.metadata.namespace ?? '')) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  if (a.operation !== 'CREATE' && next.metadata.name !== before.metadata.name) {
+    const field = 'metadata.name';
+    const message = `Invalid value: ${JSON.stringify(next.metadata.name ?? '')}: field is immutable`;
+    throw new StatusError(422, 'Invalid', `${a.def.kind} ${JSON.stringify(before.metadata.name ?? '')} is invalid: ${field}: ${message}`, {
+      name: before.metadata.name ?? '',
+      group: a.def.group,
+      kind: a.def.kind,
+      causes: [{ reason: 'FieldValueInvalid', message, field }],
+    });
+  }
+}
+
+/** Calls one hook and applies its patch; true when the object changed. */
+async function mutateOnce(hook: ConfiguredWebhook, inv: WebhookInvocation, a: AdmissionAttributes, deps: WebhookDeps): Promise<boolean> {
+  const result = await callHook(hook, inv, a, deps, true);
+  if (!result) return false;
+  if (!result.allowed) throw deniedBy(hook.name, result.status);
+  if (!result.patch || result.patch.length === 0) return false;
+  if (!a.object) throw internalError(`Internal error occurred: admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`);
+  const before = objectFor(inv, a, a.object)!;
+  let patched: SvcObject;
+  try {
+    patched = applyReviewPatch(before, result.patch);
+  } catch (e) {
+    throw internalError(`Internal error occurred: ${(e as Error).message}`);
+  }
+  const next = objectFromReview(inv, a, patched);
+  checkIdentity(hook, a, a.object, next);
+  const changed = JSON.stringify(next) !== JSON.stringify(a.object);
+  if (changed) replaceInPlace(a.object, next);
+  return changed;
+}
+
+export function mutatingAdmissionWebhook(deps: WebhookDeps): AdmissionPlugin {
+  const source = new WebhookSource(deps.configurations);
+  return {
+    name: 'MutatingAdmissionWebhook',
+    // Each hook's own sideEffects is checked against dry run when it matches (dispatcher.ts).
+    sideEffects: 'NoneOnDryRun',
+    handles: () => true,
+    async mutate(a) {
+      const hooks = await source.hooks();
+      const first = await matchingHooks(hooks, a, deps);
+      if (first.length === 0) return;
+      const invokedReinvocable: string[] = [];
+      const reinvoke = new Set<string>();
+      for (const { hook, inv } of first) {
+        const changed = await mutateOnce(hook, inv, a, deps);
+        // A change makes every reinvocable hook called before this one due again.
+        if (changed) for (const k of invokedReinvocable) reinvoke.add(k);
+        if (hook.reinvocationPolicy === 'IfNeeded') invokedReinvocable.push(hook.key);
+      }
+      if (reinvoke.size === 0) return;
+      const again = await matchingHooks(hooks.filter((h) => reinvoke.has(h.key)), a, deps);
+      for (const { hook, inv } of again) await mutateOnce(hook, inv, a, deps);
+    },
+  };
+}
