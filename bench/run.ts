@@ -27,6 +27,8 @@
  *                                    headless Services, 21,000 allocated and released, the repair loop's leak check); replaces its section
  *   --only=auth | BENCH_ONLY=auth  only the authentication part (creates and gets at the bench concurrency and watch delivery,
  *                                    open server vs client-certificate and token users under Node,RBAC); replaces its section
+ *   --only=audit | BENCH_ONLY=audit  only the admission-and-audit part (ConfigMap creates: the default admission chain with
+ *                                    Metadata audit to a file vs every default plugin off and no audit); replaces its section
  *   --only=volumes | BENCH_ONLY=volumes  only the volumes part (1,000 claims bound by the persistentvolume-binder,
  *     static and provisioned; replaces its section of docs/benchmarks.md)
  *   --only=nodelifecycle | BENCH_ONLY=nodelifecycle  only the node-failure part (1,000 nodes, 30,000 pods: a node's last
@@ -76,6 +78,7 @@ import { BACKUP_HEADING, renderBackupSection } from './report-backup.js';
 import { measureServices } from './measure-services.js';
 import { authRatios, measureAuth } from './measure-auth.js';
 import { AUTH_HEADING, renderAuthSection } from './report-auth.js';
+import { AUDIT_HEADING, auditKept, measureAudit, renderAuditSection } from './measure-audit.js';
 import { renderServicesSection, SERVICES_HEADING } from './report-services.js';
 import { LARGE_OBJECTS_HEADING, renderLargeObjectsSection } from './report-large-objects.js';
 import { measureVolumes } from './measure-volumes.js';
@@ -106,6 +109,7 @@ const PARTS_ALONE: Record<string, () => Promise<void>> = {
   backup: mainBackupOnly,
   services: mainServicesOnly,
   auth: mainAuthOnly,
+  audit: mainAuditOnly,
   durability: mainDurabilityOnly,
   quota: mainQuotaOnly,
   hpa: mainHpaOnly,
@@ -464,6 +468,20 @@ async function mainAuthOnly(): Promise<void> {
   const file = join(ROOT, 'docs', 'benchmarks.md');
   writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), AUTH_HEADING, section));
   log('wrote the authentication section of docs/benchmarks.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `--only=audit`: admission and audit cost against two fresh apiservers, spliced into docs/benchmarks.md. */
+async function mainAuditOnly(): Promise<void> {
+  // BENCH_AUDIT_ROUNDS / _CREATES shorten the run on a loaded machine (the report says what ran).
+  const num = (name: string, dflt: number) => Number(process.env[name] ?? dflt) || dflt;
+  const figures = await measureAudit(parent, { concurrency: CONCURRENCY, rounds: num('BENCH_AUDIT_ROUNDS', 5), createsPerRound: num('BENCH_AUDIT_CREATES', 2_000) }, log);
+  log(`audit: the audited server keeps ${(auditKept(figures) * 100).toFixed(1)}% of creates (paired median)`);
+  const overrides = ['BENCH_AUDIT_ROUNDS', 'BENCH_AUDIT_CREATES'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]} `).join('');
+  const section = renderAuditSection(figures, { command: `${overrides}BENCH_ONLY=audit npm run bench`, date: startedAt, loadAtStart });
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(file, spliceSection(readFileSync(file, 'utf8'), AUDIT_HEADING, section));
+  log('wrote the admission and audit section of docs/benchmarks.md');
   rmSync(work, { recursive: true, force: true });
 }
 

@@ -4,6 +4,7 @@
  * `src/cli/apiserver.ts` turns flags into this; tests and the all-in-one mode build it directly.
  * Every duration is in milliseconds unless the name says otherwise.
  */
+import type { AuditConfig } from './audit/config.js';
 import type { SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -122,6 +123,8 @@ export interface ApiServerConfig {
   authentication?: AuthenticationConfig;
   /** --authorization-mode and its options. Absent: AlwaysAllow. */
   authorization?: AuthorizationConfig;
+  /** --audit-policy-file with the log and/or webhook backend (./audit/config.ts). Absent: audit is off. */
+  audit?: AuditConfig;
   /**
    * The enabled admission plugins (--enable/--disable-admission-plugins applied to the default
    * list); those built (./admission/plugins.ts) run. Absent: the default list.

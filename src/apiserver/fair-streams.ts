@@ -188,9 +188,15 @@ export function streamBody(res: StreamedResponse, parts: readonly Buffer[], sche
         }
         spent += take;
       }
-      const ok = spent === 0 || res.write(slice.length === 1 ? slice[0]! : Buffer.concat(slice, spent));
-      if (part === parts.length) res.end();
-      if (part === parts.length) return 'done';
+      const chunk = slice.length === 1 ? slice[0]! : Buffer.concat(slice, spent);
+      // The last slice goes with end(): nothing of the answer's end reaches the client before
+      // end() runs (the audit's ResponseComplete is written there first: ./audit/auditor.ts).
+      if (part === parts.length) {
+        if (spent > 0) res.end(chunk);
+        else res.end();
+        return 'done';
+      }
+      const ok = spent === 0 || res.write(chunk);
       if (!ok) {
         res.once('drain', () => scheduler.schedule(stream));
         return 'blocked';

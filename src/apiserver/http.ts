@@ -14,6 +14,7 @@ import { InProcessRequest, InProcessResponse } from './in-process-exchange.js';
 import { checkBodyNesting, type InputLimits, LARGE_OBJECT_BYTES, otherRequestsTurn } from './input-limits.js';
 import { isWireSafe, wireHeaderValue } from './warnings.js';
 import { SLICE_BYTES, streamBody, type StreamedResponse } from './fair-streams.js';
+import { auditRequestObject, auditResponseObject, auditResponseStatus } from './audit/auditor.js';
 
 /** A request from the HTTPS listener (HTTP/1.1 or HTTP/2). */
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -131,12 +132,22 @@ export async function readRequestBytes(req: PipelineRequest, limit: number): Pro
  * unreadable); either way held to the nesting limit before anything walks it.
  */
 export async function readRequestValue(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
+  return audited(req, await readRequestValueOnly(req, allowed, limits));
+}
+
+async function readRequestValueOnly(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
   if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);
   const bytes = await readRequestBytes(req, limits.maxRequestBodyBytes);
   if (bytes.length <= LARGE_OBJECT_BYTES) return canonicalValue(bytes, checkedValue(decodeBody(req.headers['content-type'], bytes, allowed), limits));
   const value = decodeBody(req.headers['content-type'], bytes, allowed);
   await otherRequestsTurn();
   return canonicalValue(bytes, checkedValue(value, limits));
+}
+
+/** The decoded request object goes to the request's audit (./audit/auditor.ts) when it has one. */
+function audited<T>(req: PipelineRequest, value: T): T {
+  auditRequestObject(req, value);
+  return value;
 }
 
 /** A decoded body with groups spelled the established way rewritten to ours (objects are stored once, in our spelling). */
@@ -151,19 +162,19 @@ function canonicalValue(bytes: Buffer, value: unknown): unknown {
  * kind, e.g. serviceaccounts/token's TokenRequest), which then answer in the body's spelling.
  */
 export async function readRequestValueAndSpelling(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<{ value: unknown; established: boolean }> {
-  if (req instanceof InProcessRequest && req.body.kind === 'value') return { value: checkedValue(req.body.value, limits), established: false };
+  if (req instanceof InProcessRequest && req.body.kind === 'value') return { value: audited(req, checkedValue(req.body.value, limits)), established: false };
   const bytes = await readRequestBytes(req, limits.maxRequestBodyBytes);
   const value = checkedValue(decodeBody(req.headers['content-type'], bytes, allowed), limits);
   const established = mayHoldEstablishedSpelling(bytes) && canonicalizeBody(value);
-  return { value, established };
+  return { value: audited(req, value), established };
 }
 
 /** Like readRequestValue, for an optional body: undefined when there is none (or only whitespace). */
 export async function readOptionalRequestValue(req: PipelineRequest, allowed: readonly string[], limits: InputLimits): Promise<unknown> {
-  if (req instanceof InProcessRequest && req.body.kind === 'value') return checkedValue(req.body.value, limits);
+  if (req instanceof InProcessRequest && req.body.kind === 'value') return audited(req, checkedValue(req.body.value, limits));
   const raw = await readRequestBytes(req, limits.maxRequestBodyBytes);
   if (!raw.length || !raw.toString('utf8').trim()) return undefined;
-  return canonicalValue(raw, checkedValue(decodeBody(req.headers['content-type'], raw, allowed), limits));
+  return audited(req, canonicalValue(raw, checkedValue(decodeBody(req.headers['content-type'], raw, allowed), limits)));
 }
 
 function checkedValue(value: unknown, limits: InputLimits): unknown {
@@ -217,6 +228,7 @@ const NEWLINE = Buffer.from('\n');
  */
 export function writeJson(res: Response, code: number, body: Buffer | string | object, extra?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
+  auditResponseObject(res, body);
   if (res instanceof InProcessResponse) return res.sendValue(code, body, extra);
   if (!Buffer.isBuffer(body)) {
     const buf = spelledJson(res, Buffer.from(`${typeof body === 'string' ? body : stringifyJson(body)}\n`));
@@ -240,6 +252,7 @@ export function writeJson(res: Response, code: number, body: Buffer | string | o
  */
 export function writeJsonParts(res: Response, code: number, parts: readonly Buffer[], extra?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
+  auditResponseObject(res, parts);
   if (res instanceof InProcessResponse) return res.sendValue(code, Buffer.concat(parts as Buffer[]), extra);
   // Spelling rewrites whole JSON values; every part is a whole value or punctuation between them.
   const spelled = ESTABLISHED_SPELLING.has(res) ? parts.map((p) => spelledJson(res, p)) : parts;
@@ -270,6 +283,7 @@ export function writeStatus(res: Response, err: unknown): Status {
   const extra: Record<string, string> = {};
   const retry = e.status.details?.retryAfterSeconds;
   if (retry) extra['retry-after'] = String(retry);
+  auditResponseStatus(res, e.status);
   writeJson(res, e.status.code, ESTABLISHED_SPELLING.has(res) ? establishedStatus(e.status) : e.status, extra);
   return e.status;
 }

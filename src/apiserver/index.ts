@@ -29,6 +29,7 @@ import { ApiHttpServer, type RequestPipeline } from './server.js';
 import { decodeFromStorage, encodeForStorage } from './stored-object.js';
 import { type RequiredObjects, SystemObjects, systemNamespaceObjects, systemPriorityClassObjects } from './system-objects.js';
 import { WatchRegistry } from './watch-registry.js';
+import { Auditor } from './audit/auditor.js';
 import { MasterService } from './services/master-service.js';
 import { ServiceRangeRepair } from './services/repair.js';
 import { ServiceAllocations } from './services/service-allocation.js';
@@ -352,7 +353,9 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     await aggregator.start();
   }
   const openapi = new OpenApiDocuments(registry, config.version.gitVersion);
-  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(aggregator ? { aggregator } : {}), ...(flowControl ? { flowControl } : {}) });
+  // The audit log file is created now: a path that cannot be written stops the start.
+  const auditor = config.audit ? new Auditor(config.audit, logger.child({ module: 'audit' })) : undefined;
+  const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(auditor ? { auditor } : {}), ...(aggregator ? { aggregator } : {}), ...(flowControl ? { flowControl } : {}) });
   try {
     port = await http.listen();
   } catch (err) {
@@ -415,6 +418,8 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         watches.endAll();
         await http.close(config.requestTimeoutMs);
         watches.endAll();
+        // Buffered audit events (batch mode) are sent before the process ends.
+        await auditor?.shutdown();
         // Reserved addresses go back while the store is still open (after kill -9 the repair loop frees them).
         await allocations?.close();
         for (const c of compactors) c.stop();

@@ -10,6 +10,7 @@ import { OBJECT_MEDIA_TYPES } from '../codec/body.js';
 import { PROTOBUF_MEDIA_TYPE, protobufCodec, protobufSupport, UnencodableError } from '../codec/protobuf/index.js';
 import type { Response } from './http.js';
 import { writeHeadSafely, writeJson } from './http.js';
+import { auditResponseObject } from './audit/auditor.js';
 import { SLICE_BYTES, streamBody, type StreamedResponse } from './fair-streams.js';
 import { runInTurns } from './input-limits.js';
 import type { RequestScope } from './scope.js';
@@ -67,6 +68,8 @@ function refusedEncoding(err: unknown): unknown {
 /** One object (a stored view: its parsed object and JSON bytes) in the response representation. */
 export function writeObject(s: RequestScope, code: number, view: { object: SvcObject; json: Buffer }): void {
   if (s.output.representation === 'protobuf') {
+    // The audit log records the object as JSON whatever the wire carries, as established.
+    auditResponseObject(s.res, view.json);
     const body = encodeOrRefuse(() => protobufCodec().encodeObject(spelledObject(view.object as Record<string, unknown>, s.spelling)));
     return writeProtobuf(s, code, body);
   }
@@ -78,6 +81,7 @@ export function writeObject(s: RequestScope, code: number, view: { object: SvcOb
 /** A value built by the handler (a Status, a list of removed objects) in the response representation. */
 export function writeValue(s: RequestScope, code: number, value: Record<string, unknown>): void {
   if (s.output.representation === 'protobuf') {
+    auditResponseObject(s.res, value);
     const codec = protobufCodec();
     const body = encodeOrRefuse(() =>
       Array.isArray(value['items'])
@@ -95,6 +99,7 @@ export function writeValue(s: RequestScope, code: number, value: Record<string, 
  */
 export async function writeProtobufList(s: RequestScope, metadata: Record<string, unknown>, items: readonly SvcObject[]): Promise<void> {
   const apiVersion = spelledApiVersion(s.def.group ? `${s.def.group}/${s.def.version}` : s.def.version, s.spelling);
+  auditResponseObject(s.res, { apiVersion, kind: s.def.listKind, metadata, items });
   const steps = protobufCodec().encodeListSteps({ apiVersion, kind: s.def.listKind, metadata, items: items as unknown as readonly Record<string, unknown>[] });
   let body: Buffer;
   try {

@@ -1,9 +1,13 @@
 /**
  * The HTTPS listener (HTTP/1.1 and HTTP/2 on one port) and the request pipeline, in one place:
  *
- *   TLS -> authentication -> impersonation -> audit -> authorization -> flow control (the in-flight
+ *   TLS -> authentication -> audit -> impersonation -> authorization -> flow control (the in-flight
  *       limits, or API Priority and Fairness: ./flowcontrol/) -> route (decode, admission,
  *       validation, storage, encode) -> metrics
+ *
+ * Audit (./audit/auditor.ts) sits where the established server has it: after authentication (a
+ * refused client gets its own event), before impersonation (events name both users) and
+ * authorization (whose decision and reason become annotations).
  *
  * In-process calls (./in-process-transport.ts) enter at `serve()`, after TLS, and take every other
  * stage: authentication gives them the identity their transport was made with.
@@ -37,7 +41,9 @@ import { listenerClientCA } from './auth/x509.js';
 import { impersonatedUser } from './auth/impersonation.js';
 import type { AccessAttributes, AccessDecision } from './auth/authorization.js';
 import { withListSelector } from './auth/selector-attributes.js';
+import { DECISION_ANNOTATION, REASON_ANNOTATION } from './audit/auditor.js';
 import type { UserInfo } from './auth/user.js';
+import type { Auditor, RequestAudit } from './audit/auditor.js';
 import type { Aggregator } from './aggregator/aggregator.js';
 import { ProbabilisticGoaway } from './goaway.js';
 import { throttledResponse } from './connection-throttle.js';
@@ -58,6 +64,8 @@ export interface PipelineParts {
   metrics: ApiServerMetrics;
   version: object;
   logger: Logger;
+  /** The audit stage; absent when audit is off (no policy or no backend). */
+  auditor?: Auditor;
   /** The aggregation layer: requests under a service-backed APIService's group/version are proxied. */
   aggregator?: Aggregator;
   /** API Priority and Fairness, when on (it then replaces the in-flight limits). */
@@ -168,6 +176,8 @@ export class ApiHttpServer implements RequestPipeline {
     let release: (() => void) | undefined;
     /** Set while a write's body is being read before its slot (cut off if that read fails). */
     let bodyPending: Request | undefined;
+    let audit: RequestAudit | undefined;
+    const auditor = this.parts.auditor;
     this.inflight++;
     this.goaway.apply(req, res);
     try {
@@ -186,17 +196,31 @@ export class ApiHttpServer implements RequestPipeline {
       } else {
         const view = authenticationRequest(req);
         credentials = view;
-        authenticated = await this.parts.services.authentication.authenticate(view);
+        try {
+          authenticated = await this.parts.services.authentication.authenticate(view);
+        } catch (err) {
+          if (auditor && err instanceof StatusError && err.status.code === 401) auditor.failedAuthentication(req, res, info, attemptedMethods(view, query));
+          throw err;
+        }
+      }
+      // Established: watches and the streaming subresources (log, exec, attach, portforward) have no deadline.
+      const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+      if (auditor) {
+        audit = auditor.begin(req, res, info, authenticated, longRunning);
+        await audit?.received();
       }
       // Impersonation: the user the request acts as, once allowed to (./auth/impersonation.ts).
       const user = await impersonatedUser(credentials, authenticated, this.parts.services.authorizer);
+      if (audit && user !== authenticated) audit.setImpersonatedUser(user);
       setRequestUser(req, user);
-      // Established: watches and the streaming subresources (log, exec, attach, portforward) have no deadline.
-      const longRunning = info.isResourceRequest && (info.verb === 'watch' || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
       const mutating = isMutating(info.verb);
       // Authorized before its body is read (a refused client never makes the server buffer it).
       const attributes = withListSelector(accessAttributes(info), query);
       const decision = await this.parts.services.authorizer.authorize(user, attributes);
+      if (audit) {
+        audit.annotate(DECISION_ANNOTATION, decision.allowed ? 'allow' : 'forbid');
+        audit.annotate(REASON_ANNOTATION, decision.reason ?? '');
+      }
       if (!decision.allowed) throw refusal(attributes, user, decision);
       if (!longRunning && mutating && !(req instanceof InProcessRequest)) {
         // A write's body is read before it counts against --max-mutating-requests-inflight, under a
@@ -256,6 +280,8 @@ export class ApiHttpServer implements RequestPipeline {
       }
     } catch (err) {
       const status = storageErrorStatus(err, this.parts.logger);
+      // A failure no stage expected (not a Status) is the established Panic stage of the audit.
+      if (audit && !(err instanceof StatusError) && status.code === 500) audit.panicked(err instanceof Error ? err.message : String(err));
       // A server fault is an error; 503 (storage unavailable, logged where it is seen) and 504 (a
       // deadline, or a resourceVersion from the future: the client's doing) are not.
       if (status.code >= 500 && status.code !== 503 && status.code !== 504) this.parts.logger.error({ err, path: pathname, method: req.method }, 'request failed');
@@ -265,6 +291,8 @@ export class ApiHttpServer implements RequestPipeline {
       // drains the rest of the body as before, so the client reads its answer.)
       if (bodyPending && status.code === 408) cutOff(bodyPending, res);
     } finally {
+      // A long-running response the client left (its end() never called) still gets ResponseComplete.
+      audit?.finish(res.statusCode);
       release?.();
       this.inflight--;
       if (this.inflight === 0) this.drained?.();
@@ -359,6 +387,18 @@ function answerFailure(res: Response, status: StatusError, logger: Logger, path:
     logger.error({ err, path, code: status.code }, 'could not send the response');
     (res as { destroy?: (e?: Error) => void }).destroy?.();
   }
+}
+
+/** The credentials a refused request tried, for its audit event (as the established getAuthMethods names them). */
+function attemptedMethods(view: AuthenticationRequest, query: URLSearchParams): string[] {
+  const out: string[] = [];
+  const auth = String(view.headers['authorization'] ?? '').trim();
+  const scheme = auth.split(' ')[0]?.toLowerCase();
+  if (scheme === 'basic') out.push('basic');
+  if (auth.split(' ').length > 1 && scheme === 'bearer') out.push('bearer');
+  if ((query.get('access_token') ?? '').trim()) out.push('access_token');
+  if (view.peerCertificates().length > 0) out.push('x509');
+  return out;
 }
 
 /** The attributes authorization reads from a request. */

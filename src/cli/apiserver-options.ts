@@ -34,6 +34,7 @@ import {
 import { type ClientConfig, ClientConfigError, parseSvcconfigFile } from '../client/svcconfig.js';
 import { isServiceAccountKeyText, KeyFileError, signingKeyFrom, verificationKeysFrom } from '../api/service-account-keys.js';
 import { projectVersion } from './version.js';
+import { auditFlags, type AuditFlagOptions, readAuditConfig, resolveAuditOptions } from './audit-options.js';
 
 export { ALL_ADMISSION_PLUGINS, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
 import { admissionPluginsNotBuilt, ALL_ADMISSION_PLUGINS, builtAdmissionPlugins, checkAdmissionConfiguration, DEFAULT_ADMISSION_PLUGINS } from '../apiserver/admission/plugins.js';
@@ -237,44 +238,6 @@ function authenticationFlags(): FlagSpec[] {
     { flags: '--requestheader-group-headers', type: 'stringSlice', default: ['x-remote-group'], help: 'Headers inspected for groups.' },
     { flags: '--requestheader-extra-headers-prefix', type: 'stringSlice', default: ['x-remote-extra-'], help: 'Header prefixes inspected for extra attributes.' },
   ];
-}
-
-function auditFlags(): FlagSpec[] {
-  const modes = ['batch', 'blocking', 'blocking-strict'];
-  const flags: FlagSpec[] = [
-    { flags: '--audit-policy-file', type: 'string', ...NOT_YET, help: 'Audit policy file (shared by log and webhook).' },
-    { flags: '--audit-log-path', type: 'string', ...NOT_YET, help: 'Log file for audited requests. - is standard out.' },
-    { flags: '--audit-webhook-config-file', type: 'string', ...NOT_YET, help: 'Client-config formatted webhook file.' },
-    { flags: '--audit-log-format', type: 'string', default: 'json', choices: ['json', 'legacy'], ...NOT_YET, help: 'json or legacy (one text line per event).' },
-    { flags: '--audit-log-maxage', type: 'int', ...NOT_YET, help: 'Days to retain old audit log files.' },
-    { flags: '--audit-log-maxbackup', type: 'int', ...NOT_YET, help: 'Number of old audit log files to retain.' },
-    { flags: '--audit-log-maxsize', type: 'int', ...NOT_YET, help: 'Audit log rotation size in MB.' },
-    { flags: '--audit-log-mode', type: 'string', default: 'blocking', choices: modes, ...NOT_YET, help: 'batch, blocking or blocking-strict.' },
-    { flags: '--audit-webhook-mode', type: 'string', default: 'batch', choices: modes, ...NOT_YET, help: 'batch, blocking or blocking-strict.' },
-    { flags: '--audit-log-version', type: 'string', default: 'audit.svc.io/v1', ...NOT_YET, help: 'Group/version used to serialize.' },
-    { flags: '--audit-webhook-version', type: 'string', default: 'audit.svc.io/v1', ...NOT_YET, help: 'Group/version used to serialize.' },
-    { flags: '--audit-webhook-initial-backoff', type: 'duration', default: 10_000, ...NOT_YET, help: 'Wait before retrying the first failed request.' },
-    { flags: '--audit-dynamic-configuration', type: 'bool', ...NOT_YET, help: 'Dynamic audit config; also needs the DynamicAuditing gate.' },
-  ];
-  for (const [sink, d] of [
-    ['log', { buffer: 10000, maxSize: 1, maxWait: undefined, throttle: false, qps: undefined, burst: undefined }],
-    ['webhook', { buffer: 10000, maxSize: 400, maxWait: 30_000, throttle: true, qps: 10, burst: 15 }],
-  ] as const) {
-    const p = `--audit-${sink}`;
-    const rows: FlagSpec[] = [
-      { flags: `${p}-batch-buffer-size`, type: 'int', default: d.buffer, help: 'Buffer before batching (batch mode).' },
-      { flags: `${p}-batch-max-size`, type: 'int', default: d.maxSize, help: 'Maximum batch size.' },
-      { flags: `${p}-batch-max-wait`, type: 'duration', default: d.maxWait as FlagValue, help: 'Wait before forcing a partial batch.' },
-      { flags: `${p}-batch-throttle-enable`, type: 'bool', default: d.throttle, help: 'Batch throttling.' },
-      { flags: `${p}-batch-throttle-qps`, type: 'float32', default: d.qps as FlagValue, help: 'Average batches per second.' },
-      { flags: `${p}-batch-throttle-burst`, type: 'int', default: d.burst as FlagValue, help: 'Burst of simultaneous requests.' },
-      { flags: `${p}-truncate-enabled`, type: 'bool', help: 'Truncate events and batches.' },
-      { flags: `${p}-truncate-max-batch-size`, type: 'int', default: 10485760, help: 'Batches over this are split.' },
-      { flags: `${p}-truncate-max-event-size`, type: 'int', default: 102400, help: 'Over this, request and response are dropped first, then the event is discarded.' },
-    ];
-    flags.push(...rows.map((r) => ({ ...r, ...NOT_YET })));
-  }
-  return flags;
 }
 
 function limitFlags(): FlagSpec[] {
@@ -490,6 +453,8 @@ export interface ApiServerOptions {
   proxyClient?: { certFile: string; keyFile: string };
   /** The --svclet-* flags (files named, not yet read). */
   svclet: { https: boolean; caFile?: string; certFile?: string; keyFile?: string; preferredAddressTypes: string[]; timeoutMs: number };
+  /** The --audit-* flags (the policy and webhook files named, read by buildApiServerConfig). */
+  audit: AuditFlagOptions;
   /** Warnings to log at start (e.g. an option without effect because its gate is off). */
   warnings: string[];
   /** Every flag value by long name, for flags not lifted into typed fields yet. */
@@ -754,6 +719,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     serviceAccounts,
     externalAuth: externalAuthFiles(f),
     authorization: { modes: modes as AuthorizationMode[] },
+    audit: resolveAuditOptions(f, warnings, fail),
     warnings,
     flags: f,
   };
@@ -870,6 +836,12 @@ function authConfig(o: ApiServerOptions, logger: Logger): { authentication: Auth
   const sa = serviceAccountConfig(o.serviceAccounts, o.common.tls.keyFile, logger);
   if (sa) out.authentication.serviceAccounts = sa;
   return out;
+}
+
+/** The audit settings with the policy parsed and the webhook file read (absent: audit records nothing). */
+function auditConfig(o: ApiServerOptions): { audit?: NonNullable<ApiServerConfig['audit']> } {
+  const audit = readAuditConfig(o.audit);
+  return audit ? { audit } : {};
 }
 
 /** The established default when --service-cluster-ip-range is empty. */
@@ -1064,6 +1036,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     continueTokenTtlMs: 5 * 60_000,
     aggregator: { endpointRouting: o.aggregator.endpointRouting, ...proxyClientCertificate(o) },
     ...authConfig(o, logger),
+    ...auditConfig(o),
     admissionPlugins: [...o.admissionPlugins],
     ...(o.proxyClient ? { proxyClient: readProxyClient(o.proxyClient) } : {}),
     defaultTolerationSeconds: { ...o.defaultTolerationSeconds },

@@ -197,13 +197,43 @@ test('OIDC, webhook and ABAC flags: established user-name prefix defaulting, orp
 });
 
 test('a flag that is not built yet is refused at start, naming it, unless given its default', () => {
-  const { cmd } = parse(['--audit-log-path=/tmp/audit.log', '--audit-webhook-config-file=/etc/hook.yaml', '--max-requests-inflight=10']);
-  assert.equal(unhonouredFlags(cmd).sort(), ['--audit-log-path', '--audit-webhook-config-file']);
-  assert.throws(() => refuseUnhonouredFlags(cmd), /^--audit-log-path, --audit-webhook-config-file are not built yet, so they would have no effect; remove them/);
+  const { cmd } = parse(['--audit-dynamic-configuration', '--feature-gates=DynamicAuditing=true', '--audit-log-path=/tmp/audit.log', '--max-requests-inflight=10']);
+  assert.equal(unhonouredFlags(cmd).sort(), ['--audit-dynamic-configuration']);
+  assert.throws(() => refuseUnhonouredFlags(cmd), /^--audit-dynamic-configuration is not built yet, so it would have no effect; remove it/);
   // The default changes nothing: accepted.
   const { cmd: defaults } = parse(['--audit-log-format=json', '--authorization-mode=AlwaysAllow']);
   assert.equal(unhonouredFlags(defaults), []);
   refuseUnhonouredFlags(defaults);
+});
+
+test('the audit flags: the established checks, the policy read at start', async () => {
+  const fails: [string[], RegExp][] = [
+    [['--audit-log-path=/tmp/a.log', '--audit-log-maxage=-1'], /--audit-log-maxage -1 can't be a negative number/],
+    [['--audit-log-path=/tmp/a.log', '--audit-log-mode=batch', '--audit-log-batch-buffer-size=0'], /invalid audit batch log buffer size 0, must be a positive number/],
+    [['--audit-log-path=/tmp/a.log', '--audit-log-mode=batch', '--audit-log-batch-throttle-enable'], /invalid audit batch log throttle QPS 0, must be a positive number/],
+    [['--audit-webhook-config-file=/tmp/h', '--audit-webhook-truncate-enabled', '--audit-webhook-truncate-max-event-size=20000000'], /invalid audit truncate webhook max event size 20000000, must be not greater than batch size 10485760/],
+    [['--audit-log-path=/tmp/a.log', '--audit-log-version=audit.k8s.io/v2'], /invalid audit log version audit.k8s.io\/v2/],
+    [['--audit-log-mode=sometimes'], /--audit-log-mode/],
+  ];
+  for (const [args, re] of fails) assert.throws(() => parse(args), re, args.join(' '));
+  const dir = mkdtempSync(join(tmpdir(), 'svc-audit-cfg-'));
+  const policy = join(dir, 'policy.yaml');
+  writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Bogus}]\n');
+  const base = [`--cert-dir=${join(dir, 'certs')}`, `--data-dir=${join(dir, 'data')}`, `--audit-policy-file=${policy}`];
+  const { options: bad } = parse([...base, `--audit-log-path=${join(dir, 'audit.log')}`]);
+  const refused = await buildApiServerConfig(bad, pino({ level: 'silent' })).then(() => undefined, (e: Error) => e);
+  assert.match(String(refused?.message), /--audit-policy-file: .*rules\[0\]\.level: Unsupported value: "Bogus"/);
+  writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata}]\n');
+  const { options: ok } = parse([...base, `--audit-log-path=${join(dir, 'audit.log')}`, '--audit-log-format=legacy', '--audit-log-maxbackup=3']);
+  const cfg = await buildApiServerConfig(ok, pino({ level: 'silent' }));
+  assert.is(cfg.audit?.policy.rules[0]?.level, 'Metadata');
+  assert.equal({ ...cfg.audit?.log, batch: undefined, truncate: undefined }, {
+    path: join(dir, 'audit.log'), format: 'legacy', maxAgeDays: 0, maxBackups: 3, maxSizeMB: 0, mode: 'blocking', apiVersion: 'audit.svc.io/v1', batch: undefined, truncate: undefined,
+  });
+  // A policy without a backend records nothing (and says so).
+  const { options: alone } = parse(base);
+  assert.ok(alone.warnings.some((w) => /no audit backend/.test(w)));
+  assert.is((await buildApiServerConfig(alone, pino({ level: 'silent' }))).audit, undefined);
 });
 
 test('buildApiServerConfig fills the contract', async () => {
