@@ -10,7 +10,9 @@
 //   and converges once healed; deleting the Service removes them all;
 // - route gives each node's pod CIDR a route;
 // - a stopped instance's node is tainted shut down (and untainted when started), a deleted one's
-//   Node is deleted and leaves the load balancer's targets.
+//   Node is deleted and leaves the load balancer's targets;
+// - kill -9 of the leading cloud controller manager while load balancers are being made: the other
+//   replica takes over and every Service ends with exactly one load balancer.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +28,12 @@ import { realClient } from '../helpers/real-client.js';
 import { CLOUD_CONTROLLER_MANAGER_BIN, CONTROLLER_MANAGER_BIN, startExecutable, startSvc, type SvcProcess } from '../helpers/svc-process.js';
 
 const NODES = ['sim-node-0', 'sim-node-1', 'sim-node-2'];
+/** A cloud controller manager replica (leader election on, short lease so a takeover is quick). */
+const ccmArgs = () => [
+  `--svcconfig=${svcconfig}`, '--bind-address=127.0.0.1', '--secure-port=0', '--cloud-provider=cloudy', `--cloud-config=${cloudFile}`,
+  '--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--route-reconciliation-period=1s', '--node-monitor-period=500ms',
+  '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=1s',
+];
 let server: ApiServerProcess;
 let api: { client: ApiClient; close(): Promise<void> };
 let svcconfig: string;
@@ -49,10 +57,7 @@ test.before(async () => {
       '--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--cloud-provider=external',
       '--node-monitor-period=500ms', '--node-monitor-grace-period=4s', '--node-startup-grace-period=8s',
     ]),
-    startExecutable(CLOUD_CONTROLLER_MANAGER_BIN, [
-      `--svcconfig=${svcconfig}`, '--bind-address=127.0.0.1', '--secure-port=0', ...cloudFlags,
-      '--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--route-reconciliation-period=1s', '--node-monitor-period=500ms',
-    ]),
+    startExecutable(CLOUD_CONTROLLER_MANAGER_BIN, ccmArgs()),
   );
   await daemons[2]!.waitFor((l) => l.msg === 'cloud controller manager started', 60_000, 'the cloud controller manager started');
 });
@@ -167,6 +172,27 @@ test('a deleted instance: its Node is deleted, its route removed, and it leaves 
     const lb = Object.values(doc.loadBalancers).find((l) => l.service === 'default/web');
     return lb !== undefined && !lb.targets.includes('sim-node-2') && !Object.values(doc.routes).some((r) => r.targetNode === 'sim-node-2');
   }, 60_000, explain('sim-node-2 out of the targets and routes'));
+});
+
+test('kill -9 of the leading cloud controller manager while it makes load balancers: the other replica takes over, one load balancer per Service', async () => {
+  const first = daemons[2]!;
+  const second = startExecutable(CLOUD_CONTROLLER_MANAGER_BIN, ccmArgs());
+  daemons.push(second);
+  await second.waitFor((l) => l.msg === 'cloud controller manager started', 60_000, 'the second replica started');
+  await cloud.file.transact((d) => void (d.latencyMs = 100)); // slow enough that the kill lands mid-way
+  const names = Array.from({ length: 12 }, (_, i) => `many-${i}`);
+  await Promise.all(names.map((name) => api.client.create(resources.services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] } } as Service)));
+  await eventually(async () => Object.values(cloud.file.read().loadBalancers).some((l) => l.service.startsWith('default/many-')), 30_000, explain('the first of the new load balancers'));
+  first.proc.kill('SIGKILL');
+  await cloud.file.transact((d) => void (d.latencyMs = 0));
+  await eventually(async () => {
+    const items = (await api.client.list<Service>(resources.services, { namespace: 'default' })).items.filter((s) => s.metadata.name!.startsWith('many-'));
+    return items.length === names.length && items.every((s) => (s.status?.loadBalancer?.ingress ?? []).length === 1);
+  }, 90_000, explain('every Service with its ingress IP after the takeover'));
+  assert.ok(second.lines.some((l) => /became leader|started leading/.test(String(l.msg))), second.output().slice(-2000));
+  const lbs = Object.values(cloud.file.read().loadBalancers);
+  for (const name of names) assert.is(lbs.filter((l) => l.service === `default/${name}`).length, 1, `one load balancer for ${name}`);
+  assert.is(new Set(lbs.map((l) => l.ip)).size, lbs.length, 'every load balancer its own IP');
 });
 
 test.run();
