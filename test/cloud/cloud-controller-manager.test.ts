@@ -86,8 +86,10 @@ test('cloud-node initialises the nodes from the cloud: provider ID, addresses, z
     assert.is(node.metadata.labels?.['failure-domain.beta.svc.io/zone'], inst.zone);
     assert.is(node.metadata.labels?.['topology.svc.io/region'], 'cloudy-central1');
     assert.is(node.metadata.labels?.['node.svc.io/instance-type'], 'cloudy-standard-2');
+    // Addresses come with the node's first status report (or cloud-node's patch): wait for them.
     await eventually(async () => ((await getNode(name)).status?.addresses ?? []).some((a) => a.type === 'ExternalIP' && a.address === inst.externalIP), 30_000, `${name}'s ExternalIP`);
-    assert.ok((node.status?.addresses ?? []).some((a) => a.type === 'InternalIP' && a.address === inst.internalIP), JSON.stringify(node.status?.addresses));
+    const addresses = (await getNode(name)).status?.addresses ?? [];
+    assert.ok(addresses.some((a) => a.type === 'InternalIP' && a.address === inst.internalIP), JSON.stringify(addresses));
   }
 });
 
