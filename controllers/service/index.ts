@@ -97,7 +97,6 @@ export function serviceController(o: ServiceControllerOptions): ControllerDefini
       },
     ],
     async reconcile(key, ctx) {
-      nodesCache ??= ctx.cacheOf<Node>(resources.nodes);
       const svc = ctx.object;
       if (!svc) {
         made.delete(key);

@@ -231,22 +231,12 @@ const MACHINE_CHECK_MS = 1000;
 
 /** The simulated cloud `svc nodes --cloud-provider=cloudy --cloud-config=F` runs its nodes in. */
 async function nodesCloud(f: FlagValues): Promise<import('../cloud/cloudy/index.js').Cloudy | undefined> {
-  const provider = f.string('--cloud-provider');
-  const file = f.string('--cloud-config');
-  if (provider === '') {
-    if (file) throw new OptionsError('--cloud-config is set but --cloud-provider is empty: the file would not be read');
-    return undefined;
-  }
   const { Cloudy, CLOUDY } = await import('../cloud/cloudy/index.js');
-  if (provider !== CLOUDY) throw new OptionsError(`--cloud-provider: simulated nodes can run on the simulated cloud only ("${CLOUDY}"), not "${provider}"`);
-  if (!file) throw new OptionsError(`--cloud-provider=${CLOUDY} needs --cloud-config: the simulated cloud's file`);
-  const { CloudyConfigError } = await import('../cloud/cloudy/state.js');
-  try {
-    return new Cloudy({ file });
-  } catch (e) {
-    if (e instanceof CloudyConfigError) throw new OptionsError(e.message);
-    throw e;
-  }
+  const provider = f.string('--cloud-provider');
+  if (provider !== '' && provider !== CLOUDY) throw new OptionsError(`--cloud-provider: simulated nodes can run on the simulated cloud only ("${CLOUDY}"), not "${provider}"`);
+  // The provider's own checks (the file required, its format), as the cloud controllers make them.
+  const cloud = (await import('./cloud-provider-flags.js')).resolveCloudProvider(f);
+  return cloud instanceof Cloudy ? cloud : undefined;
 }
 
 /**

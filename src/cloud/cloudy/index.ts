@@ -158,7 +158,7 @@ export class Cloudy implements CloudProvider {
             throw new CloudError(`cloudy: quota exceeded: ${doc.quotas.loadBalancers} load balancers in project ${doc.project}`);
           }
           const address = existing && (!wanted || existing.ip === wanted) ? existing.ip : allocateAddress(doc, wanted, name);
-          const targets = nodes.map((n) => n.metadata.name!).filter((n) => doc.instances[n] !== undefined).sort();
+          const targets = targetsOf(doc, nodes);
           const ports = service.spec?.ports ?? [];
           const hcPort = service.spec?.healthCheckNodePort;
           doc.loadBalancers[name] = {
@@ -195,7 +195,7 @@ export class Cloudy implements CloudProvider {
         await this.file.transact((doc) => {
           const lb = doc.loadBalancers[name];
           if (!lb) throw new CloudError(`cloudy: load balancer ${name} of ${service.metadata.namespace}/${service.metadata.name} does not exist`);
-          const targets = nodes.map((n) => n.metadata.name!).filter((n) => doc.instances[n] !== undefined).sort();
+          const targets = targetsOf(doc, nodes);
           lb.targets = targets;
           for (const fw of Object.values(doc.firewalls)) if (fw.loadBalancer === name) fw.targets = targets;
         });
@@ -203,7 +203,8 @@ export class Cloudy implements CloudProvider {
       ensureLoadBalancerDeleted: async (_cluster: string, service: Service) => {
         await this.call('ensureLoadBalancerDeleted');
         const name = loadBalancerNameFor(service);
-        if (!this.file.read().loadBalancers[name] && !Object.values(this.file.read().firewalls).some((f) => f.loadBalancer === name)) return;
+        const now = this.file.read();
+        if (!now.loadBalancers[name] && !Object.values(now.firewalls).some((f) => f.loadBalancer === name)) return;
         await this.file.transact((doc) => {
           delete doc.loadBalancers[name];
           for (const [k, fw] of Object.entries(doc.firewalls)) if (fw.loadBalancer === name) delete doc.firewalls[k];
@@ -311,6 +312,11 @@ export class Cloudy implements CloudProvider {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The instances of `nodes` (a node the cloud has no instance for gets no traffic), sorted. */
+function targetsOf(doc: CloudyDocument, nodes: readonly Node[]): string[] {
+  return nodes.map((n) => n.metadata.name!).filter((n) => doc.instances[n] !== undefined).sort();
 }
 
 /** A free address of the load-balancer range: `wanted` (the Service's loadBalancerIP) if given, else the lowest free one. */
