@@ -13,7 +13,7 @@
  * - Events: SuccessfulCreate, SuccessfulDelete, Completed, BackoffLimitExceeded, DeadlineExceeded.
  * - Lifecycle: machines/lifecycles/job.ts names the state each reconcile observes (active:
  *   creating, backing off, removing surplus, running; complete; failed; deadline exceeded) and the
- *   reconcile takes that state's step. `suspend` is not honoured yet.
+ *   reconcile takes that state's step. (The Job spec has no `suspend` field yet.)
  * - Guarantees: expectations as the replicaset controller's (a slow watch never starts a pod twice);
  *   a finished Job is left alone.
  */

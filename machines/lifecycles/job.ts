@@ -13,7 +13,7 @@
  *   failed              more pods failed than backoffLimit: active pods deleted, Failed=True BackoffLimitExceeded
  *   deadlineExceeded    active longer than activeDeadlineSeconds: active pods deleted, Failed=True DeadlineExceeded
  *
- * `suspend` is not honoured by this controller yet, so no `suspended` state is drawn.
+ * This API's Job spec has no `suspend` field yet (src/api/kinds/batch/job.ts), so no `suspended` state is drawn.
  */
 import { setup } from 'xstate';
 import { defineLifecycle, type LifecycleStateMeta } from '../../src/runtime/lifecycle.js';
