@@ -4,8 +4,16 @@
  * names a lifecycle has it here.
  */
 import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
+import { cronJobLifecycle } from './cronjob.js';
 import { deploymentLifecycle } from './deployment.js';
+import { jobLifecycle } from './job.js';
 
-export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition];
+export const LIFECYCLES: readonly LifecycleDefinition[] = [
+  deploymentLifecycle as LifecycleDefinition,
+  jobLifecycle as LifecycleDefinition,
+  cronJobLifecycle as LifecycleDefinition,
+];
 
 export { deploymentLifecycle, type DeploymentFacts } from './deployment.js';
+export { jobLifecycle, type JobFacts } from './job.js';
+export { cronJobLifecycle, type CronJobFacts } from './cronjob.js';
