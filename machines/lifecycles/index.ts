@@ -4,8 +4,20 @@
  * names a lifecycle has it here.
  */
 import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
+import { daemonSetLifecycle } from './daemonset.js';
 import { deploymentLifecycle } from './deployment.js';
+import { replicaSetLifecycle, replicationControllerLifecycle } from './replicaset.js';
+import { statefulSetLifecycle } from './statefulset.js';
 
-export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition];
+export const LIFECYCLES: readonly LifecycleDefinition[] = [
+  deploymentLifecycle as LifecycleDefinition,
+  replicaSetLifecycle as LifecycleDefinition,
+  replicationControllerLifecycle as LifecycleDefinition,
+  statefulSetLifecycle as LifecycleDefinition,
+  daemonSetLifecycle as LifecycleDefinition,
+];
 
 export { deploymentLifecycle, type DeploymentFacts } from './deployment.js';
+export { replicaSetLifecycle, replicationControllerLifecycle, type ReplicaSetFacts } from './replicaset.js';
+export { statefulSetLifecycle, type StatefulSetFacts } from './statefulset.js';
+export { daemonSetLifecycle, type DaemonSetFacts } from './daemonset.js';
