@@ -7,6 +7,8 @@ import type { ControllerRevision, DaemonSet, Pod } from '../../src/api/generated
 import { resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
+import { assertLifecycleCovered } from '../helpers/lifecycle-coverage.js';
+import { daemonSetLifecycle } from '../../machines/lifecycles/daemonset.js';
 import { node } from '../helpers/objects.js';
 
 let cluster: TestCluster;
@@ -83,6 +85,11 @@ test('a template change rolls every node to the new revision', async () => {
   await eventually(async () => (await getDs('agent')).status?.updatedNumberScheduled === 3, 10_000, 'status updated');
   const revs = (await cluster.client.list<ControllerRevision>(resources.controllerrevisions, { namespace: 'default' })).items.filter((r) => r.metadata.ownerReferences?.[0]?.name === 'agent');
   assert.equal(revs.map((r) => r['revision']).sort(), [1, 2]);
+});
+
+test('every state of the DaemonSet lifecycle chart was entered by the tests above, and no other', () => {
+  for (const c of cluster.controllers.controllers) if (c.activity.lifecycle) console.log(c.name, JSON.stringify(c.activity.lifecycle.facts().entered));
+  assertLifecycleCovered(cluster.controllers.controllers, daemonSetLifecycle);
 });
 
 test.run();

@@ -7,6 +7,8 @@ import type { PersistentVolumeClaim, Pod, StatefulSet } from '../../src/api/gene
 import { resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
+import { assertLifecycleCovered } from '../helpers/lifecycle-coverage.js';
+import { statefulSetLifecycle } from '../../machines/lifecycles/statefulset.js';
 
 let cluster: TestCluster;
 
@@ -133,6 +135,11 @@ test('volumeClaimTemplates: a claim per ordinal, created before its pod, mounted
   await cluster.client.patch(resources.statefulsets, 'default', 'db', 'merge', { spec: { replicas: 0 } });
   await eventually(async () => (await podsOf('db')).length === 0, 10_000, 'db-0 gone');
   assert.ok(await cluster.client.get(resources.persistentvolumeclaims, 'default', 'data-db-0').then(() => true, () => false), 'the claim stays');
+});
+
+test('every state of the StatefulSet lifecycle chart was entered by the tests above, and no other', () => {
+  for (const c of cluster.controllers.controllers) if (c.activity.lifecycle) console.log(c.name, JSON.stringify(c.activity.lifecycle.facts().entered));
+  assertLifecycleCovered(cluster.controllers.controllers, statefulSetLifecycle);
 });
 
 test.run();
