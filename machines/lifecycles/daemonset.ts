@@ -79,14 +79,14 @@ export const daemonSetLifecycleMachine = setup({
     },
     placing: {
       description:
-        'creating the daemon pod on each node that should run one and has none; deleting pods on nodes that should not, extra pods on a node and Failed pods (with the rolling update deletes its budget allows)',
+        'creating the pod on each node that should run one and has none, deleting pods on nodes that should not, extra and Failed ones (and the rolling update deletes its budget allows)',
       meta: meta({ holds: (f) => `${f.desired} nodes should run one: creating on ${f.toCreate}, deleting ${plural(f.misplaced, 'misplaced pod')}` }),
     },
     rollingUpdate: {
       initial: 'replacing',
       states: {
         replacing: {
-          description: 'RollingUpdate: deleting old-revision pods (unavailable ones first) while at most maxUnavailable nodes are without an available pod; their nodes get the new one next',
+          description: 'RollingUpdate: deleting old-revision pods (unavailable ones first) while at most maxUnavailable nodes are without an available pod: their nodes get the new one next',
           meta: meta({ holds: (f) => `replacing ${plural(f.toReplace, 'old pod')} (${f.oldLeft} more left); ${f.unavailable} of ${f.desired} nodes unavailable, maxUnavailable ${f.maxUnavailable}` }),
         },
         waitingForAvailable: {
@@ -97,7 +97,7 @@ export const daemonSetLifecycleMachine = setup({
     },
     onDeleteHeld: {
       tags: ['resting'],
-      description: 'OnDelete: pods of an older revision stay until someone deletes them; their replacements get the current one',
+      description: 'OnDelete: pods of an older revision stay until someone deletes them, and their replacements get the current one',
       meta: meta({ holds: (f) => `OnDelete: ${plural(f.oldLeft, 'pod')} of ${f.desired} on an older revision until deleted` }),
     },
     upToDate: {

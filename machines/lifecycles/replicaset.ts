@@ -64,7 +64,7 @@ export const replicaSetLifecycleMachine = setup({
   states: {
     observing: { description: 'not reconciled yet' },
     terminating: {
-      description: 'being deleted: no pod made or removed; the status still counts its pods',
+      description: 'being deleted: no pod made or removed, the status still counts its pods',
       meta: meta({ holds: (f) => `deletionTimestamp set; ${counts(f)}` }),
     },
     waitingOnExpectations: {
@@ -81,7 +81,7 @@ export const replicaSetLifecycleMachine = setup({
     },
     satisfied: {
       tags: ['resting'],
-      description: 'as many active pods as replicas; the status counts them ready and available',
+      description: 'as many active pods as replicas: the status counts them ready and available',
       meta: meta({ holds: counts }),
     },
   },

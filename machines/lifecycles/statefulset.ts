@@ -107,11 +107,11 @@ export const statefulSetLifecycleMachine = setup({
       },
     },
     replacingFailed: {
-      description: 'deleting a Failed pod; its ordinal is created again (same name, same claims) on the next pass',
+      description: 'deleting a Failed pod: its ordinal is created again (same name, same claims) on the next pass',
       meta: meta({ holds: (f) => (f.ordered ? `${pod(f, f.blockedOrdinal)} Failed: deleting it to create it again` : `${f.failed} Failed pod${f.failed === 1 ? '' : 's'}: deleting to create again`) }),
     },
     waitingForReady: {
-      description: 'OrderedReady: nothing after a pod that is not Running and Ready moves; a rolling update waits for every pod to be Running and Ready',
+      description: 'OrderedReady: nothing after a pod that is not Running and Ready moves, and a rolling update waits for every pod to be Running and Ready',
       meta: meta({
         holds: (f) =>
           f.ordered && f.blockedBy === 'unready'
@@ -123,7 +123,7 @@ export const statefulSetLifecycleMachine = setup({
       initial: 'deleting',
       states: {
         deleting: {
-          description: 'deleting pods at ordinals >= replicas, the highest first (OrderedReady: one at a time, once the rest are ready)',
+          description: 'deleting pods at ordinals from replicas up, the highest first (OrderedReady: one at a time, once the rest are ready)',
           meta: meta({ holds: (f) => `${f.condemned} pod${f.condemned === 1 ? '' : 's'} above replicas ${f.replicas}: deleting ${f.ordered ? pod(f, f.highestCondemned) : 'them'}` }),
         },
         waitingForTermination: {
@@ -133,7 +133,7 @@ export const statefulSetLifecycleMachine = setup({
       },
     },
     updating: {
-      description: 'RollingUpdate: deleting the highest ordinal (>= partition) of an older revision; it comes back on the update revision',
+      description: 'RollingUpdate: deleting the highest ordinal (from the partition up) of an older revision: it comes back on the update revision',
       meta: meta({ holds: (f) => `${f.staleToUpdate} pod${f.staleToUpdate === 1 ? '' : 's'} at ordinals >= ${f.partition} on an older revision: replacing ${pod(f, f.highestStale)}` }),
     },
     partitioned: {
