@@ -78,12 +78,12 @@ async function sync(ctx: ReconcileContext<StatefulSet>): Promise<ReconcileOutcom
   };
   /** Parallel: every pod that needs it at once: the missing created, the Failed and the surplus deleted. */
   const parallelPass = async () => {
-    for (let i = 0; i < (set.spec?.replicas ?? 1); i++) {
-      if (plan.missing.includes(i)) await createOrdinal(i);
-      else {
-        const failed = plan.failed.find((p) => ordinalOf(set, p) === i);
-        if (failed) await remove(ctx, set, failed);
-      }
+    // Ordinal by ordinal, lowest first, as the pass walks them.
+    const failed = new Map(plan.failed.map((p) => [ordinalOf(set, p)!, p]));
+    for (const i of [...plan.missing, ...failed.keys()].sort((x, y) => x - y)) {
+      const p = failed.get(i);
+      if (p) await remove(ctx, set, p);
+      else await createOrdinal(i);
     }
     for (const p of plan.condemned) if (!p.metadata.deletionTimestamp) await remove(ctx, set, p);
   };

@@ -79,9 +79,9 @@ export interface TestCluster {
   readonly scheduler: RunningScheduler | undefined;
   readonly nodes: NodeFleet | undefined;
   /**
-   * Holds back the events of the built-in controllers' watches on `resource` (a plural, `pods`) by
-   * `ms` from now on (0: no more): a slow watch, their caches behind their own writes, which is
-   * what expectations guard against. Events keep their order.
+   * Holds back the events of the controllers' watches (built-in and `extraControllers`) on
+   * `resource` (a plural, `pods`) by `ms` from now on (0: no more): a slow watch, their caches
+   * behind their own writes, which is what expectations guard against. Events keep their order.
    */
   delayControllerWatch(resource: string, ms: number): void;
   /** Stops everything (controllers, scheduler, nodes, server) and removes the data folder. */
@@ -142,7 +142,7 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const own = new Map<string, { client: ApiClient; informers: InformerFactory }>();
   for (const def of opts.extraControllers ?? []) {
     const user = await bindDeclaredPermissions(root, def, 'default');
-    const client = connect(user);
+    const client = delayableWatches(connect(user), watchDelays);
     own.set(def.name, { client, informers: createInformerFactory(client, { logger: logger.child({ module: 'informer', controller: def.name }) }) });
   }
   const controllers = startBuiltinControllers({
