@@ -23,6 +23,17 @@ export function stateDetails(s: ChartState): string[] {
   return lines;
 }
 
+/**
+ * An edge's label as drawn: the trigger and its actions on two lines (narrower, so labels of
+ * neighbouring edges do not run into each other), padded with a space each side; the whole label
+ * stays in the edge's tooltip.
+ */
+export function edgeLabel(label: string): string {
+  const slash = label.indexOf(' / ');
+  const lines = slash < 0 ? [label] : [label.slice(0, slash), label.slice(slash + 1)];
+  return lines.map((l) => ` ${l} `).join('\n');
+}
+
 function isAncestor(ancestor: string, path: string): boolean {
   return ancestor === '' ? path !== '' : path.startsWith(`${ancestor}.`);
 }
@@ -38,8 +49,10 @@ export function toDot(model: ChartModel): string {
   const out: string[] = [];
   const ind = (d: number) => '  '.repeat(d);
   out.push(`digraph ${q(model.name)} {`);
+  // Room between nodes and ranks for edge labels: Graphviz lays a label out as a node of its rank,
+  // so nodesep keeps two labels of one rank (two edges between the same states) apart.
   out.push(
-    `  graph [compound=true, rankdir=TB, fontname="Helvetica", fontsize=12, labelloc=t, label=${q(`${model.name} (machine ${model.machineId})`)}, id=${q(`machine-${model.machineId}`)}, class="machine"];`,
+    `  graph [compound=true, rankdir=TB, nodesep=0.6, ranksep=0.5, fontname="Helvetica", fontsize=12, labelloc=t, label=${q(`${model.name} (machine ${model.machineId})`)}, id=${q(`machine-${model.machineId}`)}, class="machine"];`,
   );
   out.push('  node [shape=box, style="rounded,filled", fillcolor="white", color="#444444", fontname="Helvetica", fontsize=11];');
   out.push('  edge [fontname="Helvetica", fontsize=9, color="#555555", arrowsize=0.7];');
@@ -87,7 +100,7 @@ export function toDot(model: ChartModel): string {
     const a: string[] = [];
     if (o.head !== undefined && isCluster(o.head)) a.push(`lhead=${clusterName(o.head)}`);
     if (o.tail !== undefined && isCluster(o.tail)) a.push(`ltail=${clusterName(o.tail)}`);
-    if (o.label) a.push(`label=${q(o.label)}`);
+    if (o.label) a.push(`label=${q(edgeLabel(o.label))}`, `tooltip=${q(o.label)}`);
     if (o.style) a.push(`style=${o.style}`);
     return a.length ? ` [${a.join(', ')}]` : '';
   }
