@@ -16,6 +16,9 @@
  *   are written under ours and the established annotation name, which real kubectl reads.
  * - Timers: `progressDeadlineSeconds` (Progressing False, ProgressDeadlineExceeded) and
  *   `--deployment-controller-sync-period`.
+ * - Lifecycle: machines/lifecycles/deployment.ts names the state each reconcile observes
+ *   (paused, scaling, progressing: creating, surging, draining old, waiting; Recreate's steps;
+ *   complete; deadline exceeded) and the reconcile takes that state's one step.
  * - Events: ScalingReplicaSet.
  */
 import type { Deployment, Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
@@ -28,8 +31,9 @@ import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
 import { claim, controllerRefOf, controllerRefTo } from '../../src/runtime/owner-references.js';
+import { deploymentLifecycle } from '../../machines/lifecycles/deployment.js';
 import {
-  deploymentStatus, findNewReplicaSet, historyToDelete, isScalingEvent, maxRevision, newReplicaSetFor, newReplicaSetReplicas, proportionalScale,
+  deploymentFacts, deploymentStatus, findNewReplicaSet, historyToDelete, maxRevision, newReplicaSetFor, newReplicaSetReplicas, proportionalScale,
   replicaSetAnnotations, revisionOf, scaleDownOld,
 } from './sync.js';
 import { templateHash } from '../internal/revisions.js';
@@ -48,6 +52,7 @@ export function deploymentController(o: DeploymentControllerOptions): Controller
     watches: resources.deployments,
     owns: [resources.replicasets],
     concurrency: o.concurrency,
+    lifecycle: deploymentLifecycle,
     triggers: [
       {
         resource: resources.pods,
@@ -66,7 +71,10 @@ export function deploymentController(o: DeploymentControllerOptions): Controller
 
 async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOptions): Promise<ReconcileOutcome> {
   const d = ctx.object;
-  if (!d || d.metadata.deletionTimestamp) return done();
+  if (!d || d.metadata.deletionTimestamp) {
+    ctx.lifecycle.forget();
+    return done();
+  }
   const ns = d.metadata.namespace ?? '';
   const sel = d.spec?.selector;
   if (!sel || (!sel.matchLabels && !sel.matchExpressions)) {
@@ -89,8 +97,10 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
   let newRS = findNewReplicaSet(d, current());
   let progressed: Progress;
   const active = () => current().filter((rs) => (rs.spec?.replicas ?? 0) > 0 || rs === newRS);
+  const old = () => current().filter((rs) => rs !== newRS);
+  const { state } = ctx.lifecycle.observe(deploymentLifecycle, deploymentFacts(d, current(), newRS, recreateOldPodsLeft(ctx, d, old())));
 
-  if (d.spec?.paused || (newRS && isScalingEvent(d, active().filter((rs) => (rs.spec?.replicas ?? 0) > 0)))) {
+  if (state === 'paused' || state === 'scaling') {
     // A resize (or a paused Deployment): sizes follow spec.replicas, in proportion; no rollout step.
     for (const [rs, size] of proportionalScale(d, active().filter((rs) => (rs.spec?.replicas ?? 0) > 0), newRS)) {
       await write(rs, size, replicaSetAnnotations(d, rs, rs === newRS ? revisionOf(rs) || undefined : undefined));
@@ -101,9 +111,8 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
     }
     if (newRS) progressed = { reason: 'ReplicaSetUpdated', message: `ReplicaSet "${newRS.metadata.name}" is progressing.` };
   } else {
-    const old = () => current().filter((rs) => rs !== newRS);
     const revision = maxRevision(old()) + 1;
-    if (!newRS) {
+    if (state === 'progressing.creatingReplicaSet' || !newRS) {
       const made = await createNewReplicaSet(ctx, d, revision, current());
       if (made === 'collision') return requeueAfter(100);
       newRS = made;
@@ -116,18 +125,28 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
       newRS = sets.get(newRS.metadata.name ?? '')!;
       progressed = { reason: 'FoundNewReplicaSet', message: `Found new replica set "${newRS.metadata.name}"` };
     }
-    if (d.spec?.strategy?.type === 'Recreate') progressed = (await recreate(ctx, d, newRS, old(), write)) ?? progressed;
-    else {
-      const up = newReplicaSetReplicas(d, current(), newRS);
-      if (up !== (newRS.spec?.replicas ?? 0)) {
-        await write(newRS, up, replicaSetAnnotations(d, newRS, undefined));
-        newRS = sets.get(newRS.metadata.name ?? '')!;
-        progressed = { reason: 'ReplicaSetUpdated', message: `ReplicaSet "${newRS.metadata.name}" is progressing.` };
-      }
-      for (const [rs, size] of scaleDownOld(d, current(), newRS, old())) {
-        await write(rs, size);
-        progressed = { reason: 'ReplicaSetUpdated', message: `ReplicaSet "${newRS.metadata.name}" is progressing.` };
-      }
+    const updating = { reason: 'ReplicaSetUpdated', message: `ReplicaSet "${newRS.metadata.name}" is progressing.` };
+    // The one step of the state observed (the established controller also takes one per sync).
+    switch (state) {
+      case 'progressing.surging':
+        await write(newRS, newReplicaSetReplicas(d, current(), newRS), replicaSetAnnotations(d, newRS, undefined));
+        progressed = updating;
+        break;
+      case 'progressing.drainingOld':
+        for (const [rs, size] of scaleDownOld(d, current(), newRS, old())) await write(rs, size);
+        progressed = updating;
+        break;
+      case 'progressing.recreate.scalingDownOld':
+        for (const rs of old()) if ((rs.spec?.replicas ?? 0) > 0) await write(rs, 0);
+        progressed = updating;
+        break;
+      case 'progressing.recreate.scalingUpNew':
+        await write(newRS, d.spec?.replicas ?? 1, replicaSetAnnotations(d, newRS, undefined));
+        progressed = updating;
+        break;
+      default:
+      // creatingReplicaSet (done above), waitingForOldPods, waitingForAvailable, complete,
+      // deadlineExceeded: nothing to scale; the status below says where it stands.
     }
   }
 
@@ -179,30 +198,13 @@ async function createNewReplicaSet(ctx: ReconcileContext<Deployment>, d: Deploym
   }
 }
 
-/** Recreate: every old ReplicaSet to 0; the new one to replicas once no old pod is left. */
-async function recreate(
-  ctx: ReconcileContext<Deployment>,
-  d: Deployment,
-  newRS: ReplicaSet,
-  old: readonly ReplicaSet[],
-  write: (rs: ReplicaSet, replicas: number, annotations?: Record<string, string>) => Promise<void>,
-): Promise<Progress> {
-  let progressed: Progress;
-  for (const rs of old) {
-    if ((rs.spec?.replicas ?? 0) > 0) {
-      await write(rs, 0);
-      progressed = { reason: 'ReplicaSetUpdated', message: `ReplicaSet "${newRS.metadata.name}" is progressing.` };
-    }
-  }
+/** Recreate: the old ReplicaSets' pods not yet finished (the new one waits for none to be left); 0 for RollingUpdate. */
+function recreateOldPodsLeft(ctx: ReconcileContext<Deployment>, d: Deployment, old: readonly ReplicaSet[]): number {
+  if (d.spec?.strategy?.type !== 'Recreate') return 0;
   const pods = ctx.cacheOf<Pod>(resources.pods);
-  const oldPodsLeft = old.some((rs) => pods.byIndex('owner', rs.metadata.uid ?? '').some((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'));
-  if (oldPodsLeft) return progressed;
-  const replicas = d.spec?.replicas ?? 1;
-  if ((newRS.spec?.replicas ?? 0) !== replicas) {
-    await write(newRS, replicas, replicaSetAnnotations(d, newRS, undefined));
-    progressed = { reason: 'ReplicaSetUpdated', message: `ReplicaSet "${newRS.metadata.name}" is progressing.` };
-  }
-  return progressed;
+  let left = 0;
+  for (const rs of old) for (const p of pods.byIndex('owner', rs.metadata.uid ?? '')) if (p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') left++;
+  return left;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   ANNOTATION_CHANGE_CAUSE, ANNOTATION_DEPLOYMENT_DESIRED_REPLICAS, ANNOTATION_DEPLOYMENT_MAX_REPLICAS, ANNOTATION_DEPLOYMENT_REVISION,
   ANNOTATION_DEPLOYMENT_REVISION_CLIENT_ALIAS, ANNOTATION_DEPLOYMENT_REVISION_HISTORY, LABEL_POD_TEMPLATE_HASH,
 } from '../../src/api/well-known-labels.js';
+import type { DeploymentFacts } from '../../machines/lifecycles/deployment.js';
 
 /** The template without the pod-template-hash label (what "same template" compares). */
 function withoutHash(t: PodTemplateSpec | undefined): PodTemplateSpec {
@@ -230,6 +231,44 @@ export interface DeploymentStatusInput {
   progressed: { reason: string; message: string } | undefined;
 }
 
+/** Every replica updated and available, and no other pod counted: what Progressing=True NewReplicaSetAvailable says. */
+export function isComplete(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet | undefined): boolean {
+  const replicas = d.spec?.replicas ?? 1;
+  const total = all.reduce((s, rs) => s + (rs.status?.replicas ?? 0), 0);
+  return !!newRS && (newRS.status?.replicas ?? 0) === replicas && (newRS.status?.availableReplicas ?? 0) >= replicas && total === replicas;
+}
+
+/**
+ * What the reconcile observed, for the Deployment's lifecycle (machines/lifecycles/deployment.ts):
+ * each fact from the rule that acts on it, so the state the machine names is the step those rules take.
+ */
+export function deploymentFacts(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet | undefined, oldPodsLeft: number): DeploymentFacts {
+  const replicas = d.spec?.replicas ?? 1;
+  const old = all.filter((rs) => rs !== newRS);
+  const { maxSurge, maxUnavailable } = surgeAndUnavailable(d);
+  const recreate = d.spec?.strategy?.type === 'Recreate';
+  const progressing = d.status?.conditions?.find((c) => c.type === 'Progressing');
+  return {
+    paused: d.spec?.paused === true,
+    recreate,
+    replicas,
+    maxSurge,
+    maxUnavailable,
+    scalingEvent: !!newRS && isScalingEvent(d, all.filter((rs) => specReplicas(rs) > 0)),
+    hasNewReplicaSet: !!newRS,
+    newReplicas: newRS ? specReplicas(newRS) : 0,
+    newReplicasWanted: newRS && !recreate ? newReplicaSetReplicas(d, all, newRS) : newRS ? specReplicas(newRS) : 0,
+    newAvailable: newRS ? available(newRS) : 0,
+    oldReplicas: sumSpec(old),
+    canDrainOld: !!newRS && !recreate && scaleDownOld(d, all, newRS, old).size > 0,
+    available: sumAvailable(all),
+    oldPodsLeft,
+    complete: isComplete(d, all, newRS),
+    deadlineExceeded: progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
+    progressDeadlineSeconds: d.spec?.progressDeadlineSeconds,
+  };
+}
+
 /** The status the ReplicaSets add up to, with Available and Progressing; `deadlineAt` when a deadline runs. */
 export function deploymentStatus(i: DeploymentStatusInput): { status: NonNullable<Deployment['status']>; deadlineAt: number | undefined } {
   const { d, all, newRS, now } = i;
@@ -256,7 +295,7 @@ export function deploymentStatus(i: DeploymentStatusInput): { status: NonNullabl
   if (availableCount >= replicas - maxUnavailable) set('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', false);
   else set('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', false);
 
-  const complete = !!newRS && updated === replicas && (newRS.status?.availableReplicas ?? 0) >= replicas && total === replicas;
+  const complete = isComplete(d, all, newRS);
   const name = newRS?.metadata.name ?? '';
   let deadlineAt: number | undefined;
   const progressing = conditions.find((c) => c.type === 'Progressing');

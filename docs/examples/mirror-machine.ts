@@ -4,7 +4,7 @@
 // a WorkQueue, workerMachine children, an EventRecorder.
 import type { Logger } from 'pino';
 import { createActor, enqueueActions, fromCallback, fromPromise, setup, stopChild } from 'xstate';
-import { workerMachine, objectKey, resources, EventRecorder, splitKey, systemClock, WorkQueue, type ReconcileFunction, type SvcObject, type ApiClient, type IndexedCache, type InformerFactory, type SharedInformer } from 'svc';
+import { workerMachine, objectKey, resources, EventRecorder, reconcileLifecycle, splitKey, systemClock, WorkQueue, type ReconcileFunction, type SvcObject, type ApiClient, type IndexedCache, type InformerFactory, type SharedInformer } from 'svc';
 import { mirrorController } from './mirror-controller.js';
 
 /** An informer and the keys a change of one of its objects queues. */
@@ -86,6 +86,8 @@ export function startMirrorMachine(host: { client: ApiClient; informers: Informe
       recorder,
       logger: host.logger.child({ key }),
       clock: systemClock,
+      // The mirror controller follows no lifecycle (spec.lifecycle is absent).
+      lifecycle: reconcileLifecycle('mirror-machine', undefined, key),
     });
   const sources: Source[] = [
     { informer: configmaps, keysFor: (o) => [objectKey(o), ...copyChanged!.keysFor(o, configmaps.cache)] },

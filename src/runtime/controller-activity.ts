@@ -11,8 +11,9 @@
  * the same memory as an idle one.
  */
 import { systemClock, type Clock } from './clock.js';
-import type { ChartModel } from './inspection/chart-model.js';
+import { chartModel, type ChartModel } from './inspection/chart-model.js';
 import { LIVE_CHART, LIVE_FACTS, type LiveFactsSource, type LiveFactsValue } from './inspection/live-facts.js';
+import type { LifecycleFacts, LifecycleTracker } from './lifecycle-tracker.js';
 import type { ReconcileResult } from './outcome.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -68,6 +69,8 @@ export interface ControllerActivityFacts {
   /** The last reconciles, newest first. */
   recent: ReconcileRecord[];
   informers: SourceFacts[];
+  /** Where the objects it works on stand in their lifecycle, for a controller that has one (./lifecycle.ts). */
+  lifecycle?: LifecycleFacts;
 }
 
 export interface ControllerActivityOptions {
@@ -80,6 +83,8 @@ export interface ControllerActivityOptions {
   waitingLimit?: number;
   /** The controller's own chart (a defineController definition's), drawn on the live page. */
   chart?: ChartModel;
+  /** Where its objects stand in their lifecycle (the controller's reconcile feeds it); its chart is served as `lifecycle/<controller>`. */
+  lifecycle?: LifecycleTracker;
 }
 
 /** What one worker reports through: the reconcile half of an activity, not itself a live-facts source. */
@@ -123,6 +128,10 @@ export class ControllerActivity implements LiveFactsSource {
   readonly name: string;
   /** The controller's own chart, if it has one (its id is `controller/<name>`). */
   readonly chart: ChartModel | undefined;
+  /** Per object, where it stands in the controller's lifecycle (when the controller has one). */
+  readonly lifecycle: LifecycleTracker | undefined;
+  /** The lifecycle's chart, drawn once on first demand. */
+  private lifecycleChart: ChartModel | undefined;
   private readonly queue: WorkQueue;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly recentLimit: number;
@@ -142,6 +151,7 @@ export class ControllerActivity implements LiveFactsSource {
     this.clock = opts.clock ?? systemClock;
     this.recentLimit = Math.max(1, opts.recentLimit ?? 20);
     this.waitingLimit = Math.max(0, opts.waitingLimit ?? 10);
+    this.lifecycle = opts.lifecycle;
   }
 
   /** Registers a source feeding the queue; returns its index for `sourceEvent`. */
@@ -231,6 +241,7 @@ export class ControllerActivity implements LiveFactsSource {
         events: s.events,
         lastEventAt: s.lastEventAt === undefined ? null : new Date(s.lastEventAt).toISOString(),
       })),
+      ...(this.lifecycle ? { lifecycle: this.lifecycle.facts() } : {}),
     };
   }
 
@@ -238,7 +249,13 @@ export class ControllerActivity implements LiveFactsSource {
     return this.facts() as unknown as { [key: string]: LiveFactsValue };
   }
 
-  [LIVE_CHART](): ChartModel | undefined {
-    return this.chart;
+  [LIVE_CHART](): readonly ChartModel[] {
+    const charts = this.chart ? [this.chart] : [];
+    if (this.lifecycle) {
+      const def = this.lifecycle.definition;
+      this.lifecycleChart ??= { ...chartModel(def.machine, `lifecycle-${def.controller}`), machineId: `lifecycle/${def.controller}` };
+      charts.push(this.lifecycleChart);
+    }
+    return charts;
   }
 }

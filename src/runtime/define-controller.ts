@@ -22,6 +22,8 @@ import type { ChartModel } from './inspection/chart-model.js';
 import { controllerChartModel } from './inspection/controller-chart.js';
 import { EventRecorder } from './event-recorder.js';
 import type { PolicyRule } from './controller-permissions.js';
+import type { LifecycleDefinition, LifecycleState } from './lifecycle.js';
+import { LifecycleTracker } from './lifecycle-tracker.js';
 import type { ReconcileOutcome } from './outcome.js';
 import { apiVersionOf } from './resource-refs.js';
 import { WorkQueue } from './work-queue.js';
@@ -43,6 +45,19 @@ export interface ReconcileContext<T extends SvcObject = SvcObject> {
   logger: Logger;
   /** The host's clock (simulated in tests): read time from it, never from Date. */
   clock: Clock;
+  /** The object's lifecycle, for a controller whose spec names one (./lifecycle.ts). */
+  lifecycle: ReconcileLifecycle;
+}
+
+/** What a reconcile does with its controller's lifecycle: evaluate it on what it observed of its key. */
+export interface ReconcileLifecycle {
+  /**
+   * Evaluates `def` (the spec's `lifecycle`) on `facts` for this key, records where the object now
+   * stands (for /debug/machines and `svc explain`) and returns the state to act on.
+   */
+  observe<F>(def: LifecycleDefinition<F>, facts: F): LifecycleState;
+  /** The object is gone (or no longer this controller's): stop showing it. */
+  forget(): void;
 }
 
 export interface ControllerSpec<T extends SvcObject = SvcObject> {
@@ -67,6 +82,12 @@ export interface ControllerSpec<T extends SvcObject = SvcObject> {
    * `svc rbac <module>` prints the ClusterRole; the test cluster runs the controller with exactly it.
    */
   permissions?: readonly PolicyRule[];
+  /**
+   * The lifecycle the watched objects go through (a machine in machines/lifecycles/): the reconcile
+   * evaluates it with `ctx.lifecycle.observe` and acts on the state; it is charted with the
+   * controller and shown per object live.
+   */
+  lifecycle?: LifecycleDefinition<unknown>;
   reconcile(key: string, ctx: ReconcileContext<T>): Promise<ReconcileOutcome> | ReconcileOutcome;
 }
 
@@ -169,6 +190,7 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
         if (!informers.has(resourceLabel(t.resource))) informers.set(resourceLabel(t.resource), inf);
         sources.push(source(inf, t.resource, 'triggers', (o) => t.keysFor(o, watched.cache)));
       }
+      const tracker = spec.lifecycle ? new LifecycleTracker(spec.lifecycle as LifecycleDefinition, { clock }) : undefined;
       const reconcile = (key: string) => {
         const { namespace, name } = splitKey(key);
         return spec.reconcile(key, {
@@ -186,11 +208,25 @@ export function defineController<T extends SvcObject = SvcObject>(spec: Controll
           recorder,
           logger: logger.child({ key }),
           clock,
+          lifecycle: reconcileLifecycle(spec.name, tracker, key),
         });
       };
       const chart = controllerChartModel(spec);
-      return runControllerMachine({ name: spec.name, host, clock, queue, recorder, logger, sources, concurrency: spec.concurrency ?? 1, reconcile, chart });
+      return runControllerMachine({ name: spec.name, host, clock, queue, recorder, logger, sources, concurrency: spec.concurrency ?? 1, reconcile, chart, ...(tracker ? { lifecycle: tracker } : {}) });
     },
+  };
+}
+
+/** A reconcile's handle on its controller's lifecycle tracker, bound to its key. */
+export function reconcileLifecycle(controller: string, tracker: LifecycleTracker | undefined, key: string): ReconcileLifecycle {
+  return {
+    observe<F>(def: LifecycleDefinition<F>, facts: F): LifecycleState {
+      if (!tracker || tracker.definition !== (def as LifecycleDefinition)) {
+        throw new Error(`${controller}: lifecycle ${def.controller} is not the one its spec names (spec.lifecycle)`);
+      }
+      return (tracker as LifecycleTracker<F>).observe(key, facts);
+    },
+    forget: () => tracker?.forget(key),
   };
 }
 
@@ -206,6 +242,8 @@ export interface ControllerMachineParts {
   reconcile: (key: string) => Promise<ReconcileOutcome> | ReconcileOutcome;
   /** The controller's own chart for the live view (defineController draws it from the spec). */
   chart?: ChartModel;
+  /** Where its objects stand in their lifecycle, when it has one. */
+  lifecycle?: LifecycleTracker;
 }
 
 /**
@@ -215,7 +253,7 @@ export interface ControllerMachineParts {
  */
 export function runControllerMachine(p: ControllerMachineParts): RunningController {
   const { host } = p;
-  const activity = new ControllerActivity({ name: p.name, queue: p.queue, clock: p.clock, ...(p.chart ? { chart: p.chart } : {}) });
+  const activity = new ControllerActivity({ name: p.name, queue: p.queue, clock: p.clock, ...(p.chart ? { chart: p.chart } : {}), ...(p.lifecycle ? { lifecycle: p.lifecycle } : {}) });
   // Named after the controller, so /debug/machines lists `replicaset`, not `x:3`.
   const actor = createActor(controllerMachine, {
     id: p.name,

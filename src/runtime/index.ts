@@ -11,9 +11,15 @@ export { createOrUpdate, type CreateOrUpdateResult } from './create-or-update.js
 export { addFinalizer, finalize, hasFinalizer, removeFinalizer, type FinalizeStep } from './finalizers.js';
 export { claim, controllerRefOf, controllerRefTo, type Claimed } from './owner-references.js';
 export {
-  controllerOwnerKeys, defineController, runControllerMachine,
-  type ControllerDefinition, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerMachineParts, type ControllerSpec, type ReconcileContext, type RunningController,
+  controllerOwnerKeys, defineController, reconcileLifecycle, runControllerMachine,
+  type ControllerDefinition, type ReconcileLifecycle, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerMachineParts, type ControllerSpec, type ReconcileContext, type RunningController,
 } from './define-controller.js';
+export {
+  defineLifecycle, evaluateLifecycle, leafPath, lifecycleStates, type LifecycleDefinition, type LifecycleState, type LifecycleStateMeta, type ObservedEvent,
+} from './lifecycle.js';
+export {
+  LifecycleTracker, restingStates, type LifecycleFacts, type LifecycleObjectFacts, type LifecycleTrackerOptions, type LifecycleTransition,
+} from './lifecycle-tracker.js';
 export { EventRecorder, type EventRecorderOptions, type EventType, type RecordOutcome } from './event-recorder.js';
 export * from './inspection/index.js';
 export * from './leader-election/index.js';

@@ -8,6 +8,8 @@ import type { Deployment, Pod, ReplicaSet } from '../../src/api/generated/kinds.
 import { resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
+import { assertLifecycleCovered } from '../helpers/lifecycle-coverage.js';
+import { deploymentLifecycle } from '../../machines/lifecycles/deployment.js';
 
 let cluster: TestCluster;
 
@@ -165,6 +167,10 @@ test('foreground deletion of a Deployment removes its ReplicaSets and pods first
   assert.equal(await setsOf('web'), []);
   const pods = (await cluster.client.list<Pod>(resources.pods, { namespace: 'default', labelSelector: 'app=web' })).items;
   assert.equal(pods, []);
+});
+
+test('every state of the Deployment lifecycle chart was entered by the tests above, and no other', () => {
+  assertLifecycleCovered(cluster.controllers.controllers, deploymentLifecycle);
 });
 
 test.run();

@@ -7,9 +7,9 @@
  * context summary and refreshed on the live page about once a second. The method must be cheap
  * and bounded (a few dozen entries), as it runs on every snapshot and refresh.
  *
- * Such an object may also have a `[LIVE_CHART]()` method returning a chart of its own (a controller's
- * chart drawn from its definition); the page draws it beside the machine's, found by the `chart`
- * id its facts name.
+ * Such an object may also have a `[LIVE_CHART]()` method returning charts of its own (a controller's
+ * chart drawn from its definition, its objects' lifecycle); the page draws them beside the
+ * machine's, found by the `chart` ids its facts name.
  */
 import type { ChartModel } from './chart-model.js';
 
@@ -25,7 +25,7 @@ export type LiveFactsValue = string | number | boolean | null | LiveFactsValue[]
 /** An object that reports live facts (see the module comment). */
 export interface LiveFactsSource {
   [LIVE_FACTS](): { [key: string]: LiveFactsValue };
-  [LIVE_CHART]?(): ChartModel | undefined;
+  [LIVE_CHART]?(): readonly ChartModel[];
 }
 
 function isLiveFactsSource(v: unknown): v is LiveFactsSource {
@@ -41,11 +41,11 @@ export function liveFactsOf(context: unknown): { [key: string]: LiveFactsValue }
   return undefined;
 }
 
-/** The chart of the first top-level context value that offers one. */
-export function liveChartOf(context: unknown): ChartModel | undefined {
-  if (typeof context !== 'object' || context === null) return undefined;
+/** The charts of the first top-level context value that offers some. */
+export function liveChartsOf(context: unknown): readonly ChartModel[] {
+  if (typeof context !== 'object' || context === null) return [];
   for (const value of Object.values(context as Record<string, unknown>)) {
     if (isLiveFactsSource(value) && typeof value[LIVE_CHART] === 'function') return value[LIVE_CHART]();
   }
-  return undefined;
+  return [];
 }

@@ -14,7 +14,7 @@ import type { AnyActor, AnyStateMachine, InspectionEvent } from 'xstate';
 import { systemClock, type Clock } from '../clock.js';
 import { isStateMachine, type ChartModel } from './chart-model.js';
 import { summarizeContext, type ContextSummary } from './context-summary.js';
-import { liveChartOf, liveFactsOf, type LiveFactsValue } from './live-facts.js';
+import { liveChartsOf, liveFactsOf, type LiveFactsValue } from './live-facts.js';
 import { activePaths, describeStateValue, isStateValue, type StateValueLike } from './state-value.js';
 
 /** `active`, or how the actor ended. */
@@ -150,11 +150,11 @@ export class MachineInspector {
     return { generatedAt: new Date(this.clock.now()).toISOString(), actors: out, machines: [...this.machines.keys()] };
   }
 
-  /** A chart an actor's context offers (a controller's own, by its `controller/<name>` id). */
+  /** A chart an actor's context offers (a controller's own, `controller/<name>`; its objects' lifecycle, `lifecycle/<name>`). */
   liveChart(id: string): ChartModel | undefined {
     for (const rec of this.actors.values()) {
-      const chart = liveChartOf(rec.context);
-      if (chart?.machineId === id) return chart;
+      const chart = liveChartsOf(rec.context).find((c) => c.machineId === id);
+      if (chart) return chart;
     }
     return undefined;
   }

@@ -1,0 +1,11 @@
+/**
+ * The one list of the built-in controllers' lifecycles (the phases of the objects each manages):
+ * `svc charts <controller>`, docs/charts/ and the coverage tests read it. A controller whose spec
+ * names a lifecycle has it here.
+ */
+import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
+import { deploymentLifecycle } from './deployment.js';
+
+export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition];
+
+export { deploymentLifecycle, type DeploymentFacts } from './deployment.js';

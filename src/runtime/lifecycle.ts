@@ -1,0 +1,131 @@
+/**
+ * Lifecycles: the phases the objects a controller manages go through, as an xstate machine that
+ * the controller's reconcile evaluates on what it observed — not an actor per object, but xstate's
+ * pure `initialTransition`/`transition` over one event, `observed`, carrying the facts.
+ *
+ * A lifecycle machine is a decision table a person can read as a chart:
+ *
+ *   - its root has one `observed` transition list, in priority order: the first guard that holds
+ *     on the facts names the state (`paused`, `progressing.surging`, `complete` ...). Controllers
+ *     are level-triggered, so the state follows from what is observed now, never from the state
+ *     before; the state before only says how long an object has been there.
+ *   - a state's `meta.holds(facts)` says in one line what keeps the object there ("2 of 5 new pods
+ *     available, maxUnavailable 1"); `description` says what the controller does there.
+ *
+ * The reconcile then acts on the state it got (a `switch`), so the chart is the logic's picture,
+ * not a second copy of it (design: machines/ holds the machines, the runtime evaluates them):
+ *
+ *   const { state } = ctx.lifecycle.observe(deploymentLifecycle, facts);
+ *   switch (state) { case 'progressing.surging': ...scale the new ReplicaSet up... }
+ *
+ * Evaluating costs one xstate transition (a few microseconds); ./lifecycle-tracker.ts keeps, per
+ * object, the state, since when, what holds it and its last transitions for /debug/machines,
+ * `/debug/controllers/<name>/objects/...` and `svc explain`.
+ */
+import { initialTransition, transition, type AnyStateMachine, type AnyMachineSnapshot, type StateValue } from 'xstate';
+
+/** The one event a lifecycle machine takes. */
+export interface ObservedEvent<F> {
+  type: 'observed';
+  facts: F;
+}
+
+/** What a state's `meta` may hold: `holds(facts)` says what keeps an object in the state. */
+export interface LifecycleStateMeta<F> {
+  holds?: (facts: F) => string;
+}
+
+/**
+ * A lifecycle: the machine and, for people, the kind of object it follows. `F` is the facts the
+ * reconcile observes (plain numbers and flags, computed by the controller's pure rules).
+ */
+export interface LifecycleDefinition<F = unknown> {
+  /** The controller whose objects go through it (`deployment`); the chart is `lifecycle/<controller>`. */
+  readonly controller: string;
+  /** The kind followed (`Deployment`), for `svc explain` and the page. */
+  readonly kind: string;
+  readonly machine: AnyStateMachine;
+  /** Type witness only (never set): carries F so `observe(def, facts)` checks the facts' shape. */
+  readonly _facts?: F;
+}
+
+/** Where one evaluation landed. */
+export interface LifecycleState {
+  /** The active atomic state's path from the root, joined by `.` (`progressing.surging`), as charts name states. */
+  state: string;
+  /** What keeps the object there, when the state says. */
+  holds?: string;
+}
+
+export function defineLifecycle<F>(controller: string, kind: string, machine: AnyStateMachine): LifecycleDefinition<F> {
+  if (!machine.root.on['observed']) throw new Error(`lifecycle ${controller}: the machine has no "observed" transitions on its root`);
+  return { controller, kind, machine };
+}
+
+/** The leaf path of a state value (`{ progressing: 'surging' }` → `progressing.surging`). */
+export function leafPath(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  const entries = Object.entries(value);
+  if (entries.length !== 1) throw new Error(`a lifecycle state is one atomic state, not ${JSON.stringify(value)}`);
+  const [key, child] = entries[0]!;
+  if (child === undefined) return key;
+  const rest = leafPath(child as StateValue);
+  return rest ? `${key}.${rest}` : key;
+}
+
+/** Per machine: its initial snapshot, made once (lifecycle machines have no context to vary). */
+const initialSnapshots = new WeakMap<AnyStateMachine, AnyMachineSnapshot>();
+
+function initialOf(machine: AnyStateMachine): AnyMachineSnapshot {
+  let s = initialSnapshots.get(machine);
+  if (!s) {
+    s = initialTransition(machine)[0] as AnyMachineSnapshot;
+    initialSnapshots.set(machine, s);
+  }
+  return s;
+}
+
+/**
+ * Evaluates the lifecycle on `facts`: the state the first holding guard names, and what holds the
+ * object there. Level-triggered: the result does not depend on an earlier state. A machine whose
+ * `observed` list has no transition for the facts stays in its initial state, which is a bug in
+ * the machine (its last entry should hold unguarded), so it throws.
+ */
+export function evaluateLifecycle<F>(def: LifecycleDefinition<F>, facts: F): LifecycleState {
+  const start = initialOf(def.machine);
+  const [next] = transition(def.machine, start, { type: 'observed', facts } as ObservedEvent<F>);
+  const snapshot = next as AnyMachineSnapshot;
+  if (snapshot === start) throw new Error(`lifecycle ${def.controller}: no "observed" transition holds for the facts; the last one should be unguarded`);
+  const state = leafPath(snapshot.value as StateValue);
+  const meta = stateMeta<F>(def.machine, state);
+  const holds = meta?.holds?.(facts);
+  return holds ? { state, holds } : { state };
+}
+
+/** A state node's meta by its path (`progressing.surging`). */
+function stateMeta<F>(machine: AnyStateMachine, path: string): LifecycleStateMeta<F> | undefined {
+  let node = machine.root;
+  for (const key of path.split('.')) {
+    const child = node.states[key];
+    if (!child) return undefined;
+    node = child;
+  }
+  return node.meta as LifecycleStateMeta<F> | undefined;
+}
+
+/** Every atomic state's path: what a chart draws and a coverage test expects to see entered. */
+export function lifecycleStates(def: LifecycleDefinition): string[] {
+  const out: string[] = [];
+  const visit = (node: AnyStateMachine['root'], prefix: string) => {
+    const children = Object.entries(node.states);
+    if (children.length === 0) {
+      if (prefix) out.push(prefix);
+      return;
+    }
+    for (const [key, child] of children) visit(child, prefix ? `${prefix}.${key}` : key);
+  };
+  visit(def.machine.root, '');
+  // The initial state, before anything was observed, is never an object's state.
+  const initial = leafPath(initialOf(def.machine).value as StateValue);
+  return out.filter((p) => p !== initial);
+}
