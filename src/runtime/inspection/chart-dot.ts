@@ -34,6 +34,20 @@ export function edgeLabel(label: string): string {
   return lines.map((l) => ` ${l} `).join('\n');
 }
 
+/** A state's detail line cut at spaces into lines of at most `width` characters (long descriptions make charts very wide). */
+export function wrapLine(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines;
+}
+
 function isAncestor(ancestor: string, path: string): boolean {
   return ancestor === '' ? path !== '' : path.startsWith(`${ancestor}.`);
 }
@@ -72,7 +86,7 @@ export function toDot(model: ChartModel): string {
   const emitState = (s: ChartState, depth: number) => {
     const details = stateDetails(s);
     const cls = `state state-${s.kind}`;
-    const label = [s.key, ...details].join('\n');
+    const label = [s.key, ...details.flatMap((d) => wrapLine(d, 40))].join('\n');
     if (s.kind === 'compound' || s.kind === 'parallel') {
       out.push(`${ind(depth)}subgraph ${clusterName(s.path)} {`);
       out.push(

@@ -87,9 +87,10 @@ td.failed, td.terminal { color: #b71c1c; }
 td.requeue { color: #8d6e00; }
 td.requeueAfter { color: #1565c0; }
 td.done { color: #1b5e20; }
-.lifecycle { display: flex; gap: 16px; flex-wrap: wrap; align-items: flex-start; margin-top: 8px; border-top: 1px solid #eee; padding-top: 6px; }
-.lifecycle .chart { max-width: 50%; }
-.lc-side { flex: 1; min-width: 320px; }
+.lifecycle { margin: 4px 0 8px; border-bottom: 1px solid #eee; padding-bottom: 6px; }
+/* A lifecycle chart is wide (every state one rank): drawn at its size in a scroller that brings the selected state into view. */
+.lifecycle .chart.lc { max-width: 100%; overflow-x: auto; }
+.lifecycle .chart.lc svg { max-width: none; }
 .lifecycle .counts { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; font-family: ui-monospace, monospace; margin: 2px 0 6px; }
 tr[data-object] { cursor: pointer; }
 tr[data-object]:hover { background: #f1f8e9; }
@@ -179,7 +180,15 @@ function highlight(card, a) {
     const key = selectedObject.get(a.sessionId);
     const obj = (lc.objects || []).find((o) => o.key === key);
     light(lcSvg, Object.keys(lc.counts || {}).filter((k) => lc.counts[k] > 0).flatMap(statePrefixes), 'occupied');
-    card.querySelector('.lifecycle').dataset.highlighted = light(lcSvg, obj ? statePrefixes(obj.state) : [], 'active').join(' ');
+    const box = card.querySelector('.lifecycle');
+    box.dataset.highlighted = light(lcSvg, obj ? statePrefixes(obj.state) : [], 'active').join(' ');
+    // Scroll the chart to the selected object's state once per selection (not on every update).
+    const g = obj && lcSvg.querySelector('[id="' + CSS.escape('state-' + obj.state) + '"]');
+    const scroller = box.querySelector('.chart.lc');
+    if (g && box.dataset.scrolledTo !== obj.key + ' ' + obj.state) {
+      box.dataset.scrolledTo = obj.key + ' ' + obj.state;
+      scroller.scrollLeft += g.getBoundingClientRect().left - scroller.getBoundingClientRect().left - scroller.clientWidth / 2 + g.getBoundingClientRect().width / 2;
+    }
   }
 }
 
@@ -192,7 +201,7 @@ function fillBody(card, a) {
   const lc = a.live && a.live.lifecycle;
   let box = card.querySelector('.lifecycle');
   if (lc && !box) {
-    card.querySelector('.body').insertAdjacentHTML('beforeend', '<div class="lifecycle" data-chart="' + esc(lc.chart) + '"><div class="chart lc"></div><div class="lc-side"></div></div>');
+    card.querySelector('.body').insertAdjacentHTML('afterbegin', '<div class="lifecycle" data-chart="' + esc(lc.chart) + '"><div class="chart lc"></div><div class="lc-side"></div></div>');
     box = card.querySelector('.lifecycle');
   }
   if (box && lc) box.querySelector('.lc-side').innerHTML = renderLifecycle(lc, selectedObject.get(a.sessionId));

@@ -196,9 +196,10 @@ export function renderCard(a: PageActor, workers: PageActor[]): string {
   const live = (a.live || {}) as ControllerLiveView;
   return `<details class="card${a.status !== 'active' ? ' ended' : ''}" id="${esc(cardId(a.sessionId))}" data-session="${esc(a.sessionId)}" data-machine="${esc(a.machineId || '')}" ` +
     `data-role="${esc(actorRole(a))}" data-state="${esc(a.state || '')}" data-status="${esc(a.status)}" data-filter="${esc(`${actorName(a)} ${a.machineId || ''} ${a.state || ''}`.toLowerCase())}">` +
-    `<summary>${renderCardHead(a, workers)}</summary><div class="body"><div class="cols">` +
+    `<summary>${renderCardHead(a, workers)}</summary><div class="body">` +
+    `${live.lifecycle ? `<div class="lifecycle" data-chart="${esc(live.lifecycle.chart)}"><div class="chart lc"></div><div class="lc-side"></div></div>` : ''}<div class="cols">` +
     `${live.chart ? `<div class="chart own" data-chart="${esc(live.chart)}"></div>` : ''}<div class="chart machine" data-chart="${esc(a.machineId || '')}"></div>` +
-    `<div class="side"></div></div>${live.lifecycle ? `<div class="lifecycle" data-chart="${esc(live.lifecycle.chart)}"><div class="chart lc"></div><div class="lc-side"></div></div>` : ''}</div></details>`;
+    `<div class="side"></div></div></div></details>`;
 }
 
 function htmlTable(cols: string[], rows: string[][], attrs: string): string {
