@@ -64,12 +64,14 @@ test('the summary: controllers with their phase, queue, back-off apart from plan
   assert.match(html, /<b data-summary="nodes">3<\/b> by condition: <span data-summary="node-conditions">notReady 1 · ready 1 · registering 1<\/span>/);
   assert.match(html, /leader election <a href="#card-x-5"[^>]*>leader-election\/svc-system\/svc-controller-manager<\/a>: <code data-summary="leader">leader.holding<\/code>/);
   assert.match(html, /scheduler: <a href="#card-x-6"[^>]*>scheduler<\/a> <code>scheduling.idle<\/code>/, 'the stopped scheduler is not summarised');
+  const headline = /<p class="headline">(.*?)<\/p>/.exec(html)![1]!.replace(/<[^>]+>/g, '');
+  assert.is(headline, '1 controllers not running · 3 reconcile errors since start · 1 keys backing off · 1 objects on their way (lifecycle) · 2 nodes not ready');
 });
 
 test('the static first render: summary, index and folded cards; workers inside their controller; finished actors marked', () => {
   const snapshot: MachinesSnapshot = { generatedAt: '2026-01-01T00:00:02.000Z', actors: actors as MachinesSnapshot['actors'], machines: [] };
   const page = debugMachinesPage('svc · machines', [], false, snapshot);
-  assert.match(page, /<section id="summary"><div class="sum-cols">/);
+  assert.match(page, /<section id="summary"><p class="headline">/);
   assert.match(page, /<span id="conn">snapshot of 00:00:02 UTC · connecting…<\/span>/);
   assert.match(page, /<nav id="index"><div class="index-group"><span class="meta">controllers<\/span> <a href="#card-x-1"/);
   const cards = [...page.matchAll(/<details class="card[^"]*" id="(card-[^"]+)"[^>]*data-role="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);

@@ -44,6 +44,9 @@ header label { font-size: 12px; }
 .sum-cols { display: flex; gap: 24px; align-items: flex-start; flex-wrap: wrap; }
 .sum-cols > div:first-child { min-width: 280px; flex: 0 1 340px; }
 .ctl-table { flex: 1; min-width: 600px; }
+p.headline { margin: 4px 0 2px; font-size: 13px; }
+p.headline .warn { color: #b71c1c; font-weight: bold; }
+p.headline .ok { color: #1b5e20; }
 ul.components { margin: 0; padding-left: 18px; font-size: 13px; }
 table { border-collapse: collapse; font-size: 12px; }
 td, th { padding: 1px 6px; border-bottom: 1px solid #eee; text-align: left; font-family: ui-monospace, monospace; }

@@ -22,6 +22,8 @@ export interface LifecycleFactsView {
   chart: string;
   /** Objects now in each state path. */
   counts: Record<string, number>;
+  /** States where objects rest (done, nothing to do); when absent, states named complete/done/satisfied/... are. */
+  resting?: string[];
   objects: Array<{
     key: string;
     state: string;
@@ -153,7 +155,23 @@ export function renderSummary(actors: PageActor[]): string {
       `<td class="n">${q ? scheduled : ''}</td><td class="n${errors ? ' bad' : ''}">${errors}</td><td class="n">${o['done'] || 0}</td>` +
       `<td class="objects">${live.lifecycle ? esc(countsText(live.lifecycle.counts)) : ''}</td></tr>`;
   });
-  return `<div class="sum-cols"><div><h2>Components</h2><ul class="components">${comps.join('')}</ul></div>` +
+  // One line that says whether anything needs a look: errors, back-off, objects on their way, nodes not ready.
+  let errors = 0;
+  let backoff = 0;
+  let moving = 0;
+  for (const c of controllers) {
+    const live = (c.live || {}) as ControllerLiveView;
+    errors += ((live.outcomes || {})['failed'] || 0) + ((live.outcomes || {})['terminal'] || 0);
+    if (live.queue) backoff += live.queue.backingOff ?? live.queue.delayed;
+    const lc = live.lifecycle;
+    if (lc) moving += (lc.objects || []).filter((o) => (lc.resting ? !lc.resting.includes(o.state) : !/^(complete|done|satisfied|succeeded|failed|finished|idle)/i.test(o.state))).length;
+  }
+  const notRunning = controllers.filter((c) => !String(c.state || '').startsWith('running')).length;
+  const unready = nodes.filter((n) => nodeCondition(n) !== 'ready').length;
+  const flag = (n: number, text: string, name: string) => `<span class="${n ? 'warn' : 'ok'}" data-headline="${name}">${n} ${esc(text)}</span>`;
+  const headline = `<p class="headline">${flag(notRunning, 'controllers not running', 'not-running')} · ${flag(errors, 'reconcile errors since start', 'errors')} · ` +
+    `${flag(backoff, 'keys backing off', 'backoff')} · <span data-headline="moving">${moving} objects on their way (lifecycle)</span> · ${flag(unready, 'nodes not ready', 'unready')}</p>`;
+  return `${headline}<div class="sum-cols"><div><h2>Components</h2><ul class="components">${comps.join('')}</ul></div>` +
     `<div class="ctl-table"><h2>Controllers</h2><table data-summary="controllers"><tr><th>controller</th><th>state</th><th title="keys ready">queue</th><th title="keys being reconciled">in hand</th>` +
     `<th title="keys waiting after a failure">back-off</th><th title="keys waiting for a planned requeueAfter">planned</th><th title="failed and terminal reconciles since start">errors</th><th>done</th><th>objects by state</th></tr>` +
     `${rows.join('')}</table></div></div>`;
