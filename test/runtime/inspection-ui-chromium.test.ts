@@ -193,6 +193,9 @@ test('docs/inspection.md shows the committed screenshot and the example verbatim
   assert.match(doc, /!\[[^\]]*\]\(images\/debug-machines\.png\)/);
   const png = readFileSync(join(ROOT, 'docs', 'images', 'debug-machines.png'));
   assert.is(png.subarray(1, 4).toString('latin1'), 'PNG');
+  // The svc up screenshot (access-panel-chromium.test.ts writes it).
+  assert.match(doc, /!\[[^\]]*\]\(images\/machines-page\.png\)/);
+  assert.is(readFileSync(join(ROOT, 'docs', 'images', 'machines-page.png')).subarray(1, 4).toString('latin1'), 'PNG');
 });
 
 test.run();

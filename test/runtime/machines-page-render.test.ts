@@ -44,7 +44,7 @@ const actors: PageActor[] = [
   actor('x:3', { id: 'worker-1', machineId: 'worker', parentSessionId: 'x:0', state: 'working' }),
   actor('x:4', { id: 'job', machineId: 'controller', state: 'waitingForLeader', live: { controller: 'job', queue: queue(), outcomes: outcomes(), recent: [], informers: [] } }),
   actor('x:5', { id: 'leader-election/svc-system/svc-controller-manager', machineId: 'leaderElection', state: 'leader.holding' }),
-  actor('x:6', { machineId: 'scheduler', state: 'scheduling.idle' }),
+  actor('x:6', { machineId: 'scheduler', state: 'scheduling.idle', context: { cycles: 5, lastResult: 'scheduled' } }),
   actor('x:7', { id: 'node/a', machineId: 'nodeAgent', state: 'up.condition.ready, up.lease.renewing', activePaths: ['up', 'up.condition', 'up.condition.ready'] }),
   actor('x:8', { id: 'node/b', machineId: 'nodeAgent', state: 'up.condition.notReady', activePaths: ['up', 'up.condition', 'up.condition.notReady'] }),
   actor('x:9', { id: 'node/c', machineId: 'nodeAgent', state: 'registering', activePaths: ['registering'] }),
@@ -63,7 +63,7 @@ test('the summary: controllers with their phase, queue, back-off apart from plan
   assert.match(html, /<b data-summary="controllers">3<\/b> controllers \(running 2 · waiting for leader 1\), 2 workers/);
   assert.match(html, /<b data-summary="nodes">3<\/b> by condition: <span data-summary="node-conditions">notReady 1 · ready 1 · registering 1<\/span>/);
   assert.match(html, /leader election <a href="#card-x-5"[^>]*>leader-election\/svc-system\/svc-controller-manager<\/a>: <code data-summary="leader">leader.holding<\/code>/);
-  assert.match(html, /scheduler: <a href="#card-x-6"[^>]*>scheduler<\/a> <code>scheduling.idle<\/code>/, 'the stopped scheduler is not summarised');
+  assert.match(html, /scheduler: <a href="#card-x-6"[^>]*>scheduler<\/a> <code>scheduling.idle<\/code> 5 cycles, last: scheduled/, 'the stopped scheduler is not summarised');
   const headline = /<p class="headline">(.*?)<\/p>/.exec(html)![1]!.replace(/<[^>]+>/g, '');
   assert.is(headline, '1 controllers not running · 3 reconcile errors since start · 1 keys backing off · 1 objects on their way (lifecycle) · 2 nodes not ready');
 });
@@ -96,7 +96,7 @@ test('a controller card holds its lifecycle objects table; the selected object i
   assert.match(html, /<span data-count="complete">complete <b>2<\/b><\/span><span data-count="progressing.surging">progressing.surging <b>1<\/b><\/span>/);
   assert.equal(statePrefixes('progressing.surging'), ['progressing', 'progressing.surging']);
   const side = renderSide(actors[0]!, [actors[2]!, actors[3]!], Date.parse('2026-01-01T00:00:05Z'));
-  assert.match(side, /<tr data-worker="worker-0"><td>worker-0<\/td><td>working<\/td><td><\/td><td>done 4<\/td><\/tr>/);
+  assert.match(side, /<tr data-worker="worker-0"><td>worker-0<\/td><td>working<\/td><td>active<\/td><\/tr>/);
   assert.match(side, /<b data-live="backingOff">0<\/b>.*<b data-live="scheduled">1<\/b>/);
 });
 

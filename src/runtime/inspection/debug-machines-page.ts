@@ -471,7 +471,6 @@ export function debugMachinesPage(title = 'svc · machines', panels: readonly De
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
 <title>${esc(title)}</title>
 <style>${STYLE}</style>
 </head>

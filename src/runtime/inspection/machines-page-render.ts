@@ -137,7 +137,11 @@ export function renderSummary(actors: PageActor[]): string {
   const workers = active.filter((a) => actorRole(a) === 'worker').length;
   const comps: string[] = [];
   comps.push(`<li><b data-summary="controllers">${controllers.length}</b> controllers${controllers.length ? ` (${esc(countsText(phases))})` : ''}, ${workers} workers</li>`);
-  comps.push(`<li>scheduler: ${schedulers.length ? schedulers.map((s) => `${link(s)} <code>${esc(s.state)}</code>`).join(', ') : 'not here'}</li>`);
+  const schedulerFacts = (s: PageActor) => {
+    const c = s.context || {};
+    return [typeof c['cycles'] === 'number' ? `${c['cycles']} cycles` : '', c['lastResult'] ? `last: ${c['lastResult']}` : ''].filter(Boolean).join(', ');
+  };
+  comps.push(`<li>scheduler: ${schedulers.length ? schedulers.map((s) => `${link(s)} <code>${esc(s.state)}</code> ${esc(schedulerFacts(s))}`).join(', ') : 'not here'}</li>`);
   const conditions: Record<string, number> = {};
   for (const n of nodes) conditions[nodeCondition(n)] = (conditions[nodeCondition(n)] || 0) + 1;
   comps.push(`<li>nodes: <b data-summary="nodes">${nodes.length}</b>${nodes.length ? ` by condition: <span data-summary="node-conditions">${esc(countsText(conditions))}</span>` : ' hosted here'}</li>`);
@@ -262,14 +266,15 @@ export function renderLive(live: ControllerLiveView, now: number): string {
   return `${out}</div>`;
 }
 
-/** The workers of a controller, one row each (not a card each). */
+/**
+ * The workers of a controller, one row each (not a card each). Only what their state says: a
+ * worker's counters change inside one state (machines/worker.ts), so the keys in hand are the
+ * controller's live `being reconciled` table, which is refreshed, rather than a stale copy here.
+ */
 export function renderWorkers(workers: PageActor[]): string {
   if (!workers.length) return '';
-  const rows = workers.map((w) => {
-    const stats = (w.context || {})['stats'] as { key?: string; counts?: Record<string, number> } | undefined;
-    return `<tr data-worker="${esc(w.id)}">${td(w.id)}${td(w.state)}${td(stats && stats.key ? stats.key : '')}${td(countsText(stats && stats.counts))}</tr>`;
-  });
-  return `<div class="meta">workers</div><table class="workers"><tr><th>worker</th><th>state</th><th>key in hand</th><th>reconciles</th></tr>${rows.join('')}</table>`;
+  const rows = workers.map((w) => `<tr data-worker="${esc(w.id)}">${td(w.id)}${td(w.state)}${td(w.status)}</tr>`);
+  return `<div class="meta">workers</div><table class="workers"><tr><th>worker</th><th>state</th><th>status</th></tr>${rows.join('')}</table>`;
 }
 
 /** An actor's side panel: live facts, workers, context and last transitions (newest first). */
