@@ -88,6 +88,13 @@ test('the page highlights `leader` in the leader-election chart and `running` in
   // The workers the controller spawned are rows inside its card, not cards of their own.
   assert.ok((await page.locator('.card[data-machine="controller"] table.workers tr[data-worker]').count()) >= 2);
   assert.is(await page.locator('.card[data-machine="worker"]').count(), 0);
+  // The filter keeps the cards (and index links) whose name, machine or state has every word typed.
+  await page.fill('#filter', 'leader holding');
+  assert.ok(await page.locator('.card[data-machine="leaderElection"]').isVisible());
+  assert.not.ok(await page.locator('.card[data-machine="controller"]').isVisible());
+  assert.not.ok(await page.locator('#index a:text-is("configmap-copy")').isVisible());
+  await page.fill('#filter', '');
+  assert.ok(await page.locator('.card[data-machine="controller"]').isVisible());
   // The summary names the controller, linked to its card.
   assert.match(await page.locator('#summary tr[data-controller="configmap-copy"]').innerText(), /configmap-copy\s+running/);
   assert.equal(external, [], 'the page asks nothing outside the server');
