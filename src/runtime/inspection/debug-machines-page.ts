@@ -90,10 +90,11 @@ td.failed, td.terminal { color: #b71c1c; }
 td.requeue { color: #8d6e00; }
 td.requeueAfter { color: #1565c0; }
 td.done { color: #1b5e20; }
-.lifecycle { margin: 4px 0 8px; border-bottom: 1px solid #eee; padding-bottom: 6px; }
-/* A lifecycle chart is wide (every state one rank): drawn at its size in a scroller that brings the selected state into view. */
-.lifecycle .chart.lc { max-width: 100%; overflow-x: auto; }
+.lifecycle { margin: 4px 0 8px; border-bottom: 1px solid #eee; padding-bottom: 6px; display: flex; gap: 16px; flex-wrap: wrap; align-items: flex-start; }
+/* A lifecycle chart is large: drawn at its size in a scroller that brings the selected state into view, its objects beside it. */
+.lifecycle .chart.lc { flex: 0 1 auto; max-width: 55%; max-height: 640px; overflow: auto; }
 .lifecycle .chart.lc svg { max-width: none; }
+.lc-side { flex: 1 1 420px; min-width: 0; }
 .lifecycle .counts { display: flex; gap: 12px; flex-wrap: wrap; font-size: 12px; font-family: ui-monospace, monospace; margin: 2px 0 6px; }
 tr[data-object] { cursor: pointer; }
 tr[data-object]:hover { background: #f1f8e9; }
@@ -190,7 +191,10 @@ function highlight(card, a) {
     const scroller = box.querySelector('.chart.lc');
     if (g && box.dataset.scrolledTo !== obj.key + ' ' + obj.state) {
       box.dataset.scrolledTo = obj.key + ' ' + obj.state;
-      scroller.scrollLeft += g.getBoundingClientRect().left - scroller.getBoundingClientRect().left - scroller.clientWidth / 2 + g.getBoundingClientRect().width / 2;
+      const at = g.getBoundingClientRect();
+      const view = scroller.getBoundingClientRect();
+      scroller.scrollLeft += at.left - view.left - scroller.clientWidth / 2 + at.width / 2;
+      scroller.scrollTop += at.top - view.top - scroller.clientHeight / 2 + at.height / 2;
     }
   }
 }
