@@ -9,6 +9,7 @@ import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { buildAdmission } from './admission/plugins.js';
+import { AdmissionMetrics } from './admission/metrics.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
@@ -164,7 +165,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
-    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}), ...(config.proxyClient ? { proxyClient: config.proxyClient } : {}), logger: logger.child({ module: 'admission' }) }),
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, metrics: new AdmissionMetrics(metrics.registry), featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}), ...(config.proxyClient ? { proxyClient: config.proxyClient } : {}), logger: logger.child({ module: 'admission' }) }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),
@@ -354,7 +355,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
   }
   const openapi = new OpenApiDocuments(registry, config.version.gitVersion);
   // The audit log file is created now: a path that cannot be written stops the start.
-  const auditor = config.audit ? new Auditor(config.audit, logger.child({ module: 'audit' })) : undefined;
+  const auditor = config.audit ? new Auditor(config.audit, logger.child({ module: 'audit' }), metrics.registry) : undefined;
   const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(auditor ? { auditor } : {}), ...(aggregator ? { aggregator } : {}), ...(flowControl ? { flowControl } : {}) });
   try {
     port = await http.listen();

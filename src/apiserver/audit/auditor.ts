@@ -15,7 +15,7 @@
  * when it sent one). The handlers contribute through the functions at the end of this file (called
  * from src/apiserver/http.ts): the decoded request object, the response object or Status, and
  * annotations (authorization's decision and reason here; admission's via `addAuditAnnotation`).
- * With audit off none of this exists (`auditOf` finds nothing in an empty WeakMap).
+ * The audit metrics (./metrics.ts) are counted here and by the backends. With audit off none of this exists (`auditOf` finds nothing in an empty WeakMap).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -30,6 +30,8 @@ import { type AuditEvent, type EventUser, microNow, type ResponseStatus, sourceI
 import { ensureLogFile, LogBackend } from './log-backend.js';
 import { type AuditPolicy, type AuditStage, evaluatePolicy, levelRank, type RequestAuditConfig } from './policy.js';
 import { WebhookBackend } from './webhook-backend.js';
+import { AuditMetrics } from './metrics.js';
+import type { Registry } from 'prom-client';
 
 export const AUDIT_ID_HEADER = 'audit-id';
 export const DECISION_ANNOTATION = 'authorization.svc.io/decision';
@@ -44,19 +46,23 @@ export class Auditor {
   readonly backend: AuditBackend;
   private readonly policy: AuditPolicy;
 
-  constructor(config: AuditConfig, private readonly logger: Logger) {
+  private readonly metrics: AuditMetrics | undefined;
+
+  constructor(config: AuditConfig, private readonly logger: Logger, registry?: Registry) {
     this.policy = config.policy;
+    const metrics = (this.metrics = registry ? new AuditMetrics(registry) : undefined);
+    const errors = metrics ? (plugin: string, n: number) => metrics.pluginError(plugin, n) : undefined;
     const backends: AuditBackend[] = [];
     if (config.log) {
       const l = config.log;
       ensureLogFile(l.path);
       const sink = new LogBackend({ path: l.path, format: l.format, apiVersion: l.apiVersion, maxAgeDays: l.maxAgeDays, maxBackups: l.maxBackups, maxSizeMB: l.maxSizeMB }, logger);
-      backends.push(wrapBackend(sink, { ...l, name: 'log' }, logger));
+      backends.push(wrapBackend(sink, { ...l, name: 'log' }, logger, errors));
     }
     if (config.webhook) {
       const w = config.webhook;
       const sink = new WebhookBackend({ client: w.client, apiVersion: w.apiVersion, initialBackoffMs: w.initialBackoffMs }, logger);
-      backends.push(wrapBackend(sink, { ...w, name: 'webhook' }, logger));
+      backends.push(wrapBackend(sink, { ...w, name: 'webhook' }, logger, errors));
     }
     this.backend = backends.length === 1 ? backends[0]! : new UnionBackend(backends);
   }
@@ -66,8 +72,9 @@ export class Auditor {
     const auditID = auditIdOf(req);
     setHeader(res, auditID);
     const cfg = evaluatePolicy(this.policy, user, info);
+    this.metrics?.levels.inc({ level: cfg.level });
     if (cfg.level === 'None') return undefined;
-    const ra = new RequestAudit(this.backend, cfg, baseEvent(req, info, auditID, cfg, eventUser(user)), longRunning, this.logger);
+    const ra = new RequestAudit(this.backend, cfg, baseEvent(req, info, auditID, cfg, eventUser(user)), longRunning, this.logger, this.metrics);
     ra.attach(req, res);
     return ra;
   }
@@ -80,7 +87,7 @@ export class Auditor {
     if (cfg.level === 'None') return;
     const ev = baseEvent(req, info, auditID, cfg, {});
     const message = attempted.length ? `Authentication failed, attempted: ${attempted.join(', ')}` : 'Authentication failed, no credentials provided';
-    const ra = new RequestAudit(this.backend, cfg, ev, true, this.logger);
+    const ra = new RequestAudit(this.backend, cfg, ev, true, this.logger, this.metrics);
     ra.failedAuthentication(message);
     ra.attach(req, res);
   }
@@ -150,6 +157,7 @@ export class RequestAudit {
     private readonly event: AuditEvent,
     private readonly longRunning: boolean,
     private readonly logger: Logger,
+    private readonly metrics?: AuditMetrics,
   ) {}
 
   get level(): RequestAuditConfig['level'] {
@@ -189,6 +197,7 @@ export class RequestAudit {
     const ok = this.emit('RequestReceived');
     if ((typeof ok === 'boolean' ? ok : await ok) === false) {
       this.finished = true;
+      this.metrics?.rejected.inc();
       throw internalError('Internal error occurred: failed to store audit event');
     }
   }
@@ -265,6 +274,7 @@ export class RequestAudit {
 
   private emit(stage: AuditStage): boolean | Promise<boolean> {
     if (this.config.omitStages.has(stage)) return true;
+    this.metrics?.events.inc();
     const ev: AuditEvent = { ...this.event, stage, stageTimestamp: microNow() };
     if (this.event.objectRef) ev.objectRef = { ...this.event.objectRef };
     if (stage !== 'RequestReceived') {
