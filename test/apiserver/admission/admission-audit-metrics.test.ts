@@ -11,9 +11,12 @@
 // - reinvocation: the service hook injects a sidecar container, so the whole mutating chain runs
 //   again: LimitRanger gives the sidecar the namespace's default limits, and the IfNeeded hook
 //   called before the change is called again and sees them;
-// - metrics: the admission and audit metrics on /metrics with the established names and labels.
+// - metrics: the admission and audit metrics on /metrics with the established names and labels;
+// - --audit-dynamic-configuration (DynamicAuditing gate): refused without its alpha API; with it,
+//   two AuditSinks (Metadata and Request) each receive EventLists at their own level while the
+//   static log keeps its policy file's (a sink's stages are unit-tested in admission-chain-rules).
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -276,6 +279,87 @@ test('a WebhookAdmissionConfiguration that cannot be used refuses the start, nam
   }
   assert.match(message, /exited early \(1\)/);
   assert.match(message, `admission plugin MutatingAdmissionWebhook: configuration in ${bad}: kubeConfigFile: Invalid value: "relative/webhooks.svcconfig": must be an absolute file path`);
+});
+
+test('--audit-dynamic-configuration: each AuditSink gets what its own policy asks for, the static log what the policy file does', async () => {
+  // Refused without its API (alpha, off by default), naming what to add.
+  let refusal = '';
+  try {
+    const bad = await startApiServer({ args: ['--feature-gates=DynamicAuditing=true', '--audit-dynamic-configuration'], readyTimeoutMs: 30_000 });
+    await bad.stop();
+    bad.cleanup();
+  } catch (err) {
+    refusal = (err as Error).message;
+  }
+  assert.match(refusal, '--audit-dynamic-configuration needs the auditregistration.k8s.io/v1alpha1 API (an alpha API, off by default): add --runtime-config=auditregistration.k8s.io/v1alpha1=true');
+  const logPath = join(dir, 'dynamic', 'audit.log');
+  const policyFile = join(dir, 'dynamic-policy.yaml');
+  writeFileSync(policyFile, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n  resources: [{group: "", resources: ["configmaps"]}]\n');
+  const got: Record<string, Loose[]> = { meta: [], req: [] };
+  const lists: string[] = [];
+  const receiver = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const list = JSON.parse(body) as { kind: string; apiVersion: string; items: Loose[] };
+      lists.push(`${list.apiVersion} ${list.kind}`);
+      got[(req.url ?? '').slice(1)]?.push(...list.items);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const port = (receiver.address() as AddressInfo).port;
+  let dyn: ApiServerProcess | undefined;
+  try {
+    const s = (dyn = await startApiServer({
+      args: ['--feature-gates=DynamicAuditing=true', '--audit-dynamic-configuration', '--runtime-config=auditregistration.k8s.io/v1alpha1=true', `--audit-policy-file=${policyFile}`, `--audit-log-path=${logPath}`],
+    }));
+    const sink = (name: string, level: string, stages: string[]) => ({
+      apiVersion: 'auditregistration.k8s.io/v1alpha1',
+      kind: 'AuditSink',
+      metadata: { name },
+      spec: { policy: { level, stages }, webhook: { throttle: { qps: 50, burst: 50 }, clientConfig: { url: `http://127.0.0.1:${port}/${name}` } } },
+    });
+    const invalid = await s.request('POST', '/apis/auditregistration.k8s.io/v1alpha1/auditsinks', sink('bad', 'Metadata', []));
+    assert.is(invalid.status, 422, invalid.text);
+    assert.match(invalid.json.message, 'spec.policy.stages: Required value');
+    const made = await s.request('POST', '/apis/auditregistration.k8s.io/v1alpha1/auditsinks', sink('meta', 'Metadata', ['RequestReceived', 'ResponseComplete']));
+    assert.is(made.status, 201, made.text);
+    assert.equal(made.json.spec.webhook.throttle, { qps: 50, burst: 50 });
+    assert.is((await s.request('POST', '/apis/auditregistration.k8s.io/v1alpha1/auditsinks', sink('req', 'Request', ['RequestReceived', 'ResponseComplete']))).status, 201);
+    await eventually(() => (s.output().match(/dynamic audit: sink added/g) ?? []).length >= 2, 10_000, 'both sinks to count');
+    assert.is((await s.request('POST', '/api/v1/namespaces', { metadata: { name: 'dyn' } })).status, 201);
+    // A batch goes at 400 events (or after 30 s): 220 creates, two events each, fill one for each sink.
+    const ids = new Set<string>();
+    for (let round = 0; round < 11; round++) {
+      await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+        const r = await s.request('POST', '/api/v1/namespaces/dyn/configmaps', { metadata: { name: `c-${round}-${i}` }, data: { k: 'v' } });
+        assert.is(r.status, 201, r.text);
+        ids.add(String(r.headers['audit-id']));
+      }));
+    }
+    await eventually(() => got['meta']!.length >= 400 && got['req']!.length >= 400, 20_000, 'a full batch at each sink');
+    assert.ok(lists.every((l) => l === 'audit.k8s.io/v1 EventList'), lists.join());
+    const creates = (events: Loose[]) => events.filter((e) => ids.has(e['auditID']));
+    const meta = creates(got['meta']!);
+    assert.ok(meta.length >= 300, `${meta.length}`);
+    for (const e of meta) assert.equal([e['level'], e['requestObject'], e['responseObject']], ['Metadata', undefined, undefined]);
+    const req = creates(got['req']!);
+    assert.ok(req.some((e) => e['stage'] === 'RequestReceived') && req.some((e) => e['stage'] === 'ResponseComplete'));
+    for (const e of req) {
+      assert.is(e['level'], 'Request');
+      assert.is(e['responseObject'], undefined);
+      if (e['stage'] === 'ResponseComplete') assert.is(e['requestObject']['data']['k'], 'v');
+    }
+    // The static log: its own policy (Metadata, no RequestReceived), not the sinks' RequestResponse.
+    const logged = readFileSync(logPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Loose).filter((e) => ids.has(e['auditID']));
+    assert.is(logged.length, ids.size);
+    for (const e of logged) assert.equal([e['level'], e['stage'], e['requestObject']], ['Metadata', 'ResponseComplete', undefined]);
+  } finally {
+    await dyn?.stop();
+    dyn?.cleanup();
+    receiver.close();
+  }
 });
 
 test.run();

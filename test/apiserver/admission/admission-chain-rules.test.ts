@@ -16,6 +16,7 @@ import { credentialFor, parseWebhookAdmissionConfiguration, type WebhookCredenti
 import { AdmissionConfigError } from '../../../src/apiserver/admission/config-file.js';
 import { type AuditBackend, wrapBackend } from '../../../src/apiserver/audit/backend.js';
 import { AuditMetrics } from '../../../src/apiserver/audit/metrics.js';
+import { enforceSinkPolicy } from '../../../src/apiserver/audit/dynamic-backend.js';
 import type { AuditEvent } from '../../../src/apiserver/audit/event.js';
 import { createCA } from '../../helpers/pki.js';
 
@@ -187,6 +188,19 @@ test('audit metrics: events a sink could not store, a full buffer dropped or tru
   assert.match(text, 'apiserver_audit_error_total{plugin="log"} 2');
   assert.match(text, 'apiserver_audit_error_total{plugin="buffered"} 2');
   assert.match(text, 'apiserver_audit_error_total{plugin="truncate"} 1');
+});
+
+test('a dynamic AuditSink\'s policy: its stages only, at its level, objects removed below it', () => {
+  const ev = { level: 'RequestResponse', auditID: 'a', stage: 'ResponseComplete', requestURI: '/', verb: 'create', user: { username: 'u' }, requestReceivedTimestamp: 0, stageTimestamp: 0, requestObject: { a: 1 }, responseObject: { b: 2 } } as AuditEvent;
+  const stages = new Set(['ResponseComplete']);
+  assert.is(enforceSinkPolicy({ ...ev, stage: 'RequestReceived' }, 'Metadata', stages), undefined);
+  assert.is(enforceSinkPolicy(ev, 'None', stages), undefined);
+  const meta = enforceSinkPolicy(ev, 'Metadata', stages)!;
+  assert.equal([meta.level, meta.requestObject, meta.responseObject], ['Metadata', undefined, undefined]);
+  const req = enforceSinkPolicy(ev, 'Request', stages)!;
+  assert.equal([req.level, req.requestObject, req.responseObject], ['Request', { a: 1 }, undefined]);
+  assert.equal(enforceSinkPolicy(ev, 'RequestResponse', stages), ev);
+  assert.equal(ev.requestObject, { a: 1 }, 'the event itself is left as it was');
 });
 
 test.run();
