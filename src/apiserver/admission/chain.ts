@@ -100,7 +100,7 @@ export interface AdmissionObserver {
   step(type: 'admit' | 'validate', a: AdmissionAttributes, seconds: number, rejected: boolean): void;
 }
 
-const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
+const seconds = (start: number): number => (performance.now() - start) / 1000;
 
 export class AdmissionChain {
   constructor(
@@ -138,7 +138,7 @@ export class AdmissionChain {
   /** A whole phase, timed as one step (both runs of a reinvoked mutating phase count as one, as established). */
   private async step(type: 'admit' | 'validate', attrs: AdmissionAttributes, body: () => Promise<void>): Promise<void> {
     if (!this.observer) return body();
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     let ok = false;
     try {
       await body();
@@ -158,7 +158,7 @@ export class AdmissionChain {
         await fn.call(p, attrs);
         continue;
       }
-      const start = process.hrtime.bigint();
+      const start = performance.now();
       let ok = false;
       try {
         await fn.call(p, attrs);

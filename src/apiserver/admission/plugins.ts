@@ -2,9 +2,8 @@
  * The one list of admission plugins this server builds, in the established order the chain runs
  * them (whatever order the flags name them in), and the chain --enable/--disable-admission-plugins
  * make of them. A plugin the flags name explicitly but that is absent here is refused at start
- * (`admissionPluginsNotBuilt`), never accepted and skipped. The established default list still
- * names plugins not built here (the two webhook plugins): those simply do not run, as before this
- * list existed; docs/security.md lists what runs. The chain reports durations to the server's
+ * (`admissionPluginsNotBuilt`), never accepted and skipped. Every plugin of the established
+ * default list is built; docs/security.md lists what each does. The chain reports durations to the server's
  * admission metrics (./metrics.ts).
  */
 import type { ResourceRegistry } from '../../api/index.js';

@@ -130,7 +130,7 @@ function internal(message: string): StatusError {
 export async function timedHook<T>(hook: ConfiguredWebhook, type: 'admit' | 'validating', a: AdmissionAttributes, deps: WebhookDeps, call: () => Promise<T>): Promise<T> {
   const metrics = deps.metrics;
   if (!metrics) return call();
-  const start = process.hrtime.bigint();
+  const start = performance.now();
   let failure: unknown;
   let failed = false;
   try {
@@ -140,7 +140,7 @@ export async function timedHook<T>(hook: ConfiguredWebhook, type: 'admit' | 'val
     failure = e;
     throw e;
   } finally {
-    metrics.webhook(hook.name, type, a, Number(process.hrtime.bigint() - start) / 1e9, failed);
+    metrics.webhook(hook.name, type, a, (performance.now() - start) / 1000, failed);
     if (failed) {
       const f = failure as object;
       if (f && typeof f === 'object' && CALL_FAILURES.has(f)) metrics.webhookRejection(hook.name, type, a, 'calling_webhook_error', 0);
