@@ -17,6 +17,7 @@
  */
 import { badRequest, internalError, StatusError } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
+import { canonicalJson } from '../../api/json-walk.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.js';
 import { callHook, deniedBy, timedHook, matchingHooks, WebhookSource, type ConfiguredWebhook, type WebhookDeps } from './webhook/dispatcher.js';
 import type { WebhookInvocation } from './webhook/matching.js';
@@ -105,7 +106,7 @@ export function mutatingAdmissionWebhook(deps: WebhookDeps): AdmissionPlugin {
         for (const k of st.previouslyInvoked) st.reinvoke.add(k);
         st.previouslyInvoked.clear();
       };
-      if (ctx.isReinvoke && st.lastOutput !== JSON.stringify(a.object ?? null)) dueAll();
+      if (ctx.isReinvoke && st.lastOutput !== canonicalJson(a.object ?? null)) dueAll();
       try {
         for (const { hook, inv } of matched) {
           if (ctx.isReinvoke && !st.reinvoke.has(hook.key)) continue;
@@ -117,7 +118,8 @@ export function mutatingAdmissionWebhook(deps: WebhookDeps): AdmissionPlugin {
           if (hook.reinvocationPolicy === 'IfNeeded') st.previouslyInvoked.add(hook.key);
         }
       } finally {
-        st.lastOutput = JSON.stringify(a.object ?? null);
+        // Compared by content, not key order (the established semantic DeepEqual).
+        st.lastOutput = canonicalJson(a.object ?? null);
       }
     },
   };

@@ -17,8 +17,11 @@
  *   with 500 `Internal error occurred: failed calling webhook "x": <reason>`;
  * - allowed false: the webhook's Status with `admission webhook "x" denied the request: <message>`
  *   (code at least 400, status Failure; ToStatusErr);
- * - warnings become response Warning headers; auditAnnotations are kept on the request's
- *   admission attributes as `<webhook name>/<key>`.
+ * - warnings become response Warning headers; auditAnnotations go to the request's audit event
+ *   as `<webhook name>/<key>` (../chain.ts addAuditAnnotation; a refused key is logged);
+ * - each call's duration and any rejection go to the admission metrics (`timedHook`, ../metrics.ts);
+ * - the client identity: the --admission-control-config-file kubeconfig's user for the hook's
+ *   address, else the proxy client certificate (./credentials.ts, ./client.ts).
  */
 import type { Logger } from 'pino';
 import { StatusError, badRequest, type StatusDetails, type StatusReason } from '../../../api/status.js';
