@@ -5,7 +5,9 @@
  */
 import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
 import { deploymentLifecycle } from './deployment.js';
+import { namespaceLifecycle } from './namespace.js';
 
-export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition];
+export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition, namespaceLifecycle as LifecycleDefinition];
 
 export { deploymentLifecycle, type DeploymentFacts } from './deployment.js';
+export { namespaceLifecycle, type NamespaceFacts } from './namespace.js';
