@@ -5,9 +5,11 @@
  */
 import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
 import { deploymentLifecycle } from './deployment.js';
+import { garbageCollectorLifecycle } from './garbagecollector.js';
 import { namespaceLifecycle } from './namespace.js';
 
-export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition, namespaceLifecycle as LifecycleDefinition];
+export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition, namespaceLifecycle as LifecycleDefinition, garbageCollectorLifecycle as LifecycleDefinition];
 
 export { deploymentLifecycle, type DeploymentFacts } from './deployment.js';
 export { namespaceLifecycle, type NamespaceFacts } from './namespace.js';
+export { garbageCollectorLifecycle, type GarbageFacts } from './garbagecollector.js';
