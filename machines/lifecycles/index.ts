@@ -7,9 +7,11 @@ import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
 import { deploymentLifecycle } from './deployment.js';
 import { garbageCollectorLifecycle } from './garbagecollector.js';
 import { namespaceLifecycle } from './namespace.js';
+import { nodeLifecycle } from './nodelifecycle.js';
 
-export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition, namespaceLifecycle as LifecycleDefinition, garbageCollectorLifecycle as LifecycleDefinition];
+export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition, namespaceLifecycle as LifecycleDefinition, garbageCollectorLifecycle as LifecycleDefinition, nodeLifecycle as LifecycleDefinition];
 
 export { deploymentLifecycle, type DeploymentFacts } from './deployment.js';
 export { namespaceLifecycle, type NamespaceFacts } from './namespace.js';
 export { garbageCollectorLifecycle, type GarbageFacts } from './garbagecollector.js';
+export { nodeLifecycle, type NodeFacts } from './nodelifecycle.js';
