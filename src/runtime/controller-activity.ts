@@ -11,7 +11,8 @@
  * the same memory as an idle one.
  */
 import { systemClock, type Clock } from './clock.js';
-import { chartModel, type ChartModel } from './inspection/chart-model.js';
+import type { ChartModel } from './inspection/chart-model.js';
+import { lifecycleChartModel } from './inspection/lifecycle-chart.js';
 import { LIVE_CHART, LIVE_FACTS, type LiveFactsSource, type LiveFactsValue } from './inspection/live-facts.js';
 import type { LifecycleFacts, LifecycleTracker } from './lifecycle-tracker.js';
 import type { ReconcileResult } from './outcome.js';
@@ -246,8 +247,7 @@ export class ControllerActivity implements LiveFactsSource {
   [LIVE_CHART](): readonly ChartModel[] {
     const charts = this.chart ? [this.chart] : [];
     if (this.lifecycle) {
-      const def = this.lifecycle.definition;
-      this.lifecycleChart ??= { ...chartModel(def.machine, `lifecycle-${def.controller}`), machineId: `lifecycle/${def.controller}` };
+      this.lifecycleChart ??= lifecycleChartModel(this.lifecycle.definition);
       charts.push(this.lifecycleChart);
     }
     return charts;

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { BUILTIN_CONTROLLERS } from '../../controllers/registry.js';
+import { defaultCharts } from '../../src/cli/svc-charts.js';
 import { chartModel, projectMachines, toMermaid } from '../../src/runtime/inspection/index.js';
 
 const svc = fileURLToPath(new URL('../../src/cli/svc.js', import.meta.url));
@@ -16,10 +18,22 @@ function run(args: string[]) {
   return spawnSync(process.execPath, [svc, 'charts', ...args], { encoding: 'utf8', timeout: 60_000 });
 }
 
-test('--list names every project machine', () => {
+test('--list names every project machine and every built-in controller', () => {
   const r = run(['--list']);
   assert.is(r.status, 0, r.stderr);
-  assert.equal(r.stdout.trim().split('\n').map((l) => l.split('\t')[0]), projectMachines().map((m) => m.name));
+  assert.equal(r.stdout.trim().split('\n').map((l) => l.split('\t')[0]), [...projectMachines().map((m) => m.name), ...BUILTIN_CONTROLLERS.map((c) => c.name)]);
+  assert.match(r.stdout, /^deployment\tcontroller: .* Lifecycle of each Deployment: paused, scaling, progressing\.creatingReplicaSet/m);
+});
+
+test('a built-in controller by name: its lifecycle next to its plumbing; one the defaults leave off says why', () => {
+  const r = run(['deployment', '--format', 'json']);
+  assert.is(r.status, 0, r.stderr);
+  const model = JSON.parse(r.stdout) as { root: { children: Array<{ children: Array<{ key: string }> }> } };
+  assert.equal(model.root.children[0]!.children.map((c) => c.key), ['lifecycle', 'plumbing']);
+  assert.match(r.stdout, /"label": "1 \[paused\]"/);
+  const off = run(['csrsigning']);
+  assert.is(off.status, 1);
+  assert.match(off.stderr, /controller "csrsigning" cannot be charted with the default settings: no CA to sign with/);
 });
 
 test('one machine to standard output: Mermaid by default, the same text as the library', () => {
@@ -47,7 +61,7 @@ test('--out writes one file per machine', () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'svc-charts-')), 'nested');
   const r = run(['--out', dir, '--format', 'svg']);
   assert.is(r.status, 0, r.stderr);
-  assert.equal(readdirSync(dir).sort(), projectMachines().map((m) => `${m.name}.svg`).sort());
+  assert.equal(readdirSync(dir).sort(), defaultCharts().map((m) => `${m.name}.svg`).sort());
   assert.match(readFileSync(join(dir, 'worker.svg'), 'utf8'), /id="state&#45;working"/);
   assert.match(r.stdout, /wrote .*worker\.svg/);
 });
@@ -82,7 +96,7 @@ test('a definition exported twice (named and default) is one chart', () => {
 test('errors: several machines without --out, unknown machine, unknown format, unloadable or machine-less module', () => {
   const several = run([]);
   assert.is(several.status, 1);
-  assert.match(several.stderr, /5 machines to export \(leader-election, controller, worker, scheduler, node-agent\); choose one with --machine NAME or write them all with --out DIR/);
+  assert.match(several.stderr, /\d+ machines to export \(leader-election, controller, worker, scheduler, node-agent, deployment[^)]*\); choose one with --machine NAME or write them all with --out DIR/);
   const unknown = run(['--machine', 'nope']);
   assert.is(unknown.status, 1);
   assert.match(unknown.stderr, /--machine: unknown machine "nope"; known: leader-election, controller, worker, scheduler, node-agent/);

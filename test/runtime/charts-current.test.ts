@@ -1,15 +1,17 @@
-// docs/charts/ holds the project's machines as Mermaid and SVG; regenerating them (in memory)
-// must give the committed files (run `npm run charts` after changing a machine).
+// docs/charts/ holds the project's machines and the built-in controllers with a lifecycle as
+// Mermaid and SVG; regenerating them (in memory) must give the committed files (run `npm run charts`
+// after changing a machine).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CHART_EXTENSIONS, chartModel, chartStates, projectMachines, renderChart } from '../../src/runtime/inspection/index.js';
+import { defaultCharts } from '../../src/cli/svc-charts.js';
+import { CHART_EXTENSIONS, chartModel, chartStates, renderChart } from '../../src/runtime/inspection/index.js';
 import { ROOT } from '../helpers/apiserver.js';
 
-for (const { name, machine } of projectMachines()) {
+for (const { name, machine, model: own } of defaultCharts()) {
   test(`docs/charts/${name}.mmd and .svg are current`, async () => {
-    const model = chartModel(machine, name);
+    const model = own ?? chartModel(machine, name);
     for (const format of ['mermaid', 'svg'] as const) {
       const file = join(ROOT, 'docs', 'charts', `${name}.${CHART_EXTENSIONS[format]}`);
       assert.ok(existsSync(file), `${file} is missing; run npm run charts`);
@@ -23,7 +25,7 @@ for (const { name, machine } of projectMachines()) {
 
 test('docs/charts.md shows every project chart', () => {
   const doc = readFileSync(join(ROOT, 'docs', 'charts.md'), 'utf8');
-  for (const { name } of projectMachines()) assert.ok(doc.includes(`(charts/${name}.svg)`), `${name} is not shown in docs/charts.md`);
+  for (const { name } of defaultCharts()) assert.ok(doc.includes(`(charts/${name}.svg)`), `${name} is not shown in docs/charts.md`);
 });
 
 test.run();

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chartModel, chartStates, projectMachines, toMermaid } from '../../src/runtime/inspection/index.js';
+import { defaultCharts } from '../../src/cli/svc-charts.js';
+import { chartModel, chartStates, toMermaid } from '../../src/runtime/inspection/index.js';
 import { ROOT } from '../helpers/apiserver.js';
 import { demo } from '../helpers/chart-machines.js';
 
@@ -47,11 +48,11 @@ async function render(text: string, n: number): Promise<string> {
 }
 
 let n = 0;
-for (const { name, machine } of projectMachines()) {
+for (const { name, machine, model } of defaultCharts()) {
   test(`docs/charts/${name}.mmd renders in Mermaid with every state`, async () => {
     const text = readFileSync(join(ROOT, 'docs', 'charts', `${name}.mmd`), 'utf8');
     const svg = await render(text, n++);
-    for (const s of chartStates(chartModel(machine, name))) if (s.path) assert.match(svg, new RegExp(`<p>${s.key}(<br>|</p>)`), `${name}: state ${s.key} is drawn`);
+    for (const s of chartStates(model ?? chartModel(machine, name))) if (s.path) assert.match(svg, new RegExp(`<p>${s.key}(<br>|</p>)`), `${name}: state ${s.key} is drawn`);
   });
 }
 

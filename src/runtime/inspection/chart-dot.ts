@@ -39,15 +39,16 @@ export function toDot(model: ChartModel): string {
   const ind = (d: number) => '  '.repeat(d);
   out.push(`digraph ${q(model.name)} {`);
   out.push(
-    `  graph [compound=true, rankdir=TB, fontname="Helvetica", fontsize=12, labelloc=t, label=${q(`${model.name} (machine ${model.machineId})`)}, id=${q(`machine-${model.machineId}`)}, class="machine"];`,
+    `  graph [compound=true, rankdir=${model.direction ?? 'TB'}, fontname="Helvetica", fontsize=12, labelloc=t, label=${q(`${model.name} (machine ${model.machineId})`)}, id=${q(`machine-${model.machineId}`)}, class="machine"];`,
   );
   out.push('  node [shape=box, style="rounded,filled", fillcolor="white", color="#444444", fontname="Helvetica", fontsize=11];');
   out.push('  edge [fontname="Helvetica", fontsize=9, color="#555555", arrowsize=0.7];');
 
   const emitChildren = (parent: ChartState, depth: number) => {
-    if (parent.kind === 'compound' || parent.path === '') {
+    if ((parent.kind === 'compound' && parent.initial !== undefined) || parent.path === '') {
       out.push(`${ind(depth)}${anchorName(parent.path)} [shape=point, width=0.12, label="", fillcolor="black", id=${q(parent.path ? `initial-${parent.path}` : 'initial')}];`);
-    } else if (parent.kind === 'parallel') {
+    } else if (parent.kind === 'parallel' || parent.kind === 'compound') {
+      // No initial dot to draw (a parallel state, or a lifecycle's group entered only by name); still an edge anchor.
       out.push(`${ind(depth)}${anchorName(parent.path)} [shape=point, width=0.01, style=invis, label=""];`);
     }
     if (anySources.has(parent.path)) {

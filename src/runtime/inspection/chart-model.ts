@@ -72,6 +72,11 @@ export interface ChartModel {
   transitions: ChartTransition[];
   /** Actor logic the machine can invoke or spawn (`setup({ actors })`). */
   actors: string[];
+  /**
+   * How a drawing lays it out: top to bottom (default) or left to right, which suits a lifecycle's
+   * decision table (one "observed" hub, a guarded edge to each state) better.
+   */
+  direction?: 'TB' | 'LR';
 }
 
 type Fn = ((...args: never[]) => unknown) & { type?: unknown; id?: unknown; src?: unknown; systemId?: unknown; event?: unknown; sendId?: unknown; guards?: unknown; stateValue?: unknown };

@@ -20,3 +20,5 @@ export { LIVE_FACTS, liveFactsOf, type LiveFactsSource, type LiveFactsValue } fr
 export { machinesOfModule, projectMachines, type NamedMachine } from './project-machines.js';
 export { activePaths, describeStateValue, leafPaths, type StateValueLike } from './state-value.js';
 export * from './controller-chart.js';
+export { lifecycleChartId, lifecycleChartModel, lifecycleChartName } from './lifecycle-chart.js';
+export { combineCharts } from './combined-chart.js';
