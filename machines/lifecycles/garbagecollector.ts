@@ -72,7 +72,7 @@ export const garbageCollectorLifecycleMachine = setup({
       initial: 'waitingForDependents',
       states: {
         waitingForDependents: {
-          description: 'foreground deletion: its dependents are deleted (in the foreground when they have dependents); it stays while blocking ones remain',
+          description: 'foreground deletion: its dependents are deleted (in the foreground when they have dependents), it stays while blocking ones remain',
           meta: meta({ holds: (f) => `waiting: ${plural(f.blocking, 'dependent')} with blockOwnerDeletion left (${f.dependentsNotDeleting} not yet being deleted)` }),
         },
         releasing: {
@@ -87,7 +87,7 @@ export const garbageCollectorLifecycleMachine = setup({
     },
     kept: {
       tags: ['resting'],
-      description: 'some owner still exists: it stays; references to gone owners are removed',
+      description: 'some owner still exists: it stays, references to gone owners are removed',
       meta: meta({ holds: (f) => `${f.solidOwners} of ${f.owners} owners exist${f.goneOwners + f.waitingOwners ? `; ${f.goneOwners + f.waitingOwners} references to remove` : ''}` }),
     },
     idle: {

@@ -81,7 +81,7 @@ export const namespaceLifecycleMachine = setup({
       meta: meta({ holds: (f) => `discovery failed: ${f.discoveryError ?? ''}` }),
     },
     deletingContent: {
-      description: 'deleting the content kind by kind (collections); objects in their grace period are waited for (NamespaceContentRemaining)',
+      description: 'deleting the content kind by kind (collections), objects in their grace period are waited for (NamespaceContentRemaining)',
       meta: meta({
         holds: (f) =>
           [f.failures ? `${f.failures} kind${f.failures === 1 ? '' : 's'} could not be deleted` : '', f.remainingText ? `remaining: ${f.remainingText}` : '', f.estimateMs > 0 ? `longest grace period ends in ${Math.ceil(f.estimateMs / 1000)} s` : '']
@@ -97,7 +97,7 @@ export const namespaceLifecycleMachine = setup({
           meta: meta({ holds: (f) => `finalizers remaining: ${f.finalizersText}` }),
         },
         namespace: {
-          description: 'the svc finalizer is removed; other spec.finalizers are their owners\' to remove',
+          description: 'the svc finalizer is removed, other spec.finalizers are their owners\' to remove',
           meta: meta({ holds: (f) => `spec.finalizers: ${f.otherFinalizers.join(', ')}` }),
         },
       },

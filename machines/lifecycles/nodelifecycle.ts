@@ -90,11 +90,11 @@ export const nodeLifecycleMachine = setup({
           meta: meta({ holds: (f) => `${f.noExecute.join(', ')}:NoExecute: ${plural(f.evictNow, 'pod')} to delete now${f.tolerating ? `, ${f.tolerating} tolerating` : ''}` }),
         },
         tolerating: {
-          description: 'grace period running: pods tolerate the NoExecute taint for their tolerationSeconds; deleted when it runs out',
+          description: 'grace period running: pods tolerate the NoExecute taint for their tolerationSeconds, deleted when it runs out',
           meta: meta({ holds: (f) => `${f.noExecute.join(', ')}:NoExecute: ${plural(f.tolerating, 'pod')} tolerating it, the first evicted in ${Math.ceil((f.nextEvictionInMs ?? 0) / 1000)} s` }),
         },
         tainted: {
-          description: 'tainted NoExecute with nothing left to evict; the monitor pass lifts the taint once Ready is True',
+          description: 'tainted NoExecute with nothing left to evict, the monitor pass lifts the taint once Ready is True',
           meta: meta({ holds: (f) => `${f.noExecute.join(', ')}:NoExecute (Ready ${f.ready}): no pod to evict` }),
         },
       },
@@ -109,7 +109,7 @@ export const nodeLifecycleMachine = setup({
     },
     ready: {
       tags: ['resting'],
-      description: 'Ready: its taints follow its conditions; nothing to do',
+      description: 'Ready: its taints follow its conditions, nothing to do',
       meta: meta({ holds: (f) => `Ready True; ${zoneText(f)}` }),
     },
   },
