@@ -9,9 +9,17 @@ import { garbageCollectorLifecycle } from './garbagecollector.js';
 import { namespaceLifecycle } from './namespace.js';
 import { nodeLifecycle } from './nodelifecycle.js';
 
-export const LIFECYCLES: readonly LifecycleDefinition[] = [deploymentLifecycle as LifecycleDefinition, namespaceLifecycle as LifecycleDefinition, garbageCollectorLifecycle as LifecycleDefinition, nodeLifecycle as LifecycleDefinition];
+export const LIFECYCLES: readonly LifecycleDefinition[] = [
+  deploymentLifecycle as LifecycleDefinition,
+  namespaceLifecycle as LifecycleDefinition,
+  garbageCollectorLifecycle as LifecycleDefinition,
+  nodeLifecycle as LifecycleDefinition,
+];
 
 export { deploymentLifecycle, type DeploymentFacts } from './deployment.js';
 export { namespaceLifecycle, type NamespaceFacts } from './namespace.js';
 export { garbageCollectorLifecycle, type GarbageFacts } from './garbagecollector.js';
 export { nodeLifecycle, type NodeFacts } from './nodelifecycle.js';
+// Not a controller's: the simulated pod's lifecycle, evaluated by the node agent (src/nodes/sim-pod.ts)
+// and drawn with the node agent's chart (src/runtime/inspection/project-machines.ts).
+export { podLifecycle, type PodFacts } from './pod.js';
