@@ -42,8 +42,11 @@ function settled(e: unknown): boolean {
 export async function attempt(uid: string, ctx: AttemptContext): Promise<ReconcileOutcome> {
   const node = ctx.graph.get(uid);
   if (!node) return done();
-  const dependents = ctx.graph.dependentsOf(uid);
   const owners = node.beingDeleted ? undefined : await classifyOwners(node, ctx);
+  // Dependents are read only where a rule uses them (an owner with many is looked at often):
+  // orphan and foreground deletions, and the policy towards an owner waiting in the foreground.
+  const collectorFinalizer = node.finalizers.includes(FINALIZER_ORPHAN) || node.finalizers.includes(FINALIZER_FOREGROUND);
+  const dependents = (node.beingDeleted && collectorFinalizer) || owners?.waiting.length ? ctx.graph.dependentsOf(uid) : [];
   const facts = garbageFacts(node, dependents, owners);
   const { state } = ctx.observe(node, facts);
   switch (state) {
@@ -94,7 +97,10 @@ async function classifyOwners(node: GraphNode, ctx: AttemptContext): Promise<Own
   return out;
 }
 
-/** The lifecycle's facts (machines/lifecycles/garbagecollector.ts) from the graph and the owners' classes. Pure. */
+/**
+ * The lifecycle's facts (machines/lifecycles/garbagecollector.ts) from the graph and the owners'
+ * classes. Pure. `dependents` may be empty where no rule reads them (see `attempt`).
+ */
 export function garbageFacts(node: GraphNode, dependents: readonly GraphNode[], owners: OwnerClasses | undefined): GarbageFacts {
   const waiting = owners?.waiting.length ?? 0;
   return {

@@ -23,7 +23,7 @@ export interface GarbageFacts {
   /** Carries the `orphan` / `foregroundDeletion` finalizer. */
   orphanFinalizer: boolean;
   foregroundFinalizer: boolean;
-  /** Its dependents in the graph; of them, those not yet being deleted, and those blocking its deletion. */
+  /** Its dependents in the graph (read for orphan and foreground deletions); of them, those not yet being deleted, and those blocking its deletion. */
   dependents: number;
   dependentsNotDeleting: number;
   blocking: number;
