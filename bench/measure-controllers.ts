@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Deployment } from '../src/api/generated/kinds.js';
 import { resources } from '../src/client/index.js';
 import { startTestCluster } from '../src/testing/index.js';
-import { summarizeCpuProfile } from './profile-summary.js';
+import { inclusiveMs, summarizeCpuProfile } from './profile-summary.js';
 
 export interface ControllersBenchSettings {
   nodes: number;
@@ -37,6 +37,13 @@ export interface ControllersBenchFigures {
   layers: Record<string, number>;
   /** Of the time in the controller machine, queue and runtime plus the controllers' own code, the machine/queue/runtime part (xstate itself not counted). */
   frameworkShareOfControllerTime: number;
+  /**
+   * The lifecycle evaluation (machines/lifecycles/, src/runtime/lifecycle*, the controllers' `*Facts`
+   * functions, with the xstate transition they call), inclusive, in ms; and the rest of the
+   * controller side (machine, queue, runtime and the controllers' own code, self time) in ms.
+   */
+  lifecycleMs: number;
+  controllerSideWithoutLifecycleMs: number;
 }
 
 function deployment(name: string, replicas: number, image: string): Deployment {
@@ -132,6 +139,11 @@ export async function measureControllers(parent: string, s: ControllersBenchSett
     for (const f of summary.files) layers[layerOf(f.name)] = (layers[layerOf(f.name)] ?? 0) + f.selfMs / busy;
     const framework = layers['controller machine, queue and runtime'] ?? 0;
     const own = layers["controllers' own logic"] ?? 0;
+    const isLifecycle = (f: { functionName: string; url: string }) =>
+      f.url.startsWith('machines/lifecycles/') || f.url.startsWith('src/runtime/lifecycle') || (f.url.startsWith('controllers/') && /Facts$/.test(f.functionName));
+    const lifecycleMs = inclusiveMs(file, isLifecycle);
+    // Its self time inside the two controller-side layers (the xstate part is counted in the xstate layer).
+    const lifecycleSelfMs = summary.files.filter((f) => f.name.startsWith('machines/lifecycles/') || f.name.startsWith('src/runtime/lifecycle')).reduce((a, f) => a + f.selfMs, 0);
     return {
       settings: s,
       bigToAvailableConditionS,
@@ -141,6 +153,8 @@ export async function measureControllers(parent: string, s: ControllersBenchSett
       rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
       layers,
       frameworkShareOfControllerTime: framework + own > 0 ? framework / (framework + own) : 0,
+      lifecycleMs,
+      controllerSideWithoutLifecycleMs: Math.max(0, (framework + own) * busy - lifecycleSelfMs),
     };
   } finally {
     session.disconnect();

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 interface CpuProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -72,6 +73,30 @@ export function summarizeCpuProfile(file: string, top = 25): ProfileSummary {
       .slice(0, top)
       .map(([name, us]) => ({ name, selfMs: us / 1000, share: total ? us / total : 0 }));
   return { totalMs: total / 1000, idleMs: idle / 1000, functions: rank(fn), files: rank(files) };
+}
+
+/**
+ * Inclusive time (ms) of the frames `matches` picks: every sample whose stack holds such a frame,
+ * callees included (what a piece of code costs with the library calls it makes).
+ */
+export function inclusiveMs(file: string, matches: (frame: { functionName: string; url: string }) => boolean): number {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const under = new Map<number, boolean>();
+  const isUnder = (id: number): boolean => {
+    const known = under.get(id);
+    if (known !== undefined) return known;
+    const node = byId.get(id);
+    const up = parent.get(id);
+    const yes = node !== undefined && (matches({ functionName: node.callFrame.functionName, url: shortUrl(node.callFrame.url) }) || (up !== undefined && isUnder(up)));
+    under.set(id, yes);
+    return yes;
+  };
+  let us = 0;
+  for (let i = 0; i < profile.samples.length; i++) if (isUnder(profile.samples[i]!)) us += profile.timeDeltas[i] ?? 0;
+  return us / 1000;
 }
 
 export function renderProfileSummary(s: ProfileSummary): string {

@@ -14,6 +14,9 @@
  * - Timers: the next scheduled time is a requeue at that time.
  * - Events: SuccessfulCreate, SuccessfulDelete, SawCompletedJob, MissSchedule, JobAlreadyActive,
  *   TooManyMissedTimes, InvalidSchedule.
+ * - Lifecycle: machines/lifecycles/cronjob.ts names the state each reconcile observes (invalid
+ *   schedule, suspended, missed, waiting; due: starting, replacing, skipping under Forbid) and the
+ *   reconcile takes that state's step; the history is pruned first in every state.
  */
 import type { CronJob, Job, ObjectReference } from '../../src/api/generated/kinds.js';
 import { rfc3339 } from '../../src/api/time.js';
@@ -23,7 +26,8 @@ import { ApiError } from '../../src/client/types.js';
 import { defineController, type ControllerDefinition, type ReconcileContext } from '../../src/runtime/define-controller.js';
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
 import { controllerRefTo } from '../../src/runtime/owner-references.js';
-import { mostRecentMissed, parseSchedule } from './schedule.js';
+import { cronJobLifecycle } from '../../machines/lifecycles/cronjob.js';
+import { cronJobFacts, jobNameFor, scheduleOf } from './due.js';
 
 export const ANNOTATION_SCHEDULED_TIMESTAMP = 'batch.svc.io/cronjob-scheduled-timestamp';
 
@@ -35,42 +39,60 @@ export function cronJobController(concurrency: number): ControllerDefinition<Cro
     watches: resources.cronjobs,
     owns: [resources.jobs],
     concurrency,
+    lifecycle: cronJobLifecycle,
     reconcile: (key, ctx) => sync(ctx),
   });
 }
 
 async function sync(ctx: ReconcileContext<CronJob>): Promise<ReconcileOutcome> {
   const cj = ctx.object;
-  if (!cj || cj.metadata.deletionTimestamp) return done();
+  if (!cj || cj.metadata.deletionTimestamp) {
+    ctx.lifecycle.forget();
+    return done();
+  }
   const ns = cj.metadata.namespace ?? '';
-  const now = ctx.clock.now();
   const jobs = ctx.cacheOf<Job>(resources.jobs).byIndex('owner', cj.metadata.uid ?? '').filter((j) => !j.metadata.deletionTimestamp);
   const running = jobs.filter((j) => !finishedType(j));
 
+  // In every state, first: finished Jobs beyond the history limits go.
   await pruneHistory(ctx, cj, jobs);
 
-  let schedule;
-  try {
-    schedule = parseSchedule(cj.spec?.schedule ?? '');
-  } catch (e) {
-    void ctx.recorder.event(cj, 'Warning', 'InvalidSchedule', `invalid schedule: ${cj.spec?.schedule}: ${(e as Error).message}`);
-    return done();
-  }
+  const parsed = scheduleOf(cj);
+  const facts = cronJobFacts(cj, parsed, running, ctx.clock.now());
+  const { state } = ctx.lifecycle.observe(cronJobLifecycle, facts);
+  // The rule that finds the due time warns of too many missed ones, whatever follows (as established).
+  if (facts.missed > 100) void ctx.recorder.event(cj, 'Warning', 'TooManyMissedTimes', `too many missed start times: ${facts.missed}. Set or decrease .spec.startingDeadlineSeconds or check clock skew`);
   let active: Job[] = running;
   let lastScheduleTime = cj.status?.lastScheduleTime;
-  if (!cj.spec?.suspend) {
-    const lastRun = Date.parse(cj.status?.lastScheduleTime ?? cj.metadata.creationTimestamp ?? '');
-    const deadline = cj.spec?.startingDeadlineSeconds;
-    const since = Math.max(Number.isFinite(lastRun) ? lastRun : now, deadline !== undefined ? now - deadline * 1000 : -Infinity);
-    const { time, missed } = mostRecentMissed(schedule, since, now);
-    if (missed > 100) void ctx.recorder.event(cj, 'Warning', 'TooManyMissedTimes', `too many missed start times: ${missed}. Set or decrease .spec.startingDeadlineSeconds or check clock skew`);
-    if (time !== undefined) {
-      const started = await startJob(ctx, cj, time, running, schedule.subMinute);
-      if (started) {
-        active = started.active;
-        lastScheduleTime = rfc3339(time);
+
+  // The step of the state observed.
+  switch (state) {
+    case 'invalidSchedule':
+      void ctx.recorder.event(cj, 'Warning', 'InvalidSchedule', `invalid schedule: ${cj.spec?.schedule}: ${facts.scheduleError}`);
+      return done();
+    case 'missed':
+      if (facts.tooLateAt !== undefined) void ctx.recorder.event(cj, 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${rfc3339(facts.tooLateAt)}`);
+      break;
+    case 'due.skippingForbidden':
+      void ctx.recorder.event(cj, 'Normal', 'JobAlreadyActive', 'Not starting job because prior execution is running and concurrency policy is Forbid');
+      break;
+    case 'due.replacing':
+    case 'due.starting': {
+      const time = facts.dueAt!;
+      if (state === 'due.replacing') {
+        for (const j of running) {
+          await ctx.client.delete(resources.jobs, ns, j.metadata.name ?? '', { propagationPolicy: 'Background' }).catch(ignoreGone);
+          void ctx.recorder.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${j.metadata.name}`);
+        }
+        active = [];
       }
+      const made = await createJob(ctx, cj, jobNameFor(cj, time, parsed.schedule!.subMinute), time);
+      if (made) active = [...active, made];
+      lastScheduleTime = rfc3339(time);
+      break;
     }
+    default:
+    // suspended, waiting: nothing to start; requeued at the next time below.
   }
 
   const refs: ObjectReference[] = active.map((j) => ({ apiVersion: 'batch/v1', kind: 'Job', name: j.metadata.name ?? '', namespace: ns, uid: j.metadata.uid ?? '' }) as ObjectReference);
@@ -85,36 +107,12 @@ async function sync(ctx: ReconcileContext<CronJob>): Promise<ReconcileOutcome> {
       if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
     });
   }
-  const next = schedule.next(now);
-  return cj.spec?.suspend || next === undefined ? done() : requeueAfter(Math.max(1, next - now + 1));
+  return state === 'suspended' || facts.nextAt === undefined ? done() : requeueAfter(Math.max(1, facts.nextAt - facts.now + 1));
 }
 
-/** Starts the Job of `time` under the concurrency policy; undefined when the time is skipped. */
-async function startJob(ctx: ReconcileContext<CronJob>, cj: CronJob, time: number, running: Job[], subMinute: boolean): Promise<{ active: Job[] } | undefined> {
+/** Creates the Job of `time` from the template; undefined when it exists already (that time has run). */
+async function createJob(ctx: ReconcileContext<CronJob>, cj: CronJob, name: string, time: number): Promise<Job | undefined> {
   const ns = cj.metadata.namespace ?? '';
-  const now = ctx.clock.now();
-  const deadline = cj.spec?.startingDeadlineSeconds;
-  if (deadline !== undefined && time + deadline * 1000 < now) {
-    void ctx.recorder.event(cj, 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${rfc3339(time)}`);
-    return undefined;
-  }
-  // Minutes since the epoch, as established; a sub-minute `@every` schedule's times need their
-  // seconds (all of them: one that falls on a whole minute too, so its Jobs are named alike).
-  const name = `${cj.metadata.name}-${subMinute ? Math.floor(time / 1000) : Math.floor(time / 60_000)}`;
-  if (running.some((j) => j.metadata.name === name)) return undefined; // this time already runs
-  const policy = cj.spec?.concurrencyPolicy ?? 'Allow';
-  if (policy === 'Forbid' && running.length) {
-    void ctx.recorder.event(cj, 'Normal', 'JobAlreadyActive', 'Not starting job because prior execution is running and concurrency policy is Forbid');
-    return undefined;
-  }
-  let active = running;
-  if (policy === 'Replace') {
-    for (const j of running) {
-      await ctx.client.delete(resources.jobs, ns, j.metadata.name ?? '', { propagationPolicy: 'Background' }).catch(ignoreGone);
-      void ctx.recorder.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${j.metadata.name}`);
-    }
-    active = [];
-  }
   const tpl = cj.spec?.jobTemplate ?? {};
   const job: Job = {
     apiVersion: 'batch/v1',
@@ -131,10 +129,10 @@ async function startJob(ctx: ReconcileContext<CronJob>, cj: CronJob, time: numbe
   try {
     const made = await ctx.client.create<Job>(resources.jobs, ns, job);
     void ctx.recorder.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${made.metadata.name}`);
-    return { active: [...active, made] };
+    return made;
   } catch (e) {
     // Already made (the cache was behind, or before a restart): that time has run.
-    if (e instanceof ApiError && e.code === 409) return { active };
+    if (e instanceof ApiError && e.code === 409) return undefined;
     throw e;
   }
 }

@@ -11,6 +11,9 @@
  * - RollingUpdate: pods of an older revision are deleted (and so replaced) while at most
  *   `maxUnavailable` nodes are without an available daemon pod; OnDelete: only pods deleted by
  *   someone else come back on the new template.
+ * - Lifecycle: machines/lifecycles/daemonset.ts names the state each pass observes (waiting on
+ *   expectations, placing per node, rolling update replacing or waiting for available, held by
+ *   OnDelete, up to date) and the pass takes that state's step.
  * - Guarantees: expectations as the replicaset controller's (a slow watch never puts two pods on a node).
  */
 import type { ControllerRevision, DaemonSet, Node, Pod } from '../../src/api/generated/kinds.js';
@@ -22,9 +25,10 @@ import { defineController, type ControllerDefinition, type ReconcileContext } fr
 import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/outcome.js';
 import { claim, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { Expectations } from '../internal/expectations.js';
-import { availableAt, isPodAvailable } from '../internal/pod-state.js';
-import { currentRevision, LABEL_CONTROLLER_REVISION_HASH, pruneRevisions, revisionsOf } from '../internal/revisions.js';
-import { daemonPod, daemonStatus, maxUnavailable, nodeOf, shouldRun } from './sync.js';
+import { availableAt } from '../internal/pod-state.js';
+import { currentRevision, pruneRevisions, revisionsOf } from '../internal/revisions.js';
+import { daemonSetLifecycle } from '../../machines/lifecycles/daemonset.js';
+import { daemonPlan, daemonPod, daemonStatus, nodeOf, shouldRun } from './sync.js';
 
 export function daemonSetController(concurrency: number): ControllerDefinition<DaemonSet> {
   let expectations: Expectations | undefined;
@@ -33,6 +37,7 @@ export function daemonSetController(concurrency: number): ControllerDefinition<D
     watches: resources.daemonsets,
     owns: [resources.pods, resources.controllerrevisions],
     concurrency,
+    lifecycle: daemonSetLifecycle,
     triggers: [{ resource: resources.nodes, keysFor: (_node, sets) => sets.list().map((d) => `${d.metadata.namespace}/${d.metadata.name}`) }],
     async reconcile(key, ctx) {
       expectations ??= new Expectations(ctx.clock);
@@ -43,11 +48,12 @@ export function daemonSetController(concurrency: number): ControllerDefinition<D
 
 async function sync(key: string, ctx: ReconcileContext<DaemonSet>, expectations: Expectations): Promise<ReconcileOutcome> {
   const ds = ctx.object;
-  if (!ds) {
-    expectations.forget(key);
+  if (!ds || ds.metadata.deletionTimestamp) {
+    if (!ds) expectations.forget(key);
+    ctx.lifecycle.forget();
     return done();
   }
-  if (ds.metadata.deletionTimestamp || !ds.spec?.selector) return done();
+  if (!ds.spec?.selector) return done();
   const ns = ds.metadata.namespace ?? '';
   const now = ctx.clock.now();
   const revisionCache = ctx.cacheOf<ControllerRevision>(resources.controllerrevisions);
@@ -70,56 +76,41 @@ async function sync(key: string, ctx: ReconcileContext<DaemonSet>, expectations:
   }
   for (const list of byNode.values()) list.sort((a, b) => ((a.metadata.creationTimestamp ?? '') < (b.metadata.creationTimestamp ?? '') ? -1 : 1));
 
-  if (satisfied) {
-    const toCreate: string[] = [];
-    const toDelete: Pod[] = [];
-    for (const node of eligible) {
-      const pods = byNode.get(node) ?? [];
-      const failed = pods.filter((p) => p.status?.phase === 'Failed');
-      toDelete.push(...failed);
-      const live = pods.filter((p) => p.status?.phase !== 'Failed');
-      if (live.length === 0) toCreate.push(node);
-      else toDelete.push(...live.slice(1)); // one pod per node: the oldest stays
-    }
-    for (const [node, pods] of byNode) if (!eligible.has(node)) toDelete.push(...pods);
+  const pending = expectations.outstanding(key);
+  const plan = daemonPlan(ds, eligible, byNode, current.hash, now, { satisfied, creates: pending.creates, deletes: pending.deletes });
+  const { state } = ctx.lifecycle.observe(daemonSetLifecycle, plan.facts);
 
-    // RollingUpdate: old-revision pods go while few enough nodes are without an available pod.
-    if ((ds.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {
-      const budget = maxUnavailable(ds, eligible.size);
-      let unavailable = [...eligible].filter((n) => {
-        const p = (byNode.get(n) ?? []).find((x) => x.status?.phase !== 'Failed');
-        return !p || !isPodAvailable(p, ds.spec?.minReadySeconds ?? 0, now);
-      }).length;
-      const old = [...eligible]
-        .map((n) => (byNode.get(n) ?? [])[0])
-        .filter((p): p is Pod => !!p && p.metadata.labels?.[LABEL_CONTROLLER_REVISION_HASH] !== current.hash && !toDelete.includes(p));
-      // Unavailable old pods first: replacing them costs no availability.
-      old.sort((a, b) => Number(isPodAvailable(a, 0, now)) - Number(isPodAvailable(b, 0, now)));
-      for (const p of old) {
-        const wasAvailable = isPodAvailable(p, ds.spec?.minReadySeconds ?? 0, now);
-        if (wasAvailable && unavailable >= budget) break;
-        toDelete.push(p);
-        if (wasAvailable) unavailable++;
-      }
+  // The step of the state observed (machines/lifecycles/daemonset.ts decides it): placement and
+  // the rolling update's deletes go in one pass, as established; replacing deletes old pods only.
+  let toCreate: string[] = [];
+  let toDelete: Pod[] = [];
+  switch (state) {
+    case 'placing':
+      toCreate = plan.toCreate;
+      toDelete = [...plan.misplaced, ...plan.toReplace];
+      break;
+    case 'rollingUpdate.replacing':
+      toDelete = plan.toReplace;
+      break;
+    default:
+    // waitingOnExpectations, rollingUpdate.waitingForAvailable, onDeleteHeld, upToDate: nothing to do.
+  }
+  const ref = controllerRefTo(ds, resources.daemonsets);
+  const created = await Promise.allSettled(toCreate.map((node) => ctx.client.create<Pod>(resources.pods, ns, daemonPod(ds, node, current.hash, ref))));
+  for (const r of created) {
+    if (r.status === 'fulfilled') {
+      expectations.created(key, r.value.metadata.uid ?? '');
+      void ctx.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
+    } else if (!(r.reason instanceof ApiError && r.reason.code === 403)) throw r.reason;
+  }
+  for (const p of toDelete) {
+    try {
+      await ctx.client.delete(resources.pods, ns, p.metadata.name ?? '', { preconditions: { uid: p.metadata.uid ?? '' } });
+      void ctx.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+    } catch (e) {
+      if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
     }
-
-    const ref = controllerRefTo(ds, resources.daemonsets);
-    const created = await Promise.allSettled(toCreate.map((node) => ctx.client.create<Pod>(resources.pods, ns, daemonPod(ds, node, current.hash, ref))));
-    for (const r of created) {
-      if (r.status === 'fulfilled') {
-        expectations.created(key, r.value.metadata.uid ?? '');
-        void ctx.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
-      } else if (!(r.reason instanceof ApiError && r.reason.code === 403)) throw r.reason;
-    }
-    for (const p of toDelete) {
-      try {
-        await ctx.client.delete(resources.pods, ns, p.metadata.name ?? '', { preconditions: { uid: p.metadata.uid ?? '' } });
-        void ctx.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
-      } catch (e) {
-        if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
-      }
-      expectations.deleted(key, p.metadata.uid ?? '');
-    }
+    expectations.deleted(key, p.metadata.uid ?? '');
   }
 
   await pruneRevisions(ctx.client, revisions, new Set([current.name]), ds.spec.revisionHistoryLimit ?? 10);

@@ -2,12 +2,14 @@
  * The pure half of the daemonset controller: which nodes should run the DaemonSet's pod (node
  * selector, required node affinity, and NoSchedule/NoExecute taints tolerated by the template's
  * tolerations plus the ones every daemon pod gets, as established), the pod made for a node
- * (pinned to it by required node affinity on `metadata.name`), and the status.
+ * (pinned to it by required node affinity on `metadata.name`), the plan of a pass (what its
+ * lifecycle, machines/lifecycles/daemonset.ts, decides on), and the status.
  */
 import type { DaemonSet, Node, Pod } from '../../src/api/generated/kinds.js';
 import type { Toleration } from '../../src/api/kind-parts.js';
 import { compileTerms, taintTolerated } from '../../src/api/node-selection.js';
 import type { OwnerReference } from '../../src/api/types.js';
+import type { DaemonSetFacts } from '../../machines/lifecycles/daemonset.js';
 import {
   TAINT_NODE_DISK_PRESSURE, TAINT_NODE_MEMORY_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE, TAINT_NODE_NOT_READY, TAINT_NODE_PID_PRESSURE,
   TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE,
@@ -78,6 +80,90 @@ export function maxUnavailable(ds: DaemonSet, desired: number): number {
   if (typeof v === 'number') return Math.max(1, v);
   const m = /^(\d+)%$/.exec(v);
   return Math.max(1, m ? Math.ceil((Number(m[1]) * desired) / 100) : Number(v) || 1);
+}
+
+/** What one pass would do: the lists the reconcile acts on, and the facts its lifecycle decides on. */
+export interface DaemonPlan {
+  facts: DaemonSetFacts;
+  /** Nodes that should run the pod and have none. */
+  toCreate: string[];
+  /** Failed pods, extra pods on a node (the oldest stays) and pods on nodes that should not run one. */
+  misplaced: Pod[];
+  /** RollingUpdate: old-revision pods deleted now (unavailable ones first, within maxUnavailable). */
+  toReplace: Pod[];
+}
+
+/**
+ * The pass the established rules take: per node that should run the pod (`eligible`), create one
+ * where none is live, delete Failed and extra ones; delete every pod on other nodes; RollingUpdate:
+ * delete old-revision pods (unavailable ones first) while at most maxUnavailable nodes are without
+ * an available pod. `podsByNode`: the live pods by node, oldest first. `expectations`: whether the
+ * controller's own writes are seen yet (the facts carry it; the lists are the same either way).
+ */
+export function daemonPlan(
+  ds: DaemonSet,
+  eligible: ReadonlySet<string>,
+  podsByNode: ReadonlyMap<string, Pod[]>,
+  hash: string,
+  now: number,
+  expectations: { satisfied: boolean; creates: number; deletes: number },
+): DaemonPlan {
+  const minReady = ds.spec?.minReadySeconds ?? 0;
+  const toCreate: string[] = [];
+  const misplaced: Pod[] = [];
+  let updatedAvailable = 0;
+  for (const node of eligible) {
+    const pods = podsByNode.get(node) ?? [];
+    misplaced.push(...pods.filter((p) => p.status?.phase === 'Failed'));
+    const live = pods.filter((p) => p.status?.phase !== 'Failed');
+    if (live.length === 0) toCreate.push(node);
+    else {
+      misplaced.push(...live.slice(1)); // one pod per node: the oldest stays
+      if (live[0]!.metadata.labels?.[LABEL_CONTROLLER_REVISION_HASH] === hash && isPodAvailable(live[0]!, minReady, now)) updatedAvailable++;
+    }
+  }
+  for (const [node, pods] of podsByNode) if (!eligible.has(node)) misplaced.push(...pods);
+
+  const rolling = (ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+  const budget = maxUnavailable(ds, eligible.size);
+  const unavailableBefore = [...eligible].filter((n) => {
+    const p = (podsByNode.get(n) ?? []).find((x) => x.status?.phase !== 'Failed');
+    return !p || !isPodAvailable(p, minReady, now);
+  }).length;
+  const old = [...eligible]
+    .map((n) => (podsByNode.get(n) ?? [])[0])
+    .filter((p): p is Pod => !!p && p.metadata.labels?.[LABEL_CONTROLLER_REVISION_HASH] !== hash && !misplaced.includes(p));
+  const toReplace: Pod[] = [];
+  if (rolling) {
+    // Unavailable old pods first: replacing them costs no availability.
+    old.sort((a, b) => Number(isPodAvailable(a, 0, now)) - Number(isPodAvailable(b, 0, now)));
+    let unavailable = unavailableBefore;
+    for (const p of old) {
+      const wasAvailable = isPodAvailable(p, minReady, now);
+      if (wasAvailable && unavailable >= budget) break;
+      toReplace.push(p);
+      if (wasAvailable) unavailable++;
+    }
+  }
+  return {
+    facts: {
+      expectationsSatisfied: expectations.satisfied,
+      pendingCreates: expectations.creates,
+      pendingDeletes: expectations.deletes,
+      rolling,
+      desired: eligible.size,
+      toCreate: toCreate.length,
+      misplaced: misplaced.length,
+      toReplace: toReplace.length,
+      oldLeft: old.length - toReplace.length,
+      unavailable: unavailableBefore,
+      maxUnavailable: budget,
+      updatedAvailable,
+    },
+    toCreate,
+    misplaced,
+    toReplace,
+  };
 }
 
 export function daemonStatus(ds: DaemonSet, eligible: ReadonlySet<string>, podsByNode: ReadonlyMap<string, Pod[]>, hash: string, now: number): NonNullable<DaemonSet['status']> {

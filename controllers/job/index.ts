@@ -11,6 +11,9 @@
  *   (DeadlineExceeded); failed pods are replaced after a back-off of 10 s doubling to 6 min.
  * - Timers: the deadline and the back-off are requeues at the time they end.
  * - Events: SuccessfulCreate, SuccessfulDelete, Completed, BackoffLimitExceeded, DeadlineExceeded.
+ * - Lifecycle: machines/lifecycles/job.ts names the state each reconcile observes (active:
+ *   creating, backing off, removing surplus, running; complete; failed; deadline exceeded) and the
+ *   reconcile takes that state's step. (The Job spec has no `suspend` field yet.)
  * - Guarantees: expectations as the replicaset controller's (a slow watch never starts a pod twice);
  *   a finished Job is left alone.
  */
@@ -25,7 +28,8 @@ import { claim, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { Expectations } from '../internal/expectations.js';
 import { BURST_REPLICAS, podFromTemplate, slowStartBatches } from '../internal/pod-template.js';
 import { compareForDeletion } from '../internal/pod-state.js';
-import { countPods, failureBackoffLeft, isFinished, jobStatus, verdict, wantedActive } from './sync.js';
+import { jobLifecycle } from '../../machines/lifecycles/job.js';
+import { countPods, finishedJobFacts, isFinished, jobFacts, jobStatus, verdict, type Verdict } from './sync.js';
 
 export function jobController(concurrency: number): ControllerDefinition<Job> {
   let expectations: Expectations | undefined;
@@ -34,6 +38,7 @@ export function jobController(concurrency: number): ControllerDefinition<Job> {
     watches: resources.jobs,
     owns: [resources.pods],
     concurrency,
+    lifecycle: jobLifecycle,
     async reconcile(key, ctx) {
       expectations ??= new Expectations(ctx.clock);
       return sync(key, ctx, expectations);
@@ -45,9 +50,19 @@ async function sync(key: string, ctx: ReconcileContext<Job>, expectations: Expec
   const job = ctx.object;
   if (!job) {
     expectations.forget(key);
+    ctx.lifecycle.forget();
     return done();
   }
-  if (isFinished(job) || job.metadata.deletionTimestamp || !job.spec?.selector) return done();
+  if (job.metadata.deletionTimestamp) {
+    ctx.lifecycle.forget();
+    return done();
+  }
+  if (!job.spec?.selector) return done();
+  if (isFinished(job)) {
+    // A finished Job is left alone; its state follows from its condition (no pod is read).
+    ctx.lifecycle.observe(jobLifecycle, finishedJobFacts(job));
+    return done();
+  }
   const ns = job.metadata.namespace ?? '';
   const podCache = ctx.cacheOf<Pod>(resources.pods);
   const mine = new Map(podCache.byIndex('owner', job.metadata.uid ?? '').map((p) => [p.metadata.uid ?? '', p]));
@@ -55,26 +70,36 @@ async function sync(key: string, ctx: ReconcileContext<Job>, expectations: Expec
   const { owned } = await claim<Pod>(ctx.client, resources.pods, job, resources.jobs, labelSelectorFromObject(job.spec.selector), podCache.byIndex('namespace', ns));
   const now = ctx.clock.now();
   const counts = countPods(owned, job);
-  // Pods it made but cannot see yet may still run: no verdict of success until they show.
   const judged = verdict(job, counts, now);
-  const v = judged.kind === 'complete' && !satisfied ? ({ kind: 'running' } as const) : judged;
+  // Pods it made but cannot see yet may still run: the machine names no success until they show.
+  const facts = jobFacts(job, counts, judged, !satisfied, now);
+  const { state } = ctx.lifecycle.observe(jobLifecycle, facts);
+  const v: Verdict = state === 'complete' || state === 'failed' || state === 'deadlineExceeded' ? judged : { kind: 'running' };
   let wait: number | undefined;
 
-  if (v.kind === 'failed') {
-    await deletePods(ctx, job, key, expectations, counts.active);
-    void ctx.recorder.event(job, 'Warning', v.reason, v.message);
-  } else if (v.kind === 'complete') {
-    void ctx.recorder.event(job, 'Normal', 'Completed', 'Job completed');
-  } else if (satisfied) {
-    const diff = wantedActive(job, counts) - counts.active.length;
-    if (diff > 0) {
-      const left = failureBackoffLeft(counts, now);
-      if (left > 0) wait = left;
-      else await createPods(ctx, job, key, expectations, Math.min(diff, BURST_REPLICAS));
-    } else if (diff < 0) {
-      const surplus = [...counts.active].sort((a, b) => compareForDeletion(a, b, now)).slice(0, -diff);
+  // The step of the state observed.
+  switch (state) {
+    case 'failed':
+    case 'deadlineExceeded':
+      await deletePods(ctx, job, key, expectations, counts.active);
+      if (judged.kind === 'failed') void ctx.recorder.event(job, 'Warning', judged.reason, judged.message);
+      break;
+    case 'complete':
+      void ctx.recorder.event(job, 'Normal', 'Completed', 'Job completed');
+      break;
+    case 'active.backingOff':
+      wait = facts.backoffLeftMs;
+      break;
+    case 'active.creating':
+      await createPods(ctx, job, key, expectations, Math.min(facts.wanted - facts.active, BURST_REPLICAS));
+      break;
+    case 'active.removingSurplus': {
+      const surplus = [...counts.active].sort((a, b) => compareForDeletion(a, b, now)).slice(0, facts.active - facts.wanted);
       await deletePods(ctx, job, key, expectations, surplus);
+      break;
     }
+    default:
+    // active.running: the pods' watch events bring the Job back.
   }
 
   const status = jobStatus(job, counts, v, now);

@@ -6,6 +6,7 @@
  */
 import type { Condition, Job, Pod } from '../../src/api/generated/kinds.js';
 import { rfc3339 } from '../../src/api/time.js';
+import type { JobFacts } from '../../machines/lifecycles/job.js';
 
 export const POD_FAILURE_BACKOFF_MS = 10_000;
 export const POD_FAILURE_BACKOFF_MAX_MS = 6 * 60_000;
@@ -112,4 +113,27 @@ export function jobStatus(job: Job, c: JobCounts, v: Verdict, now: number): NonN
     ...(v.kind === 'complete' && !job.status?.completionTime ? { completionTime: ts } : {}),
     ...(conditions.length ? { conditions } : {}),
   };
+}
+
+/**
+ * What the reconcile observed, for the Job's lifecycle (machines/lifecycles/job.ts): the verdict,
+ * the pods wanted and the back-off from the rules above, so the state the machine names is the
+ * step those rules take.
+ */
+export function jobFacts(job: Job, c: JobCounts, v: Verdict, expectationsPending: boolean, now: number): JobFacts {
+  const outcome = v.kind === 'failed' ? (v.reason === 'DeadlineExceeded' ? 'deadlineExceeded' : 'backoffLimitExceeded') : v.kind;
+  return { ...specFacts(job), outcome, expectationsPending, active: c.active.length, wanted: wantedActive(job, c), succeeded: c.succeeded, failed: c.failed, backoffLeftMs: failureBackoffLeft(c, now) };
+}
+
+/** A finished Job's facts, from its status alone (a finished Job is left alone: its pods are not read). */
+export function finishedJobFacts(job: Job): JobFacts {
+  const finished = (job.status?.conditions ?? []).find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  const outcome = finished?.type === 'Complete' ? 'complete' : finished?.reason === 'DeadlineExceeded' ? 'deadlineExceeded' : 'backoffLimitExceeded';
+  const s = job.status ?? {};
+  return { ...specFacts(job), outcome, expectationsPending: false, active: s.active ?? 0, wanted: 0, succeeded: s.succeeded ?? 0, failed: s.failed ?? 0, backoffLeftMs: 0 };
+}
+
+function specFacts(job: Job): Pick<JobFacts, 'completions' | 'parallelism' | 'backoffLimit' | 'activeDeadlineSeconds'> {
+  const spec = job.spec ?? {};
+  return { completions: spec.completions ?? undefined, parallelism: spec.parallelism ?? 1, backoffLimit: spec.backoffLimit ?? 6, activeDeadlineSeconds: spec.activeDeadlineSeconds ?? undefined };
 }

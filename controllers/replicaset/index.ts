@@ -9,6 +9,9 @@
  *   selector), the owner's status (replicas, fullyLabeledReplicas, readyReplicas,
  *   availableReplicas after minReadySeconds, observedGeneration, ReplicaFailure).
  * - Events: SuccessfulCreate, SuccessfulDelete, FailedCreate, FailedDelete.
+ * - Lifecycle: machines/lifecycles/replicaset.ts names the state each sync observes (terminating,
+ *   waiting on expectations, creating in slow-start batches, deleting by rank, satisfied) and the
+ *   sync takes that state's one step.
  * - Guarantees: while its own creations or deletions are not yet in its cache (expectations), a
  *   key's counts are not acted on again, so a slow watch never makes a pod twice; a pod being
  *   deleted no longer counts; an owner being deleted makes no pods.
@@ -23,14 +26,18 @@ import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/out
 import { claim, controllerRefOf, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { Expectations } from '../internal/expectations.js';
 import { isPodActive } from '../internal/pod-state.js';
-import { BURST_REPLICAS, slowStartBatches } from '../internal/pod-template.js';
-import { podFor, podsToDelete, replicaStatus, sameStatus, type ReplicaOwner } from './sync.js';
+import { slowStartBatches } from '../internal/pod-template.js';
+import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
+import { replicaSetLifecycle, type ReplicaSetFacts } from '../../machines/lifecycles/replicaset.js';
+import { podFor, podsToDelete, replicaFacts, replicaStatus, sameStatus, type ReplicaOwner } from './sync.js';
 
 export interface Flavour {
   name: string;
   ref: ResourceRef;
   /** The owner's selector as a matcher; undefined when it has none (it then manages nothing). */
   selectorOf(owner: ReplicaOwner): LabelSelector | undefined;
+  /** Its objects' lifecycle (the same machine for both kinds, charted and tracked per controller). */
+  lifecycle: LifecycleDefinition<ReplicaSetFacts>;
 }
 
 const REPLICASET: Flavour = {
@@ -40,6 +47,7 @@ const REPLICASET: Flavour = {
     const s = (o as ReplicaSet).spec?.selector;
     return s && (s.matchLabels || s.matchExpressions) ? labelSelectorFromObject(s) : undefined;
   },
+  lifecycle: replicaSetLifecycle,
 };
 
 export function replicaSetController(concurrency: number): ControllerDefinition<ReplicaSet> {
@@ -54,6 +62,7 @@ export function replicaController(flavour: Flavour, concurrency: number): Contro
     watches: flavour.ref,
     owns: [resources.pods],
     concurrency,
+    lifecycle: flavour.lifecycle as LifecycleDefinition<unknown>,
     triggers: [
       {
         resource: resources.pods,
@@ -83,6 +92,7 @@ async function sync(flavour: Flavour, expectations: Expectations, key: string, c
   const owner = ctx.object;
   if (!owner) {
     expectations.forget(key);
+    ctx.lifecycle.forget();
     return done();
   }
   const ns = owner.metadata.namespace ?? '';
@@ -109,11 +119,27 @@ async function sync(flavour: Flavour, expectations: Expectations, key: string, c
   for (const p of [...mine.values(), ...podCache.byIndex(ORPHAN_INDEX, ns)]) if (isPodActive(p)) candidates.set(p.metadata.uid ?? '', p);
   const { owned } = await claim<Pod>(ctx.client, resources.pods, owner, flavour.ref, selector, [...candidates.values()]);
 
-  let failure: { reason: string; message: string } | undefined;
-  if (satisfied && !owner.metadata.deletionTimestamp) failure = await manageReplicas(flavour, expectations, key, owner, owned, ctx);
-
   const now = ctx.clock.now();
-  const { status, nextAvailableAt } = replicaStatus(owner, owned, now, failure);
+  const counted = replicaStatus(owner, owned, now, undefined);
+  const pending = expectations.outstanding(key);
+  const facts = replicaFacts(owner, owned.length, counted.status, { satisfied, creates: pending.creates, deletes: pending.deletes });
+  const { state } = ctx.lifecycle.observe(flavour.lifecycle, facts);
+
+  // The one step of the state observed (machines/lifecycles/replicaset.ts decides it).
+  let failure: { reason: string; message: string } | undefined;
+  switch (state) {
+    case 'creatingInBatches':
+      failure = await createInBatches(flavour, expectations, key, owner, facts.toCreate, ctx);
+      break;
+    case 'deletingByRank':
+      failure = await deleteByRank(expectations, key, owner, podsToDelete(owned, facts.toDelete, now), ctx);
+      break;
+    default:
+    // terminating, waitingOnExpectations, satisfied: nothing to create or delete.
+  }
+
+  // A failure only adds the ReplicaFailure condition; the counts are the same pods'.
+  const { status, nextAvailableAt } = failure ? replicaStatus(owner, owned, now, failure) : counted;
   if (!sameStatus(owner.status, status)) {
     try {
       await ctx.client.updateStatus(flavour.ref, ns, { ...owner, status: { ...owner.status, ...status } } as SvcObject);
@@ -126,55 +152,61 @@ async function sync(flavour: Flavour, expectations: Expectations, key: string, c
   return nextAvailableAt !== undefined ? requeueAfter(Math.max(1, nextAvailableAt - now) + 1) : done();
 }
 
-/** Creates or deletes toward spec.replicas; returns the failure to report, if any. */
-async function manageReplicas(
+/** Creates `count` pods from the template in slow-start batches; returns the failure to report, if any. */
+async function createInBatches(
   flavour: Flavour,
   expectations: Expectations,
   key: string,
   owner: ReplicaOwner,
-  owned: readonly Pod[],
+  count: number,
   ctx: ReconcileContext<ReplicaOwner>,
 ): Promise<{ reason: string; message: string } | undefined> {
   const ns = owner.metadata.namespace ?? '';
-  const wanted = owner.spec?.replicas ?? 1;
-  const diff = owned.length - wanted;
-  if (diff < 0) {
-    const ref = controllerRefTo(owner, flavour.ref);
-    for (const size of slowStartBatches(Math.min(-diff, BURST_REPLICAS))) {
-      const results = await Promise.allSettled(Array.from({ length: size }, () => ctx.client.create<Pod>(resources.pods, ns, podFor(owner, ref))));
-      let failed: unknown;
-      for (const r of results) {
-        if (r.status === 'fulfilled') {
-          expectations.created(key, r.value.metadata.uid ?? '');
-          void ctx.recorder.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
-        } else failed ??= r.reason;
-      }
-      if (failed !== undefined) {
-        const message = (failed as Error).message;
-        void ctx.recorder.event(owner, 'Warning', 'FailedCreate', `Error creating: ${message}`);
-        // A namespace being deleted refuses pods: that is no failure of ours.
-        if (failed instanceof ApiError && failed.code === 403 && /being terminated/.test(message)) return undefined;
-        return { reason: 'FailedCreate', message };
-      }
-    }
-  } else if (diff > 0) {
-    const victims = podsToDelete(owned, Math.min(diff, BURST_REPLICAS), ctx.clock.now());
-    const results = await Promise.allSettled(
-      victims.map((p) => ctx.client.delete(resources.pods, ns, p.metadata.name ?? '', { preconditions: { uid: p.metadata.uid ?? '' } })),
-    );
+  const ref = controllerRefTo(owner, flavour.ref);
+  for (const size of slowStartBatches(count)) {
+    const results = await Promise.allSettled(Array.from({ length: size }, () => ctx.client.create<Pod>(resources.pods, ns, podFor(owner, ref))));
     let failed: unknown;
-    results.forEach((r, i) => {
-      const p = victims[i]!;
-      if (r.status === 'fulfilled' || (r.reason instanceof ApiError && (r.reason.code === 404 || r.reason.code === 409))) {
-        expectations.deleted(key, p.metadata.uid ?? '');
-        if (r.status === 'fulfilled') void ctx.recorder.event(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+    for (const r of results) {
+      if (r.status === 'fulfilled') {
+        expectations.created(key, r.value.metadata.uid ?? '');
+        void ctx.recorder.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
       } else failed ??= r.reason;
-    });
+    }
     if (failed !== undefined) {
       const message = (failed as Error).message;
-      void ctx.recorder.event(owner, 'Warning', 'FailedDelete', `Error deleting: ${message}`);
-      return { reason: 'FailedDelete', message };
+      void ctx.recorder.event(owner, 'Warning', 'FailedCreate', `Error creating: ${message}`);
+      // A namespace being deleted refuses pods: that is no failure of ours.
+      if (failed instanceof ApiError && failed.code === 403 && /being terminated/.test(message)) return undefined;
+      return { reason: 'FailedCreate', message };
     }
+  }
+  return undefined;
+}
+
+/** Deletes `victims` (the surplus, ranked); returns the failure to report, if any. */
+async function deleteByRank(
+  expectations: Expectations,
+  key: string,
+  owner: ReplicaOwner,
+  victims: readonly Pod[],
+  ctx: ReconcileContext<ReplicaOwner>,
+): Promise<{ reason: string; message: string } | undefined> {
+  const ns = owner.metadata.namespace ?? '';
+  const results = await Promise.allSettled(
+    victims.map((p) => ctx.client.delete(resources.pods, ns, p.metadata.name ?? '', { preconditions: { uid: p.metadata.uid ?? '' } })),
+  );
+  let failed: unknown;
+  results.forEach((r, i) => {
+    const p = victims[i]!;
+    if (r.status === 'fulfilled' || (r.reason instanceof ApiError && (r.reason.code === 404 || r.reason.code === 409))) {
+      expectations.deleted(key, p.metadata.uid ?? '');
+      if (r.status === 'fulfilled') void ctx.recorder.event(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
+    } else failed ??= r.reason;
+  });
+  if (failed !== undefined) {
+    const message = (failed as Error).message;
+    void ctx.recorder.event(owner, 'Warning', 'FailedDelete', `Error deleting: ${message}`);
+    return { reason: 'FailedDelete', message };
   }
   return undefined;
 }

@@ -1,12 +1,14 @@
 /**
  * The pure half of the ReplicaSet (and ReplicationController) controller: the pod it makes from
- * its template, which surplus pods to delete first, and the status the owned pods add up to. No I/O here; unit tests drive these directly.
+ * its template, which surplus pods to delete first, the status the owned pods add up to, and the
+ * facts its lifecycle (machines/lifecycles/replicaset.ts) decides on. No I/O here; unit tests drive these directly.
  */
 import type { Condition, Pod, ReplicaSet, ReplicationController } from '../../src/api/generated/kinds.js';
 import type { OwnerReference } from '../../src/api/types.js';
 import { rfc3339 } from '../../src/api/time.js';
+import type { ReplicaSetFacts } from '../../machines/lifecycles/replicaset.js';
 import { availableAt, compareForDeletion, isPodAvailable, isPodReady } from '../internal/pod-state.js';
-import { podFromTemplate } from '../internal/pod-template.js';
+import { BURST_REPLICAS, podFromTemplate, slowStartBatches } from '../internal/pod-template.js';
 
 /** A ReplicaSet or a ReplicationController: the fields this controller reads. */
 export type ReplicaOwner = ReplicaSet | ReplicationController;
@@ -88,4 +90,33 @@ export function sameStatus(current: ReplicaOwner['status'], next: ReplicaStatus)
     (c.observedGeneration ?? 0) === next.observedGeneration &&
     JSON.stringify(c.conditions ?? []) === JSON.stringify(next.conditions ?? [])
   );
+}
+
+/**
+ * What one sync observed, for the lifecycle machine: the shortfall or surplus it would act on (at
+ * most BURST_REPLICAS a sync, the shortfall in slow-start batches), whether its own writes are seen
+ * yet, and the counts the status just added up (`status`: replicaStatus of the same pods).
+ */
+export function replicaFacts(
+  owner: ReplicaOwner,
+  pods: number,
+  status: Pick<ReplicaStatus, 'readyReplicas' | 'availableReplicas'>,
+  expectations: { satisfied: boolean; creates: number; deletes: number },
+): ReplicaSetFacts {
+  const replicas = owner.spec?.replicas ?? 1;
+  const diff = pods - replicas;
+  const toCreate = diff < 0 ? Math.min(-diff, BURST_REPLICAS) : 0;
+  return {
+    terminating: !!owner.metadata.deletionTimestamp,
+    expectationsSatisfied: expectations.satisfied,
+    pendingCreates: expectations.creates,
+    pendingDeletes: expectations.deletes,
+    replicas,
+    pods,
+    ready: status.readyReplicas,
+    available: status.availableReplicas,
+    toCreate,
+    batches: toCreate ? slowStartBatches(toCreate) : [],
+    toDelete: diff > 0 ? Math.min(diff, BURST_REPLICAS) : 0,
+  };
 }

@@ -15,6 +15,10 @@
  *   of an older revision is deleted and comes back on the new template once the others are ready;
  *   pods below the partition keep (and are recreated on) the current revision. OnDelete: pods
  *   change template only when deleted by someone else.
+ * - Lifecycle: machines/lifecycles/statefulset.ts names the state each pass observes (creating in
+ *   order or in parallel, replacing a Failed pod, waiting for Ready, scaling down highest ordinal
+ *   first or waiting for it to terminate, updating, held by the partition, up to date) and the
+ *   pass takes that state's step.
  */
 import type { ControllerRevision, PersistentVolumeClaim, Pod, PodTemplateSpec, StatefulSet } from '../../src/api/generated/kinds.js';
 import type { SvcObject } from '../../src/api/types.js';
@@ -24,7 +28,8 @@ import { defineController, type ControllerDefinition, type ReconcileContext } fr
 import { done, type ReconcileOutcome } from '../../src/runtime/outcome.js';
 import { controllerRefOf, controllerRefTo } from '../../src/runtime/owner-references.js';
 import { currentRevision, pruneRevisions, revisionsOf } from '../internal/revisions.js';
-import { claimsFor, ordinalOf, podFor, revisionOf, runningAndReady, setStatus } from './sync.js';
+import { statefulSetLifecycle } from '../../machines/lifecycles/statefulset.js';
+import { claimsFor, ordinalOf, podFor, setStatus, statefulSetPlan } from './sync.js';
 
 export function statefulSetController(concurrency: number): ControllerDefinition<StatefulSet> {
   return defineController<StatefulSet>({
@@ -32,13 +37,17 @@ export function statefulSetController(concurrency: number): ControllerDefinition
     watches: resources.statefulsets,
     owns: [resources.pods, resources.controllerrevisions],
     concurrency,
+    lifecycle: statefulSetLifecycle,
     reconcile: (key, ctx) => sync(ctx),
   });
 }
 
 async function sync(ctx: ReconcileContext<StatefulSet>): Promise<ReconcileOutcome> {
   const set = ctx.object;
-  if (!set || set.metadata.deletionTimestamp) return done();
+  if (!set || set.metadata.deletionTimestamp) {
+    ctx.lifecycle.forget();
+    return done();
+  }
   const ns = set.metadata.namespace ?? '';
   const ref = controllerRefTo(set, resources.statefulsets);
   const revisions = revisionsOf(ctx.cacheOf<ControllerRevision>(resources.controllerrevisions), set);
@@ -53,47 +62,56 @@ async function sync(ctx: ReconcileContext<StatefulSet>): Promise<ReconcileOutcom
     .byIndex('owner', set.metadata.uid ?? '')
     .filter((p) => controllerRefOf(p)?.uid === set.metadata.uid && ordinalOf(set, p) !== undefined);
   const byOrdinal = new Map(pods.map((p) => [ordinalOf(set, p)!, p]));
-  const replicas = set.spec?.replicas ?? 1;
-  const ordered = (set.spec?.podManagementPolicy ?? 'OrderedReady') === 'OrderedReady';
   const rolling = (set.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
   const partition = rolling ? set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0 : Infinity;
+  const plan = statefulSetPlan(set, byOrdinal, update.hash);
+  const { state } = ctx.lifecycle.observe(statefulSetLifecycle, plan.facts);
 
+  /** Creates the pod of ordinal `i` (its claims first). */
+  const createOrdinal = async (i: number) => {
+    // Below the partition (or under OnDelete) a new pod keeps the current revision.
+    const atUpdate = rolling ? i >= partition || current.name === update.name : false;
+    const template = atUpdate || !currentRev ? set.spec?.template : currentTemplate;
+    await ensureClaims(ctx, set, i);
+    const made = await create(ctx, podFor(set, i, template, atUpdate || !currentRev ? update.hash : current.hash, ref));
+    if (made) void ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${made.metadata.name} in StatefulSet ${set.metadata.name} successful`);
+  };
+  /** Parallel: every pod that needs it at once: the missing created, the Failed and the surplus deleted. */
+  const parallelPass = async () => {
+    // Ordinal by ordinal, lowest first, as the pass walks them.
+    const failed = new Map(plan.failed.map((p) => [ordinalOf(set, p)!, p]));
+    for (const i of [...plan.missing, ...failed.keys()].sort((x, y) => x - y)) {
+      const p = failed.get(i);
+      if (p) await remove(ctx, set, p);
+      else await createOrdinal(i);
+    }
+    for (const p of plan.condemned) if (!p.metadata.deletionTimestamp) await remove(ctx, set, p);
+  };
+
+  // The one step of the state observed (machines/lifecycles/statefulset.ts decides it).
   await act(ctx, async () => {
-    // Make or mend 0..replicas-1.
-    for (let i = 0; i < replicas; i++) {
-      const pod = byOrdinal.get(i);
-      if (!pod) {
-        // Below the partition (or under OnDelete) a new pod keeps the current revision.
-        const atUpdate = rolling ? i >= partition || current.name === update.name : false;
-        const template = atUpdate || !currentRev ? set.spec?.template : currentTemplate;
-        await ensureClaims(ctx, set, i);
-        const made = await create(ctx, podFor(set, i, template, atUpdate || !currentRev ? update.hash : current.hash, ref));
-        if (made) void ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${made.metadata.name} in StatefulSet ${set.metadata.name} successful`);
-        if (ordered) return;
-        continue;
-      }
-      if (pod.status?.phase === 'Failed' && !pod.metadata.deletionTimestamp) {
-        await remove(ctx, set, pod);
-        if (ordered) return;
-        continue;
-      }
-      if (ordered && !runningAndReady(pod)) return; // wait for it before the next ordinal
+    switch (state) {
+      case 'creating.inOrder':
+        await createOrdinal(plan.facts.blockedOrdinal);
+        break;
+      case 'creating.inParallel':
+        await parallelPass();
+        break;
+      case 'replacingFailed':
+        if (plan.facts.ordered) await remove(ctx, set, plan.failed[0]!);
+        else await parallelPass();
+        break;
+      case 'scalingDown.deleting':
+        // The highest ordinal first: OrderedReady one at a time, Parallel all at once.
+        if (plan.facts.ordered) await remove(ctx, set, plan.condemned[0]!);
+        else await parallelPass();
+        break;
+      case 'updating':
+        await remove(ctx, set, plan.stale!);
+        break;
+      default:
+      // waitingForReady, scalingDown.waitingForTermination, partitioned, upToDate: nothing to do.
     }
-    // Scale down: the highest ordinal first.
-    const condemned = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a).map(([, p]) => p);
-    if (condemned.length) {
-      if (ordered) {
-        if (condemned.some((p) => p.metadata.deletionTimestamp)) return;
-        await remove(ctx, set, condemned[0]!);
-      } else for (const p of condemned) if (!p.metadata.deletionTimestamp) await remove(ctx, set, p);
-      return;
-    }
-    // Rolling update: one pod at a time, from the top down to the partition, once all are ready.
-    if (!rolling) return;
-    const live = [...byOrdinal.entries()].filter(([i]) => i < replicas);
-    if (live.length < replicas || live.some(([, p]) => !runningAndReady(p))) return;
-    const stale = live.filter(([i, p]) => i >= partition && revisionOf(p) !== update.hash).sort(([a], [b]) => b - a)[0];
-    if (stale) await remove(ctx, set, stale[1]);
   });
 
   await pruneRevisions(ctx.client, revisions, new Set([current.name, update.name]), set.spec?.revisionHistoryLimit ?? 10);

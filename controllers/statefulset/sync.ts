@@ -1,10 +1,12 @@
 /**
  * The pure half of the statefulset controller: stable identities (`<set>-<ordinal>` pods with
  * hostname and subdomain, `<template>-<set>-<ordinal>` claims), the pod of an ordinal at a given
- * template, which ordinals a pod and a claim belong to, and the status.
+ * template, which ordinals a pod and a claim belong to, the status, and the plan of a pass (what
+ * its lifecycle, machines/lifecycles/statefulset.ts, decides on).
  */
 import type { PersistentVolumeClaim, Pod, PodTemplateSpec, StatefulSet } from '../../src/api/generated/kinds.js';
 import type { OwnerReference } from '../../src/api/types.js';
+import type { StatefulSetFacts } from '../../machines/lifecycles/statefulset.js';
 import { isPodReady } from '../internal/pod-state.js';
 import { LABEL_CONTROLLER_REVISION_HASH } from '../internal/revisions.js';
 
@@ -86,5 +88,81 @@ export function setStatus(set: StatefulSet, pods: readonly Pod[], current: { nam
     currentRevision: done ? update.name : current.name,
     updateRevision: update.name,
     collisionCount: set.status?.collisionCount ?? 0,
+  };
+}
+
+/** What one pass would touch: the lists the reconcile acts on, and the facts its lifecycle decides on. */
+export interface StatefulSetPlan {
+  facts: StatefulSetFacts;
+  /** Ordinals below replicas without a pod, lowest first. */
+  missing: number[];
+  /** Failed pods below replicas not yet being deleted, lowest ordinal first. */
+  failed: Pod[];
+  /** Pods at ordinals >= replicas, highest first. */
+  condemned: Pod[];
+  /** RollingUpdate: the highest pod >= partition on an older revision. */
+  stale: Pod | undefined;
+}
+
+/**
+ * The pass the established rules take over `byOrdinal` (the set's pods by ordinal): OrderedReady
+ * walks 0..replicas-1 and stops at the first ordinal that is missing, Failed or not Running and
+ * Ready; Parallel takes every missing and Failed one; then pods above replicas go, highest first;
+ * then, once every pod is Running and Ready, a RollingUpdate replaces the highest ordinal >=
+ * partition whose revision is not `updateHash`.
+ */
+export function statefulSetPlan(set: StatefulSet, byOrdinal: ReadonlyMap<number, Pod>, updateHash: string): StatefulSetPlan {
+  const replicas = set.spec?.replicas ?? 1;
+  const ordered = (set.spec?.podManagementPolicy ?? 'OrderedReady') === 'OrderedReady';
+  const rolling = (set.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+  const partition = rolling ? set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0 : Infinity;
+  const missing: number[] = [];
+  const failed: Pod[] = [];
+  let blockedOrdinal = -1;
+  let blockedBy: StatefulSetFacts['blockedBy'] = '';
+  let pods = 0;
+  let ready = 0;
+  for (let i = 0; i < replicas; i++) {
+    const p = byOrdinal.get(i);
+    const why = !p ? 'missing' : p.status?.phase === 'Failed' && !p.metadata.deletionTimestamp ? 'failed' : !runningAndReady(p) ? 'unready' : '';
+    if (why === 'missing') missing.push(i);
+    if (why === 'failed') failed.push(p!);
+    if (p && !p.metadata.deletionTimestamp) pods++;
+    if (p && runningAndReady(p)) ready++;
+    if (why && blockedOrdinal < 0) {
+      blockedOrdinal = i;
+      blockedBy = why;
+    }
+  }
+  const condemned = [...byOrdinal.entries()].filter(([i]) => i >= replicas).sort(([a], [b]) => b - a).map(([, p]) => p);
+  const live = [...byOrdinal.entries()].filter(([i]) => i < replicas);
+  const allReady = live.length === replicas && live.every(([, p]) => runningAndReady(p));
+  const stale = live.filter(([, p]) => revisionOf(p) !== updateHash);
+  const toUpdate = stale.filter(([i]) => i >= partition).sort(([a], [b]) => b - a);
+  return {
+    facts: {
+      ordered,
+      rolling,
+      name: set.metadata.name ?? '',
+      replicas,
+      partition: rolling ? (partition as number) : 0,
+      pods,
+      ready,
+      missing: missing.length,
+      failed: failed.length,
+      blockedOrdinal,
+      blockedBy,
+      condemned: condemned.length,
+      condemnedTerminating: condemned.filter((p) => p.metadata.deletionTimestamp).length,
+      highestCondemned: condemned.length ? ordinalOf(set, condemned[0]!) ?? -1 : -1,
+      staleToUpdate: toUpdate.length,
+      highestStale: toUpdate[0]?.[0] ?? -1,
+      staleHeld: stale.length - toUpdate.length,
+      allReady,
+    },
+    missing,
+    failed,
+    condemned,
+    stale: toUpdate[0]?.[1],
   };
 }

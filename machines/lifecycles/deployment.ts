@@ -137,7 +137,7 @@ export const deploymentLifecycleMachine = setup({
     },
     complete: {
       tags: ['resting'],
-      description: 'every replica updated and available; old ReplicaSets beyond revisionHistoryLimit removed',
+      description: 'every replica updated and available, old ReplicaSets beyond revisionHistoryLimit removed',
       meta: meta({ holds: (f) => `${f.available} of ${f.replicas} available on the current template` }),
     },
     deadlineExceeded: {

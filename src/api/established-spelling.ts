@@ -23,6 +23,7 @@ export const GROUP_ALIASES: readonly GroupAlias[] = [
   { canonical: 'apidiscovery.svc.io', established: 'apidiscovery.k8s.io' },
   { canonical: 'apiextensions.svc.io', established: 'apiextensions.k8s.io' },
   { canonical: 'apiregistration.svc.io', established: 'apiregistration.k8s.io' },
+  { canonical: 'auditregistration.svc.io', established: 'auditregistration.k8s.io' },
   { canonical: 'authentication.svc.io', established: 'authentication.k8s.io' },
   { canonical: 'authorization.svc.io', established: 'authorization.k8s.io' },
   { canonical: 'certificates.svc.io', established: 'certificates.k8s.io' },

@@ -3,11 +3,13 @@
  * deciding which group/versions (and, rarely, single resources) are served.
  *
  * --runtime-config keys: `api/all`, `api/ga`, `api/beta`, `api/alpha`, `api/legacy` (the core v1,
- * deprecated), `v1` or `api/v1` (core), `<group>/<version>`, `<group>/<version>/<resource>`; values
+ * deprecated), `v1` or `api/v1` (core), `<group>/<version>`, `<group>/<version>/<resource>` (the group in
+ * our spelling or the established one: `flowcontrol.apiserver.k8s.io/v1beta1`); values
  * `true`, `false` or empty (= true). Broad keys apply first, then group/versions, then resources,
  * so a specific key always wins over a broad one whatever the order given. Unknown keys throw.
  */
 import type { ResourceDefinition } from './types.js';
+import { canonicalGroup } from './established-spelling.js';
 import {
   apiServiceDefinition, apiServiceV1beta1Definition, certificateSigningRequestDefinition, customResourceDefinitionDefinition, clusterRoleBindingDefinition, clusterRoleDefinition, configMapDefinition, controllerRevisionDefinition,
   cronJobDefinition, cronJobV1beta1Definition, csiDriverDefinition, csiNodeDefinition, daemonSetDefinition, deploymentDefinition, endpointSliceDefinition,
@@ -21,7 +23,7 @@ import {
   subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
   mutatingWebhookConfigurationDefinition, mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationDefinition,
   validatingWebhookConfigurationV1beta1Definition,
-  flowSchemaDefinition, priorityLevelConfigurationDefinition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition, auditSinkDefinition,
 } from './kinds/index.js';
 
 /**
@@ -49,6 +51,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   mutatingWebhookConfigurationDefinition, validatingWebhookConfigurationDefinition,
   flowSchemaDefinition, priorityLevelConfigurationDefinition,
   podSecurityPolicyDefinition,
+  auditSinkDefinition,
   cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
   horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
   mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationV1beta1Definition,
@@ -104,7 +107,7 @@ const GROUP_ORDER = [
   // apiregistration first among the named groups, as the established aggregator lists it.
   '', 'apiregistration.svc.io', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
   'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
-  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'flowcontrol.apiserver.svc.io', 'metrics.svc.io',
+  'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'flowcontrol.apiserver.svc.io', 'auditregistration.svc.io', 'metrics.svc.io',
 ];
 
 export interface GroupVersionRef {
@@ -171,7 +174,9 @@ export class ResourceRegistry {
     const resources: [string, boolean][] = [];
     const known = new Set(all.map((gv) => gvKey(gv.group, gv.version)));
     for (const [rawKey, rawValue] of Object.entries(rc)) {
-      const key = rawKey.trim();
+      // A group may be given in its established spelling (auditregistration.k8s.io/v1alpha1).
+      const [first, ...rest] = rawKey.trim().split('/');
+      const key = rest.length > 0 && first !== 'api' ? [canonicalGroup(first!), ...rest].join('/') : rawKey.trim();
       const on = parseBool(key, rawValue);
       if (key === 'api/all' || key === 'api/ga' || key === 'api/beta' || key === 'api/alpha') broad.push([key, on]);
       else if (key === 'api/legacy' || key === 'api/v1' || key === 'v1') specific.push(['v1', on]);

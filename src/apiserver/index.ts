@@ -9,6 +9,7 @@ import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
 import { WatchCache } from '../storage/watch-cache.js';
 import { buildAdmission } from './admission/plugins.js';
+import { AdmissionMetrics } from './admission/metrics.js';
 import type { ApiServerConfig } from './config.js';
 import { CrdController } from './crd-controller.js';
 import { buildAuthentication } from './auth/authenticators.js';
@@ -30,6 +31,7 @@ import { decodeFromStorage, encodeForStorage } from './stored-object.js';
 import { type RequiredObjects, SystemObjects, systemNamespaceObjects, systemPriorityClassObjects } from './system-objects.js';
 import { WatchRegistry } from './watch-registry.js';
 import { Auditor } from './audit/auditor.js';
+import { DynamicBackend } from './audit/dynamic-backend.js';
 import { MasterService } from './services/master-service.js';
 import { ServiceRangeRepair } from './services/repair.js';
 import { ServiceAllocations } from './services/service-allocation.js';
@@ -164,7 +166,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
-    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}), ...(config.proxyClient ? { proxyClient: config.proxyClient } : {}), logger: logger.child({ module: 'admission' }) }),
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, metrics: new AdmissionMetrics(metrics.registry), featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}), ...(config.proxyClient ? { proxyClient: config.proxyClient } : {}), logger: logger.child({ module: 'admission' }) }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),
@@ -353,8 +355,33 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     await aggregator.start();
   }
   const openapi = new OpenApiDocuments(registry, config.version.gitVersion);
+  // Dynamic audit: the AuditSinks, read from the watch cache (the kind must be served).
+  let dynamicAudit: DynamicBackend | undefined;
+  if (config.audit?.dynamic) {
+    const sinkDef = registry.lookup('auditregistration.svc.io', 'v1alpha1', 'auditsinks');
+    if (!sinkDef) {
+      aggregator?.stop();
+      crds?.stop();
+      flowControl?.stop();
+      for (const c of caches) c.stop();
+      await storage.close();
+      throw new Error('--audit-dynamic-configuration needs the auditregistration.k8s.io/v1alpha1 API (an alpha API, off by default): add --runtime-config=auditregistration.k8s.io/v1alpha1=true');
+    }
+    const sinks = storeFor(sinkDef);
+    const peek = (plural: string) => {
+      const def = registry.lookup('', 'v1', plural);
+      return async (ns: string, name: string) => (def ? storeFor(def).peek(ns, name) : undefined);
+    };
+    dynamicAudit = new DynamicBackend({
+      sinks: async () => (await sinks.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object),
+      service: peek('services'),
+      endpoints: peek('endpoints'),
+      logger: logger.child({ module: 'audit-dynamic' }),
+    });
+    await dynamicAudit.start();
+  }
   // The audit log file is created now: a path that cannot be written stops the start.
-  const auditor = config.audit ? new Auditor(config.audit, logger.child({ module: 'audit' })) : undefined;
+  const auditor = config.audit ? new Auditor(config.audit, logger.child({ module: 'audit' }), metrics.registry, dynamicAudit) : undefined;
   const http = new ApiHttpServer({ config, registry, services, discovery, openapi, health, metrics, version, logger, ...(auditor ? { auditor } : {}), ...(aggregator ? { aggregator } : {}), ...(flowControl ? { flowControl } : {}) });
   try {
     port = await http.listen();

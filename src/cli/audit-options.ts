@@ -6,8 +6,9 @@
  *
  * As established, audit is on when a policy and at least one backend are given; a policy without
  * a backend, or a backend without a policy, records nothing and says so at start.
- * --audit-dynamic-configuration (needs the DynamicAuditing gate and the AuditSink kind) is not
- * built: it stays refused.
+ * --audit-dynamic-configuration (needs the DynamicAuditing gate, checked with the other gated
+ * options, and the auditregistration.svc.io/v1alpha1 API, checked when the server builds its
+ * registry) turns AuditSink objects into backends; audit is then on even without a policy file.
  */
 import type { AuditMode, BatchOptions, TruncateOptions } from '../apiserver/audit/backend.js';
 import type { AuditConfig } from '../apiserver/audit/config.js';
@@ -34,7 +35,7 @@ export function auditFlags(): FlagSpec[] {
     { flags: '--audit-log-version', type: 'string', default: 'audit.svc.io/v1', help: 'API group and version used for serializing audit events written to log.' },
     { flags: '--audit-webhook-version', type: 'string', default: 'audit.svc.io/v1', help: 'API group and version used for serializing audit events written to webhook.' },
     { flags: '--audit-webhook-initial-backoff', type: 'duration', default: 10_000, help: 'The amount of time to wait before retrying the first failed request.' },
-    { flags: '--audit-dynamic-configuration', type: 'bool', honoured: false, help: 'Dynamic audit config; also needs the DynamicAuditing gate. Not built.' },
+    { flags: '--audit-dynamic-configuration', type: 'bool', help: 'Enables dynamic audit configuration (AuditSink objects, auditregistration.svc.io/v1alpha1). This feature also requires the DynamicAuditing feature flag.' },
   ];
   for (const [sink, d] of [
     ['log', { buffer: 10000, maxSize: 1, maxWait: undefined, throttle: false, qps: undefined, burst: undefined }],
@@ -59,6 +60,8 @@ export function auditFlags(): FlagSpec[] {
 /** The audit flags resolved (files named, not read yet). */
 export interface AuditFlagOptions {
   policyFile?: string;
+  /** --audit-dynamic-configuration. */
+  dynamic?: boolean;
   log?: Omit<NonNullable<AuditConfig['log']>, never>;
   webhook?: Omit<NonNullable<AuditConfig['webhook']>, 'client'> & { configFile: string };
 }
@@ -121,22 +124,26 @@ export function resolveAuditOptions(f: FlagValues, warnings: string[], fail: (m:
     if (initialBackoffMs <= 0) fail(`invalid audit webhook initial backoff ${initialBackoffMs}ms, must be a positive duration`);
     out.webhook = { configFile, initialBackoffMs, ...sinkOptions(f, 'webhook', fail) };
   }
-  if (policyFile && !out.log && !out.webhook) warnings.push('--audit-policy-file is set but no audit backend (--audit-log-path, --audit-webhook-config-file): no audit events are recorded');
+  if (f.bool('--audit-dynamic-configuration')) out.dynamic = true;
+  if (policyFile && !out.log && !out.webhook && !out.dynamic) warnings.push('--audit-policy-file is set but no audit backend (--audit-log-path, --audit-webhook-config-file): no audit events are recorded');
   if (!policyFile && (out.log || out.webhook)) warnings.push('No audit policy file provided (--audit-policy-file), no events will be recorded');
   return out;
 }
 
 /** The AuditConfig with the files read; undefined when audit records nothing. */
 export function readAuditConfig(o: AuditFlagOptions): AuditConfig | undefined {
-  if (!o.policyFile || (!o.log && !o.webhook)) return undefined;
-  let policy;
-  try {
-    policy = parsePolicy(readFlagFile('--audit-policy-file', o.policyFile), o.policyFile);
-  } catch (err) {
-    if (err instanceof PolicyError) throw new OptionsError(`--audit-policy-file: ${err.message}`);
-    throw err;
+  if (!o.dynamic && (!o.policyFile || (!o.log && !o.webhook))) return undefined;
+  // Dynamic audit without a static policy: the static backends (if any) record nothing.
+  let policy: AuditConfig['policy'] = { rules: [], omitStages: [], omitManagedFields: false };
+  if (o.policyFile) {
+    try {
+      policy = parsePolicy(readFlagFile('--audit-policy-file', o.policyFile), o.policyFile);
+    } catch (err) {
+      if (err instanceof PolicyError) throw new OptionsError(`--audit-policy-file: ${err.message}`);
+      throw err;
+    }
   }
-  const out: AuditConfig = { policy };
+  const out: AuditConfig = { policy, ...(o.dynamic ? { dynamic: true } : {}) };
   if (o.log) out.log = { ...o.log };
   if (o.webhook) {
     const { configFile, ...rest } = o.webhook;

@@ -92,11 +92,13 @@ export async function startControllerHostProcess(o: {
   const closeConnections = () => Promise.all([connection.close(), electionConnection.close(), accessConnection.close()]).then(() => undefined);
   const { createInformerFactory } = await import('../client/index.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
+  const { debugControllersHandler } = await import('../runtime/debug-controllers-handler.js');
   const informers = createInformerFactory(connection.client, { logger: o.logger.child({ module: 'informer' }) });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const inspector = new MachineInspector();
   const debugMachines = debugMachinesHandler(inspector, { access: { client: () => accessConnection.client, identity: `the ${o.component}`, viewer: requestViewer } });
+  const debugControllers = debugControllersHandler(inspector);
   const healthChecks: HealthCheck[] = [];
   const server = await startComponentServer({
     securePort: o.common.securePort,
@@ -106,7 +108,7 @@ export async function startControllerHostProcess(o: {
     healthChecks,
     registry,
     ...(auth ? { auth } : {}),
-    extraHandlers: [async (req, res) => debugMachines(req, res), ...(o.common.profiling ? [createProfilingHandler()] : [])],
+    extraHandlers: [async (req, res) => debugMachines(req, res), async (req, res) => debugControllers(req, res), ...(o.common.profiling ? [createProfilingHandler()] : [])],
   }).catch(async (e: unknown) => {
     await closeConnections();
     throw e;

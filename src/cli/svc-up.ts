@@ -148,7 +148,9 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const { createInformerFactory } = await import('../client/index.js');
   const { connectInProcess, CONTROLLER_USER, inProcessNodeClients, NODES_USER, SCHEDULER_USER } = await import('./in-process-client.js');
   const { debugMachinesHandler, MachineInspector } = await import('../runtime/inspection/index.js');
+  const { debugControllersHandler } = await import('../runtime/debug-controllers-handler.js');
   const inspector = new MachineInspector();
+  const debugControllers = debugControllersHandler(inspector);
   const { debugSchedulerHandler, PENDING_PODS_PANEL, startScheduler } = await import('../scheduler/index.js');
   // The access panel asks with the server's own loopback identity, once the server runs.
   let accessClient: ApiClient | undefined;
@@ -158,6 +160,7 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   const debugScheduler = debugSchedulerHandler(() => scheduler?.scheduler);
   config.extraHandlers = [
     async (req, res) => debugMachines(req, res),
+    async (req, res) => debugControllers(req, res),
     ...(schedulerConfig ? [async (req: Parameters<typeof debugScheduler>[0], res: Parameters<typeof debugScheduler>[1]) => debugScheduler(req, res)] : []),
     ...(config.extraHandlers ?? []),
   ];

@@ -15,6 +15,7 @@ import { Command, CommanderError } from 'commander';
 import { certsCommand } from './svc-certs.js';
 import { cloudCommand } from './svc-cloud.js';
 import { chartsCommand } from './svc-charts.js';
+import { explainCommand } from './svc-explain.js';
 import { newCommand } from './svc-new.js';
 import { nodesCommand } from './svc-nodes.js';
 import { authCommand } from './svc-auth.js';
@@ -31,7 +32,7 @@ const program = new Command('svc')
   .exitOverride()
   // Flags after a subcommand belong to it (`svc nodes fault NODE F --svcconfig X`).
   .enablePositionalOptions();
-for (const sub of [upCommand(), runCommand(), chartsCommand(), nodesCommand(), newCommand(), rbacCommand(), authCommand(), certsCommand(), cloudCommand()]) program.addCommand(sub.exitOverride());
+for (const sub of [upCommand(), runCommand(), chartsCommand(), explainCommand(), nodesCommand(), newCommand(), rbacCommand(), authCommand(), certsCommand(), cloudCommand()]) program.addCommand(sub.exitOverride());
 
 try {
   await program.parseAsync(process.argv);

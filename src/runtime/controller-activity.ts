@@ -53,8 +53,12 @@ export interface ControllerActivityFacts {
     depth: number;
     /** Keys being reconciled. */
     inFlight: number;
-    /** Keys waiting for a back-off or `requeueAfter` delay. */
+    /** Keys waiting for a back-off or `requeueAfter` delay (`backingOff` + `scheduled`). */
     delayed: number;
+    /** Delayed keys backing off after a failure or `requeue`. */
+    backingOff: number;
+    /** Delayed keys waiting for a planned `requeueAfter` (not a failure). */
+    scheduled: number;
     shuttingDown: boolean;
     /** The first ready keys, in the order they will be handed out. */
     waiting: string[];
@@ -223,6 +227,8 @@ export class ControllerActivity implements LiveFactsSource {
         depth: this.queue.length,
         inFlight: this.queue.inFlight,
         delayed: this.queue.delayed,
+        backingOff: this.queue.backingOff,
+        scheduled: this.queue.delayed - this.queue.backingOff,
         shuttingDown: this.queue.shuttingDown,
         waiting: this.queue.readyKeys(this.waitingLimit),
         working: this.slots.filter((w) => w.key !== undefined).map((w) => ({ key: w.key!, forMs: now - w.since })),

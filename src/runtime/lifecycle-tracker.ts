@@ -35,6 +35,8 @@ export interface LifecycleFacts {
   /** The chart's id (`lifecycle/<controller>`), served at /debug/machines/charts/<id>.svg. */
   chart: string;
   kind: string;
+  /** The states where objects rest (nothing to do): the page counts the others as on their way. */
+  resting: string[];
   /** Objects now in each state. */
   counts: Record<string, number>;
   /** Times each state was entered since start (an object staying in a state counts once). */
@@ -141,6 +143,7 @@ export class LifecycleTracker<F = unknown> {
     return {
       chart: `lifecycle/${this.definition.controller}`,
       kind: this.definition.kind,
+      resting: [...this.resting],
       counts,
       entered: Object.fromEntries(this.enteredCounts),
       objects: shown.map(([key, e]) => this.describe(key, e, now)),

@@ -18,7 +18,11 @@
  *   const { state } = ctx.lifecycle.observe(deploymentLifecycle, facts);
  *   switch (state) { case 'progressing.surging': ...scale the new ReplicaSet up... }
  *
- * Evaluating costs one xstate transition (a few microseconds); ./lifecycle-tracker.ts keeps, per
+ * Evaluating reads the machine's own `observed` list — its guards (the machine's implementations)
+ * and targets — compiled once per machine into a table, which costs well under a microsecond per
+ * reconcile; a machine the table cannot express (an inline or combined guard) is evaluated with
+ * xstate's `transition` instead, and the unit tests check both give the same state for the same
+ * facts. ./lifecycle-tracker.ts keeps, per
  * object, the state, since when, what holds it and its last transitions for /debug/machines,
  * `/debug/controllers/<name>/objects/...` and `svc explain`.
  */
@@ -73,6 +77,46 @@ export function leafPath(value: StateValue): string {
   return rest ? `${key}.${rest}` : key;
 }
 
+/** One row of a compiled `observed` list: the guard (undefined: always) and the target leaf's path and meta. */
+interface CompiledRow<F> {
+  guard: ((facts: F) => boolean) | undefined;
+  state: string;
+  meta: LifecycleStateMeta<F> | undefined;
+}
+
+type GuardImpl = (args: { context: unknown; event: unknown }, params: unknown) => boolean;
+
+const compiled = new WeakMap<AnyStateMachine, ReadonlyArray<CompiledRow<unknown>> | null>();
+
+/**
+ * The machine's root `observed` list as a table, when every guard is a named one of the machine's
+ * implementations (or none) and every target an atomic state; null otherwise.
+ */
+function compile<F>(machine: AnyStateMachine): ReadonlyArray<CompiledRow<F>> | null {
+  if (compiled.has(machine)) return compiled.get(machine) as ReadonlyArray<CompiledRow<F>> | null;
+  const guards = (machine.implementations.guards ?? {}) as Record<string, unknown>;
+  const rows: CompiledRow<F>[] = [];
+  let ok = true;
+  for (const t of machine.root.on['observed'] ?? []) {
+    const targets = t.target ?? [];
+    const target = targets[0];
+    if (targets.length !== 1 || !target || Object.keys(target.states).length > 0) ok = false;
+    const named = typeof t.guard === 'string' ? t.guard : typeof t.guard === 'object' && t.guard !== null && 'type' in t.guard && !('params' in t.guard) ? String((t.guard as { type: unknown }).type) : undefined;
+    const impl = named !== undefined ? guards[named] : undefined;
+    if (t.guard !== undefined && typeof impl !== 'function') ok = false;
+    if (!ok || !target) break;
+    const fn = impl as GuardImpl | undefined;
+    rows.push({
+      guard: fn ? (facts: F) => fn({ context: undefined, event: { type: 'observed', facts } }, undefined) : undefined,
+      state: target.path.join('.'),
+      meta: target.meta as LifecycleStateMeta<F> | undefined,
+    });
+  }
+  const table = ok && rows.length > 0 ? rows : null;
+  compiled.set(machine, table as ReadonlyArray<CompiledRow<unknown>> | null);
+  return table;
+}
+
 /** Per machine: its initial snapshot, made once (lifecycle machines have no context to vary). */
 const initialSnapshots = new WeakMap<AnyStateMachine, AnyMachineSnapshot>();
 
@@ -92,6 +136,20 @@ function initialOf(machine: AnyStateMachine): AnyMachineSnapshot {
  * the machine (its last entry should hold unguarded), so it throws.
  */
 export function evaluateLifecycle<F>(def: LifecycleDefinition<F>, facts: F): LifecycleState {
+  const table = compile<F>(def.machine);
+  if (table) {
+    for (const row of table) {
+      if (row.guard && !row.guard(facts)) continue;
+      const holds = row.meta?.holds?.(facts);
+      return holds ? { state: row.state, holds } : { state: row.state };
+    }
+    throw new Error(`lifecycle ${def.controller}: no "observed" transition holds for the facts; the last one should be unguarded`);
+  }
+  return evaluateWithXstate(def, facts);
+}
+
+/** The same evaluation through xstate's pure `transition` (machines the table cannot express; tests compare the two). */
+export function evaluateWithXstate<F>(def: LifecycleDefinition<F>, facts: F): LifecycleState {
   const start = initialOf(def.machine);
   const [next] = transition(def.machine, start, { type: 'observed', facts } as ObservedEvent<F>);
   const snapshot = next as AnyMachineSnapshot;

@@ -45,6 +45,8 @@ export class WorkQueue {
   private readonly queuedAt = new Map<string, number>();
   /** Delayed keys -> clock time they become ready. */
   private readonly waiting = new Map<string, number>();
+  /** The delayed keys whose pending delay is a back-off (`addRateLimited`), not a planned `addAfter`. */
+  private readonly backingOffKeys = new Set<string>();
   private timer: { id: unknown; at: number } | undefined;
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private readonly drainWaiters: Array<() => void> = [];
@@ -73,9 +75,13 @@ export class WorkQueue {
   get inFlight(): number {
     return this.processing.size;
   }
-  /** Keys waiting for a delay to pass. */
+  /** Keys waiting for a delay to pass (back-off and planned delays). */
   get delayed(): number {
     return this.waiting.size;
+  }
+  /** Delayed keys backing off after a failure or `requeue` (the rest wait for a planned `addAfter`). */
+  get backingOff(): number {
+    return this.backingOffKeys.size;
   }
   get shuttingDown(): boolean {
     return this.shutting;
@@ -104,20 +110,27 @@ export class WorkQueue {
 
   /** Queues `key` once `delayMs` has passed; an earlier pending delay of the same key wins. */
   addAfter(key: string, delayMs: number): void {
-    if (this.shutting) return;
-    if (delayMs <= 0) return this.add(key);
-    const at = this.clock.now() + delayMs;
-    const prev = this.waiting.get(key);
-    if (prev !== undefined && prev <= at) return;
-    this.waiting.set(key, at);
-    this.armTimer();
+    this.delay(key, delayMs, false);
   }
 
   /** Queues `key` after the rate limiter's delay; counts a retry. */
   addRateLimited(key: string): void {
     if (this.shutting) return;
     this.metrics?.retries.inc();
-    this.addAfter(key, this.rateLimiter.when(key));
+    this.delay(key, this.rateLimiter.when(key), true);
+  }
+
+  /** The earliest pending delay of a key wins, and says whether the key is backing off or planned. */
+  private delay(key: string, delayMs: number, backoff: boolean): void {
+    if (this.shutting) return;
+    if (delayMs <= 0) return this.add(key);
+    const at = this.clock.now() + delayMs;
+    const prev = this.waiting.get(key);
+    if (prev !== undefined && prev <= at) return;
+    this.waiting.set(key, at);
+    if (backoff) this.backingOffKeys.add(key);
+    else this.backingOffKeys.delete(key);
+    this.armTimer();
   }
 
   /** Resets `key`'s back-off (call after it was processed successfully). */
@@ -163,6 +176,7 @@ export class WorkQueue {
     if (this.timer) this.clock.clearTimeout(this.timer.id);
     this.timer = undefined;
     this.waiting.clear();
+    this.backingOffKeys.clear();
     this.queue.clear();
     this.dirty.clear();
     this.metrics?.depth.set(0);
@@ -216,6 +230,7 @@ export class WorkQueue {
     const ready = [...this.waiting].filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]);
     for (const [key] of ready) {
       this.waiting.delete(key);
+      this.backingOffKeys.delete(key);
       this.add(key);
     }
     this.armTimer();

@@ -29,13 +29,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
+import { concatMap, map, of, timer } from 'rxjs';
 import { DEFAULT_CONTROLLER_MANAGER_CONFIG, type ControllerManagerConfig } from '../../controllers/config.js';
 import { selectControllers } from '../../controllers/registry.js';
 import { startApiServer, type RunningApiServer } from '../apiserver/index.js';
 import type { SvcObject } from '../api/types.js';
 import type { Clock } from '../client/clock.js';
 import { createInformerFactory } from '../client/informer-factory.js';
-import type { ApiClient } from '../client/types.js';
+import type { ApiClient, ResourceRef, WatchOptions } from '../client/types.js';
 import { buildApiServerConfig, createApiServerProgram, resolveApiServerOptions } from '../cli/apiserver-options.js';
 import { controllerAccounts, startBuiltinControllers, type BuiltinControllers } from '../cli/builtin-controllers.js';
 import { bindDeclaredPermissions, inProcessCredentials } from '../cli/service-account-credentials.js';
@@ -77,6 +78,12 @@ export interface TestCluster {
   readonly controllers: BuiltinControllers;
   readonly scheduler: RunningScheduler | undefined;
   readonly nodes: NodeFleet | undefined;
+  /**
+   * Holds back the events of the controllers' watches (built-in and `extraControllers`) on
+   * `resource` (a plural, `pods`) by `ms` from now on (0: no more): a slow watch, their caches
+   * behind their own writes, which is what expectations guard against. Events keep their order.
+   */
+  delayControllerWatch(resource: string, ms: number): void;
   /** Stops everything (controllers, scheduler, nodes, server) and removes the data folder. */
   stop(): Promise<void>;
 }
@@ -124,7 +131,8 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   };
   const registry = new Registry();
 
-  const controllerClient = connect(CONTROLLER_USER);
+  const watchDelays = new Map<string, number>();
+  const controllerClient = delayableWatches(connect(CONTROLLER_USER), watchDelays);
   const controllerInformers = createInformerFactory(controllerClient, { logger: logger.child({ module: 'informer' }) });
   const settings = { selection: selectControllers(opts.controllers ?? []), config: { ...DEFAULT_CONTROLLER_MANAGER_CONFIG, ...opts.controllerConfig }, startIntervalMs: 0, useServiceAccountCredentials: true };
   const root = connect();
@@ -134,7 +142,7 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const own = new Map<string, { client: ApiClient; informers: InformerFactory }>();
   for (const def of opts.extraControllers ?? []) {
     const user = await bindDeclaredPermissions(root, def, 'default');
-    const client = connect(user);
+    const client = delayableWatches(connect(user), watchDelays);
     own.set(def.name, { client, informers: createInformerFactory(client, { logger: logger.child({ module: 'informer', controller: def.name }) }) });
   }
   const controllers = startBuiltinControllers({
@@ -194,6 +202,9 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
     controllers,
     scheduler,
     nodes,
+    delayControllerWatch(resource, ms) {
+      watchDelays.set(resource, ms);
+    },
     stop() {
       stopped ??= (async () => {
         await nodes?.stop();
@@ -213,3 +224,18 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   };
 }
 
+
+/**
+ * The client with its watches' events held back by the delay set for their resource at the time
+ * each event arrives (read per event, so a test can turn it on and off); order is kept.
+ */
+function delayableWatches(client: ApiClient, delays: ReadonlyMap<string, number>): ApiClient {
+  return {
+    ...client,
+    watch: <T extends SvcObject>(ref: ResourceRef, o?: WatchOptions) =>
+      client.watch<T>(ref, o).pipe(concatMap((ev) => {
+        const ms = delays.get(ref.resource) ?? 0;
+        return ms > 0 ? timer(ms).pipe(map(() => ev)) : of(ev);
+      })),
+  };
+}

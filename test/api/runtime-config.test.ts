@@ -12,7 +12,17 @@ test('by default every built-in GA and beta group/version is served', () => {
     'networking.svc.io/v1', 'node.svc.io/v1', 'node.svc.io/v1beta1', 'policy/v1', 'policy/v1beta1', 'rbac.authorization.svc.io/v1', 'scheduling.svc.io/v1',
     'storage.svc.io/v1', 'v1',
   ]);
-  assert.is(r.enabledResources().length, builtinResources().length);
+  // Every kind but the alpha ones (AuditSink).
+  assert.is(r.enabledResources().length, builtinResources().filter((d) => !/alpha/.test(d.version)).length);
+});
+
+test('an alpha group/version is served when asked for, its group in either spelling', () => {
+  for (const key of ['auditregistration.k8s.io/v1alpha1', 'auditregistration.svc.io/v1alpha1']) {
+    const r = new ResourceRegistry(builtinResources(), { [key]: 'true' });
+    assert.ok(gvs(r).includes('auditregistration.svc.io/v1alpha1'), key);
+  }
+  const off = new ResourceRegistry(builtinResources(), { 'flowcontrol.apiserver.k8s.io/v1beta1': 'false' });
+  assert.not.ok(gvs(off).includes('flowcontrol.apiserver.svc.io/v1beta1'));
 });
 
 test('api/all=false with v1=true serves only the core group', () => {

@@ -52,11 +52,11 @@ test('an invalid flag combination prints one line and exits 1', () => {
 
 test('a security flag that is not built yet is refused at start, never ignored (it would fail open)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bin-'));
-  const r = run(['--audit-dynamic-configuration', '--feature-gates=DynamicAuditing=true', '--bind-address=127.0.0.1', `--data-dir=${dir}/data`, `--cert-dir=${dir}/certs`]);
+  const r = run(['--encryption-provider-config=/etc/enc.yaml', '--bind-address=127.0.0.1', `--data-dir=${dir}/data`, `--cert-dir=${dir}/certs`]);
   assert.is(r.status, 1);
   const lines = r.stderr.split('\n').filter(Boolean);
   assert.is(lines.length, 1);
-  assert.match(lines[0] as string, /^apiserver: error: --audit-dynamic-configuration is not built yet, so it would have no effect; remove it/);
+  assert.match(lines[0] as string, /^apiserver: error: --encryption-provider-config is not built yet, so it would have no effect; remove it/);
 });
 
 test('a port in use prints one error line and exits 1', async () => {

@@ -197,9 +197,9 @@ test('OIDC, webhook and ABAC flags: established user-name prefix defaulting, orp
 });
 
 test('a flag that is not built yet is refused at start, naming it, unless given its default', () => {
-  const { cmd } = parse(['--audit-dynamic-configuration', '--feature-gates=DynamicAuditing=true', '--audit-log-path=/tmp/audit.log', '--max-requests-inflight=10']);
-  assert.equal(unhonouredFlags(cmd).sort(), ['--audit-dynamic-configuration']);
-  assert.throws(() => refuseUnhonouredFlags(cmd), /^--audit-dynamic-configuration is not built yet, so it would have no effect; remove it/);
+  const { cmd } = parse(['--encryption-provider-config=/etc/enc.yaml', '--audit-dynamic-configuration', '--feature-gates=DynamicAuditing=true', '--audit-log-path=/tmp/audit.log', '--max-requests-inflight=10']);
+  assert.equal(unhonouredFlags(cmd).sort(), ['--encryption-provider-config']);
+  assert.throws(() => refuseUnhonouredFlags(cmd), /^--encryption-provider-config is not built yet, so it would have no effect; remove it/);
   // The default changes nothing: accepted.
   const { cmd: defaults } = parse(['--audit-log-format=json', '--authorization-mode=AlwaysAllow']);
   assert.equal(unhonouredFlags(defaults), []);

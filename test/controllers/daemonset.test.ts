@@ -1,12 +1,14 @@
 // The daemonset controller against the real API server, with the scheduler and simulated nodes:
 // one pod per eligible node (node selector, taints), nodes coming and going, a rolling update of
-// the template, ControllerRevisions.
+// the template, ControllerRevisions, OnDelete, a slow watch; every state of its lifecycle chart entered.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ControllerRevision, DaemonSet, Pod } from '../../src/api/generated/kinds.js';
 import { resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
+import { assertLifecycleCovered } from '../helpers/lifecycle-coverage.js';
+import { daemonSetLifecycle } from '../../machines/lifecycles/daemonset.js';
 import { node } from '../helpers/objects.js';
 
 let cluster: TestCluster;
@@ -83,6 +85,45 @@ test('a template change rolls every node to the new revision', async () => {
   await eventually(async () => (await getDs('agent')).status?.updatedNumberScheduled === 3, 10_000, 'status updated');
   const revs = (await cluster.client.list<ControllerRevision>(resources.controllerrevisions, { namespace: 'default' })).items.filter((r) => r.metadata.ownerReferences?.[0]?.name === 'agent');
   assert.equal(revs.map((r) => r['revision']).sort(), [1, 2]);
+});
+
+/** Where the controller's lifecycle says the DaemonSet stands now. */
+const stateOf = (name: string) => cluster.controllers.controllers.find((c) => c.name === 'daemonset')?.activity.lifecycle?.object(`default/${name}`);
+
+test('a slow watch (its pods\' events held back) puts no second pod on a node: it waits on its expectations', async () => {
+  let most = 0;
+  cluster.delayControllerWatch('pods', 2_000);
+  try {
+    await cluster.client.create(resources.daemonsets, 'default', daemonSet('patient'));
+    // Its status write queues it again at once; its three pods are not in its cache yet.
+    await eventually(async () => stateOf('patient')?.state === 'waitingOnExpectations', 5_000, 'waiting on expectations');
+    assert.match(stateOf('patient')?.holds ?? '', /^waiting: 3 creates and 0 deletes not yet seen/);
+    most = (await podsOf('patient')).length;
+  } finally {
+    cluster.delayControllerWatch('pods', 0);
+  }
+  await eventually(async () => stateOf('patient')?.state === 'upToDate' && (await getDs('patient')).status?.numberAvailable === 3, 15_000, 'up to date');
+  assert.is(most, 3);
+  assert.equal(await nodesOf('patient'), ['node-0', 'node-1', 'node-2'], 'one pod per node, none twice');
+});
+
+test('OnDelete: a template change leaves the pods on their revision until each is deleted', async () => {
+  const ds = daemonSet('manual');
+  ds.spec!.updateStrategy = { type: 'OnDelete' };
+  await cluster.client.create(resources.daemonsets, 'default', ds);
+  await eventually(async () => (await getDs('manual')).status?.numberAvailable === 3, 15_000, '3 available');
+  await cluster.client.patch(resources.daemonsets, 'default', 'manual', 'merge', { spec: { template: { spec: { containers: [{ name: 'c', image: 'agent:2' }] } } } });
+  await eventually(async () => stateOf('manual')?.state === 'onDeleteHeld', 10_000, 'held by OnDelete');
+  assert.is(stateOf('manual')?.holds, 'OnDelete: 3 pods of 3 on an older revision until deleted');
+  assert.ok((await podsOf('manual')).every((p) => p.spec?.containers?.[0]?.image === 'agent:1'), 'nothing replaced');
+  const victim = (await podsOf('manual')).find((p) => p.spec?.nodeName === 'node-0')!;
+  await cluster.client.delete(resources.pods, 'default', victim.metadata.name!, { gracePeriodSeconds: 0 });
+  await eventually(async () => (await podsOf('manual')).some((p) => p.spec?.nodeName === 'node-0' && p.spec?.containers?.[0]?.image === 'agent:2'), 15_000, 'node-0 on agent:2');
+  assert.equal((await podsOf('manual')).filter((p) => p.spec?.containers?.[0]?.image === 'agent:1').length, 2, 'the other two untouched');
+});
+
+test('every state of the DaemonSet lifecycle chart was entered by the tests above, and no other', () => {
+  assertLifecycleCovered(cluster.controllers.controllers, daemonSetLifecycle);
 });
 
 test.run();

@@ -1,12 +1,15 @@
 // The job controller against the real API server with the scheduler and simulated nodes (pods end
 // by their sim.svc.io/run-seconds and exit-code annotations): completions with a parallelism cap,
-// the work-queue form, backoffLimit and activeDeadlineSeconds.
+// the work-queue form, backoffLimit and activeDeadlineSeconds, the back-off before a failed pod is
+// replaced, a lowered parallelism; and every state of the Job lifecycle chart entered.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Job, Pod } from '../../src/api/generated/kinds.js';
 import { resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
+import { assertLifecycleCovered } from '../helpers/lifecycle-coverage.js';
+import { jobLifecycle } from '../../machines/lifecycles/job.js';
 
 let cluster: TestCluster;
 
@@ -32,6 +35,8 @@ function job(name: string, spec: Partial<NonNullable<Job['spec']>>, run: { secon
 
 const getJob = (name: string) => cluster.client.get<Job>(resources.jobs, 'default', name);
 const condition = (j: Job, type: string) => j.status?.conditions?.find((c) => c.type === type);
+/** Where the job controller's lifecycle has the Job now (what /debug/machines and `svc explain` show). */
+const lifecycleOf = (name: string) => cluster.controllers.controllers.find((c) => c.name === 'job')?.activity.lifecycle?.object(`default/${name}`);
 const podsOf = async (name: string) => (await cluster.client.list<Pod>(resources.pods, { namespace: 'default', labelSelector: `job-name=${name}` })).items;
 
 test('5 completions, 2 at a time: Complete with 5 succeeded, never more than 2 running', async () => {
@@ -78,6 +83,32 @@ test('activeDeadlineSeconds: a Job running too long fails (DeadlineExceeded) and
   await eventually(async () => condition(await getJob('slow'), 'Failed')?.reason === 'DeadlineExceeded', 10_000, 'slow: DeadlineExceeded');
   await eventually(async () => (await podsOf('slow')).length === 0, 10_000, 'its pods deleted');
   assert.is((await getJob('slow')).status?.active, 0);
+});
+
+test('a failed pod is replaced only after the back-off (10 s for the first failure)', async () => {
+  await cluster.client.create(resources.jobs, 'default', job('flaky', { backoffLimit: 3 }, { seconds: '0.2', exitCode: '1' }));
+  await eventually(async () => lifecycleOf('flaky')?.state === 'active.backingOff', 15_000, 'flaky: backing off');
+  assert.match(lifecycleOf('flaky')?.holds ?? '', /^1 failed of backoffLimit 3: replacing in \d+ s; 0 of 1 running$/);
+  await new Promise((r) => setTimeout(r, 1_000));
+  const pods = await podsOf('flaky');
+  assert.equal(pods.map((p) => p.status?.phase), ['Failed'], 'no replacement during the back-off');
+  assert.is((await getJob('flaky')).status?.failed, 1);
+  await cluster.client.delete(resources.jobs, 'default', 'flaky', { propagationPolicy: 'Background' });
+});
+
+test('parallelism lowered: the surplus pods are deleted', async () => {
+  await cluster.client.create(resources.jobs, 'default', job('wide', { parallelism: 3, completions: 3 }, { seconds: '60' }));
+  await eventually(async () => (await getJob('wide')).status?.active === 3, 15_000, 'wide: 3 active');
+  await cluster.client.patch(resources.jobs, 'default', 'wide', 'merge', { spec: { parallelism: 1 } });
+  await eventually(async () => (await getJob('wide')).status?.active === 1, 15_000, 'wide: 1 active');
+  await eventually(async () => lifecycleOf('wide')?.state === 'active.running', 10_000, 'wide: running');
+  assert.ok(lifecycleOf('wide')?.transitions.some((t) => t.to === 'active.removingSurplus'), 'went through removingSurplus');
+  assert.is((await podsOf('wide')).filter((p) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded').length, 1);
+  await cluster.client.delete(resources.jobs, 'default', 'wide', { propagationPolicy: 'Background' });
+});
+
+test('every state of the Job lifecycle chart was entered by the tests above, and no other', () => {
+  assertLifecycleCovered(cluster.controllers.controllers, jobLifecycle);
 });
 
 test.run();

@@ -1,12 +1,15 @@
 // The statefulset controller against the real API server, with the scheduler and simulated nodes:
 // ordered start and stop with stable names, a rolling update from the top down to a partition,
-// Parallel management, and claims from volumeClaimTemplates.
+// Parallel management, claims from volumeClaimTemplates, a Failed pod made again, scale-down waiting
+// for a terminating pod; every state of its lifecycle chart entered.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PersistentVolumeClaim, Pod, StatefulSet } from '../../src/api/generated/kinds.js';
 import { resources } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
+import { assertLifecycleCovered } from '../helpers/lifecycle-coverage.js';
+import { statefulSetLifecycle } from '../../machines/lifecycles/statefulset.js';
 
 let cluster: TestCluster;
 
@@ -133,6 +136,39 @@ test('volumeClaimTemplates: a claim per ordinal, created before its pod, mounted
   await cluster.client.patch(resources.statefulsets, 'default', 'db', 'merge', { spec: { replicas: 0 } });
   await eventually(async () => (await podsOf('db')).length === 0, 10_000, 'db-0 gone');
   assert.ok(await cluster.client.get(resources.persistentvolumeclaims, 'default', 'data-db-0').then(() => true, () => false), 'the claim stays');
+});
+
+/** Where the controller's lifecycle says the set stands now. */
+const stateOf = (name: string) => cluster.controllers.controllers.find((c) => c.name === 'statefulset')?.activity.lifecycle?.object(`default/${name}`);
+
+test('a Failed pod is deleted and made again under its name; scale-down waits for the terminating pod before the next', async () => {
+  const set = statefulSet('term', 2);
+  set.spec!.template!.spec!.terminationGracePeriodSeconds = 2;
+  set.spec!.template!.metadata!.annotations = { 'sim.svc.io/stop-seconds': '1' };
+  await cluster.client.create(resources.statefulsets, 'default', set);
+  await eventually(async () => (await getSet('term')).status?.readyReplicas === 2 && stateOf('term')?.state === 'upToDate', 20_000, 'term: 2 ready');
+  const failed = await cluster.client.get<Pod>(resources.pods, 'default', 'term-1');
+  await cluster.client.updateStatus(resources.pods, 'default', { ...failed, status: { ...failed.status, phase: 'Failed' } });
+  await eventually(async () => {
+    const p = (await podsOf('term')).find((x) => x.metadata.name === 'term-1');
+    return !!p && p.metadata.uid !== failed.metadata.uid && ready(p);
+  }, 20_000, 'term-1 made again and ready');
+
+  const t = track('term');
+  try {
+    await cluster.client.patch(resources.statefulsets, 'default', 'term', 'merge', { spec: { replicas: 0 } });
+    await eventually(async () => stateOf('term')?.state === 'scalingDown.waitingForTermination', 10_000, 'waiting for term-1 to terminate');
+    assert.match(stateOf('term')?.holds ?? '', /1 pod above replicas 0 still terminating/);
+    assert.equal(t.deleting, ['term-1'], 'term-0 waits for term-1');
+    await eventually(async () => (await podsOf('term')).length === 0, 20_000, 'both gone');
+  } finally {
+    t.stop();
+  }
+  assert.equal(t.deleting, ['term-1', 'term-0']);
+});
+
+test('every state of the StatefulSet lifecycle chart was entered by the tests above, and no other', () => {
+  assertLifecycleCovered(cluster.controllers.controllers, statefulSetLifecycle);
 });
 
 test.run();

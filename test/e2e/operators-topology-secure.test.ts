@@ -15,7 +15,12 @@ import { resources } from '../../src/client/typed.js';
 import { ApiError } from '../../src/client/types.js';
 import { eventually } from '../helpers/client.js';
 import type { IssuedCertificate } from '../helpers/pki.js';
+import { SVC_BIN } from '../helpers/svc-process.js';
 import { startTopology } from '../helpers/topology.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Deployment } from '../../src/api/generated/kinds.js';
+import type { LifecycleFacts, LifecycleObjectFacts } from '../../src/runtime/lifecycle-tracker.js';
 import { prepareChecks, topologyChecks, type CheckContext } from './operators-topology.js';
 
 const test = suite("operators' topology, secure (Node,RBAC, an identity per daemon)");
@@ -130,6 +135,66 @@ test("the daemons' own ports: /healthz open, /metrics by SubjectAccessReview wit
     }
   } finally {
     await Promise.all([anonymous.close(), asAdmin.close(), asStranger.close()]);
+  }
+});
+
+test('a rollout held by readiness: /debug/controllers, /debug/machines and svc explain show its state and what holds it, then complete', async () => {
+  const cm = await ctx.topo.leaderOf(ctx.topo.managers, 'svc-controller-manager');
+  assert.ok(cm, 'a leading controller manager');
+  const admin = await ctx.topo.identities!.ca.issue({ cn: 'explainer', orgs: ['system:masters'] });
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false, cert: admin.certPem, key: admin.keyPem } });
+  const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
+    const res = await fetch(`https://127.0.0.1:${cm.port}${path}`, { dispatcher });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+  const explain = async (...args: string[]) =>
+    (await promisify(execFile)(process.execPath, [SVC_BIN, 'explain', ...args, '--svcconfig', ctx.topo.adminConfig, '--controller-manager', `https://127.0.0.1:${cm.port}`, '--insecure-skip-tls-verify'])).stdout;
+  try {
+    const d: Deployment = {
+      metadata: { name: 'held', namespace: 'ops' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'held' } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        template: { metadata: { labels: { app: 'held' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+      },
+    };
+    await ctx.topo.api.client.create(resources.deployments, 'ops', d);
+    await eventually(async () => (await get<LifecycleObjectFacts>('/debug/controllers/deployment/objects/ops/held')).body.state === 'complete', 60_000, 'first complete');
+    // The new template's pods become ready 15 s after they start: the rollout waits on each, one surge at a time.
+    await ctx.topo.api.client.patch(resources.deployments, 'ops', 'held', 'merge', {
+      spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28', readinessProbe: { httpGet: { port: 80 }, initialDelaySeconds: 15, periodSeconds: 1 } }] } } },
+    });
+    let held: LifecycleObjectFacts | undefined;
+    await eventually(async () => {
+      const r = await get<LifecycleObjectFacts>('/debug/controllers/deployment/objects/ops/held');
+      if (r.status === 200 && r.body.state === 'progressing.waitingForAvailable') held = r.body;
+      return held !== undefined;
+    }, 60_000, 'the Deployment waiting on available pods');
+    assert.match(held!.holds ?? '', /^waiting: [01] of 2 new pods available, maxUnavailable 0, [12] old pods left$/);
+    assert.ok(held!.transitions.some((t) => t.from === 'complete' && t.to.startsWith('progressing.')), JSON.stringify(held));
+    // svc explain says the same, from the command line.
+    const text = await explain('deployment/held', '-n', 'ops');
+    assert.match(text, /^Deployment ops\/held \(controller deployment\)$/m);
+    assert.match(text, /^State: +progressing\.(waitingForAvailable|surging|drainingOld) for \d+s/m, text);
+    assert.match(text, /^Held by: +(waiting: [01] of 2 new pods available, maxUnavailable 0, [12] old pods left|.*maxSurge 1.*|.*maxUnavailable 0.*)$/m, text);
+    // The machines page's JSON carries the same per controller.
+    const machines = await get<{ actors: Array<{ live?: { controller?: string; lifecycle?: LifecycleFacts } }> }>('/debug/machines');
+    const live = machines.body.actors.find((a) => a.live?.controller === 'deployment')?.live?.lifecycle;
+    assert.ok(live, 'the deployment controller reports its lifecycle');
+    assert.is(live.chart, 'lifecycle/deployment');
+    assert.is((await fetch(`https://127.0.0.1:${cm.port}/debug/machines/charts/${encodeURIComponent('lifecycle/deployment')}.svg`, { dispatcher })).status, 200);
+    // Once every pod is ready: complete, and explain says so.
+    await eventually(async () => (await get<LifecycleObjectFacts>('/debug/controllers/deployment/objects/ops/held')).body.state === 'complete', 60_000, 'complete');
+    assert.match(await explain('deploy/held', '-n', 'ops'), /^State: +complete for \d+s/m);
+    assert.match(await explain('deploy/held', '-n', 'ops', '-o', 'json'), /"holds": "2 of 2 available on the current template"/);
+    // An object it does not follow, and a type without a lifecycle, are refused with a reason.
+    const missing = await explain('deployment/nope', '-n', 'ops').then(() => '', (e: { stderr: string }) => e.stderr);
+    assert.match(missing, /follows no Deployment "ops\/nope"/);
+    const noLifecycle = await explain('configmap/x').then(() => '', (e: { stderr: string }) => e.stderr);
+    assert.match(noLifecycle, /no built-in controller follows ConfigMap objects through a lifecycle/);
+  } finally {
+    await dispatcher.close();
   }
 });
 

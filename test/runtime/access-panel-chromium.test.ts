@@ -1,4 +1,9 @@
 /**
+ * The machines page with `svc up` (one simulated node) running a Deployment rollout held by
+ * minReadySeconds: the static first render (no script at all) already shows the summary in the
+ * first 1400 × 1000 screenful; live, the deployment controller's objects table shows the
+ * Deployment in its lifecycle state, lit on the lifecycle chart when selected.
+ *
  * The access panel of /debug/machines/ui in real headless Chromium, against a real secured
  * `svc up` (Node,RBAC, its own CA): users with static tokens (--token-auth-file; the browser
  * sends them as bearer tokens), allowed the page by a ClusterRole on the non-resource path. The panel shows the viewer's own access matrix by default, answered by the authorizer in
@@ -7,12 +12,13 @@
  * SubjectAccessReviews and list bindings sees another user's matrix and who-can. A user without
  * the path is refused the page itself.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ROOT } from '../helpers/apiserver.js';
 import { startSvcUp, type SvcUp } from '../helpers/svc-up.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -70,6 +76,19 @@ subjects:
 - { kind: User, name: alice, apiGroup: rbac.authorization.k8s.io }
 `;
 
+const WEB = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: default }
+spec:
+  replicas: 2
+  minReadySeconds: 300
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec: { containers: [{ name: web, image: nginx }] }
+`;
+
 let up: SvcUp;
 let browser: Browser;
 const tokens: Record<string, string> = { viewer: 'viewer-token-0123456789', auditor: 'auditor-token-0123456789', outsider: 'outsider-token-0123456789' };
@@ -80,8 +99,10 @@ test.before(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`);
   const tokenFile = join(tokenDir, 'tokens.csv');
   writeFileSync(tokenFile, `${tokens['viewer']},viewer,1,"team-viewers"\n${tokens['auditor']},auditor,2\n${tokens['outsider']},outsider,3\n`);
-  up = await startSvcUp('svc-access-panel', ['--nodes=0', `--token-auth-file=${tokenFile}`]);
+  up = await startSvcUp('svc-access-panel', ['--nodes=1', '--image-pull-delay=20ms', '--container-start-delay=10ms', `--token-auth-file=${tokenFile}`]);
   await up.kubectlOk(['apply', '-f', up.manifest('policy.yaml', POLICY)]);
+  // A rollout that stays in progress for the whole file: new pods count as available only after 5 minutes.
+  await up.kubectlOk(['apply', '-f', up.manifest('web.yaml', WEB)]);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -112,6 +133,49 @@ async function showMatrix(page: Page, o: { namespace: string; user?: string; gro
 }
 
 const cell = (page: Page, resource: string, verb: string) => page.getAttribute(`#access td[data-resource="${resource}"][data-verb="${verb}"]`, 'data-allowed');
+
+test('the machines page at 1400 × 1000: the summary without any script, then the Deployment in its lifecycle state, lit when selected', async () => {
+  // Static first render: no script runs, yet the first screenful is the summary.
+  const still = await browser.newContext({ ignoreHTTPSErrors: true, javaScriptEnabled: false, extraHTTPHeaders: { authorization: `Bearer ${tokens['viewer']}` }, viewport: { width: 1400, height: 1000 } });
+  const bare = await still.newPage();
+  await bare.goto(ui(''));
+  const row = bare.locator('#summary tr[data-controller="deployment"]');
+  assert.match(await row.innerText(), /^deployment\s+running/);
+  assert.is(await bare.locator('#summary [data-summary="nodes"]').innerText(), '1');
+  assert.match(await bare.locator('#summary [data-summary="node-conditions"]').innerText(), /ready 1/);
+  assert.match(await bare.locator('#summary').innerText(), /scheduler: scheduler/);
+  const box = await bare.locator('#summary').boundingBox();
+  assert.ok(box && box.y + box.height <= 1000, `the summary fits the first screenful: ${JSON.stringify(box)}`);
+  assert.is(await bare.locator('details.card[open]').count(), 0, 'cards folded');
+  assert.is(await bare.locator('details.card[data-machine="worker"]').count(), 0, 'workers are not cards');
+  assert.ok((await bare.locator('details.card[data-role="controller"]').count()) >= 20);
+  await still.close();
+
+  // Live: the Deployment in the deployment controller's objects, held in progress by minReadySeconds.
+  const page = await pageAs('viewer');
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  const external: string[] = [];
+  page.on('request', (r) => { if (!r.url().startsWith(`https://127.0.0.1:${up.port}/`)) external.push(r.url()); });
+  await page.goto(ui(''));
+  await page.waitForSelector('#conn:text-is("live")', { timeout: 30_000 });
+  await page.waitForFunction(() => /progressing\.\w+ 1/.test((globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('#summary tr[data-controller="deployment"] td.objects')?.textContent ?? ''), undefined, { timeout: 60_000 });
+  const png = await page.screenshot();
+  const dir = process.env['UPDATE_DOCS_IMAGES'] === '1' ? join(ROOT, 'docs', 'images') : join(ROOT, 'dist', 'test-artifacts');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'machines-page.png'), png);
+  await page.click('#summary a:text-is("deployment")');
+  const card = 'details.card[data-machine="controller"][data-state^="running"]#' + (await page.locator('details.card[open]').getAttribute('id'));
+  const obj = page.locator(`${card} tr[data-object="default/web"]`);
+  await obj.waitFor({ timeout: 30_000 });
+  const state = (await obj.getAttribute('data-state')) ?? '';
+  assert.match(state, /^progressing\./);
+  assert.match(await obj.innerText(), /default\/web\s+progressing\./);
+  await obj.click();
+  await page.waitForSelector(`${card} .lifecycle .chart svg [id="state-${state}"].active`, { timeout: 15_000 });
+  assert.match((await page.getAttribute(`${card} .lifecycle`, 'data-highlighted')) ?? '', new RegExp(`^progressing .*${state.replace(/\./g, '\\.')}$`));
+  assert.equal(external, [], 'the page asks nothing outside the server');
+  await page.context().close();
+});
 
 test("the viewer's own matrix by default, decided by RBAC; someone else's and who-can refused", async () => {
   const page = await pageAs('viewer');

@@ -69,9 +69,11 @@ test('DOT: clusters for compound and parallel states, ids per state path, lhead 
   assert.match(dot, /subgraph "cluster_busy" \{\n\s+graph \[id="state-busy", class="state state-compound"/);
   assert.match(dot, /subgraph "cluster_both" \{\n\s+graph \[id="state-both", class="state state-parallel".*dashed/);
   assert.match(dot, /"s:busy.loaded" \[id="state-busy.loaded", class="state state-final".*peripheries=2\]/);
-  assert.match(dot, /"s:waiting" -> "init:busy" \[lhead="cluster_busy", label="after retry \(1000ms\)"/);
-  assert.match(dot, /"any:" -> "s:idle" \[label="RESET"/, 'a machine-wide transition starts from "any state"');
-  assert.match(dot, /"s:idle" -> "s:idle" \[label="PING \/ log", style=dashed/);
+  // Labels are padded and split at " / " (no label runs into its neighbour's); the whole label is the tooltip.
+  assert.match(dot, /"s:waiting" -> "init:busy" \[lhead="cluster_busy", label=" after retry \(1000ms\) ", tooltip="after retry \(1000ms\)"/);
+  assert.match(dot, /"any:" -> "s:idle" \[label=" RESET "/, 'a machine-wide transition starts from "any state"');
+  assert.match(dot, /"s:idle" -> "s:idle" \[label=" PING \\n \/ log ", tooltip="PING \/ log", style=dashed/);
+  assert.match(dot, /graph \[compound=true, rankdir=TB, nodesep=0\.6, ranksep=0\.5/, 'room between nodes and ranks for labels');
   assert.match(dot, /"s:busy.fetching" \[id="state-busy.fetching", class="state state-atomic", label="fetching\\ninvoke fetcher \(load\)"\]/);
 });
 

@@ -70,6 +70,9 @@ test('recent reconciles, newest first, with outcome, duration, retries and the e
   assert.equal(f.outcomes, { done: 0, requeue: 0, requeueAfter: 1, failed: 2, terminal: 0 });
   assert.equal(f.queue.working, []);
   assert.is(f.queue.delayed, 1, 'requeueAfter waits in the delayed set');
+  // A planned requeue after two failures is not a back-off: the page lights `scheduled`, not `backoff`.
+  assert.is(f.queue.scheduled, 1);
+  assert.is(f.queue.backingOff, 0);
 });
 
 test('the queue: depth and the waiting keys in hand-out order; informers with sync state and last event', async () => {

@@ -71,4 +71,23 @@ test('the default limiter holds the 101st retry of a burst for the token bucket 
   assert.is(q.length, 101);
 });
 
+test('a delayed key is backing off (addRateLimited) or planned (addAfter): the earlier pending delay says which', () => {
+  const clock = new SimulatedClock();
+  const q = new WorkQueue({ name: 't', clock, rateLimiter: new ExponentialBackoffRateLimiter(100, 10_000) });
+  q.addAfter('planned', 1_000);
+  q.addRateLimited('failing');
+  assert.equal([q.delayed, q.backingOff], [2, 1]);
+  // A planned delay earlier than the back-off replaces it (and the other way round).
+  q.addAfter('failing', 10);
+  q.addRateLimited('planned');
+  assert.equal([q.delayed, q.backingOff], [2, 1]);
+  clock.increment(10);
+  assert.equal([q.delayed, q.backingOff], [1, 1], 'the key now planned left; the other backs off');
+  clock.increment(100);
+  assert.equal([q.delayed, q.backingOff], [0, 0]);
+  q.addRateLimited('x');
+  q.shutDown();
+  assert.equal([q.delayed, q.backingOff], [0, 0]);
+});
+
 test.run();

@@ -1367,6 +1367,30 @@ export interface PodSecurityPolicySpec {
   };
 }
 
+/** Part of AuditSink (auditregistration.svc.io/v1alpha1). */
+export interface AuditSinkSpec {
+  policy?: {
+    level?: string;
+    stages?: string[];
+  };
+  webhook?: {
+    throttle?: {
+      qps?: number;
+      burst?: number;
+    };
+    clientConfig?: {
+      url?: string;
+      service?: {
+        namespace?: string;
+        name?: string;
+        path?: string;
+        port?: number;
+      };
+      caBundle?: string;
+    };
+  };
+}
+
 /** Part of HorizontalPodAutoscaler (autoscaling/v1). */
 export interface HorizontalPodAutoscalerV1Spec {
   scaleTargetRef?: {
@@ -1859,6 +1883,11 @@ export interface PodSecurityPolicy extends SvcObject {
   spec?: PodSecurityPolicySpec;
 }
 
+/** AuditSink (auditregistration.svc.io/v1alpha1, cluster-scoped). */
+export interface AuditSink extends SvcObject {
+  spec?: AuditSinkSpec;
+}
+
 /** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
 export interface EndpointSliceV1beta1 extends SvcObject {
   addressType?: string;
@@ -1967,6 +1996,7 @@ export interface BuiltinKinds {
   flowschemas: FlowSchema;
   prioritylevelconfigurations: PriorityLevelConfiguration;
   podsecuritypolicies: PodSecurityPolicy;
+  auditsinks: AuditSink;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
   "endpointslices.v1beta1.discovery.svc.io": EndpointSliceV1beta1;

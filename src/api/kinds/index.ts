@@ -28,6 +28,7 @@ export * from './networking/networkpolicy.js';
 export * from './storage/storage.js';
 export * from './node/runtimeclass.js';
 export * from './admissionregistration/webhook-configurations.js';
+export * from './auditregistration/audit-sink.js';
 export * from './events/event.js';
 export * from './columns/networking.js';
 export * from './columns/scaling.js';

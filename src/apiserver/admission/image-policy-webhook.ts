@@ -30,7 +30,7 @@
 import type { Pod } from '../../api/generated/kinds.js';
 import { ClientConfigError, parseSvcconfigFile, type ClientConfig } from '../../client/svcconfig.js';
 import { AnswerCache, RemoteCallError, WebhookClient, type Backoff } from '../auth/webhook-client.js';
-import type { AdmissionPlugin } from './chain.js';
+import { addAuditAnnotation, type AdmissionPlugin } from './chain.js';
 import { pluginConfigError, type PluginConfiguration } from './config-file.js';
 import { admissionForbidden } from './refusal.js';
 
@@ -133,11 +133,11 @@ export function imagePolicyWebhook(config: ImagePolicyConfig): AdmissionPlugin {
       } catch (err) {
         if (!(err instanceof RemoteCallError)) throw err;
         if (!config.defaultAllow) throw admissionForbidden(a, err.message);
-        (a.auditAnnotations ??= {})[`${AUDIT_KEY_PREFIX}failed-open`] = 'true';
+        addAuditAnnotation(a, `${AUDIT_KEY_PREFIX}failed-open`, 'true');
         pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [FAILED_OPEN_ANNOTATION]: 'true' };
         return;
       }
-      for (const [k, v] of Object.entries(status.auditAnnotations ?? {})) (a.auditAnnotations ??= {})[AUDIT_KEY_PREFIX + k] = v;
+      for (const [k, v] of Object.entries(status.auditAnnotations ?? {})) addAuditAnnotation(a, AUDIT_KEY_PREFIX + k, v);
       if (!status.allowed) {
         throw admissionForbidden(a, status.reason ? `image policy webhook backend denied one or more images: ${status.reason}` : 'one or more images rejected by webhook backend');
       }

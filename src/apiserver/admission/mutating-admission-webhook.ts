@@ -5,19 +5,21 @@
  * and applies each one's JSON patch before the next is called (./webhook/dispatcher.ts for calls,
  * failures and refusals).
  *
- * reinvocationPolicy IfNeeded, as established: a hook with it that was called is called once
- * more, after all hooks ran, when a hook called after it changed the object (only hooks called in
- * the first round, and still matching the changed object, are called again; there is no third
- * round). The established server then also re-runs its built-in mutating plugins; here they run
- * before the webhooks and are not run again (docs/security.md).
+ * Reinvocation, as established (the chain's part is in ./chain.ts): a hook that changes the object
+ * asks for a second run of the whole mutating chain, so every built-in mutating plugin runs again
+ * (they are idempotent and see what the webhooks added). In that second run this plugin calls only
+ * the reinvocationPolicy IfNeeded hooks that were called before a change: before a hook that
+ * changed the object, or before built-in plugins that changed it since this plugin last ran. A
+ * hook first skipped is never called in the second run, even if it matches now; there is no third.
  *
  * A patch that cannot be applied, or one for a request without an object (DELETE, CONNECT), is a
  * 500 whatever the failurePolicy (as established: it is not a failed call).
  */
 import { badRequest, internalError, StatusError } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
+import { canonicalJson } from '../../api/json-walk.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './chain.js';
-import { callHook, deniedBy, matchingHooks, WebhookSource, type ConfiguredWebhook, type WebhookDeps } from './webhook/dispatcher.js';
+import { callHook, deniedBy, timedHook, matchingHooks, WebhookSource, type ConfiguredWebhook, type WebhookDeps } from './webhook/dispatcher.js';
 import type { WebhookInvocation } from './webhook/matching.js';
 import { applyReviewPatch, objectFor, objectFromReview } from './webhook/review.js';
 
@@ -72,28 +74,53 @@ async function mutateOnce(hook: ConfiguredWebhook, inv: WebhookInvocation, a: Ad
   return changed;
 }
 
+/** This plugin's reinvocation state across the chain's two runs (established webhookReinvokeContext). */
+interface WebhookReinvocation {
+  /** The object as this plugin last left it, to see whether built-in plugins changed it since. */
+  lastOutput?: string;
+  /** IfNeeded hooks called since the last change: due again if the object changes later. */
+  previouslyInvoked: Set<string>;
+  /** Hooks to call in the second run. */
+  reinvoke: Set<string>;
+}
+
+const PLUGIN = 'MutatingAdmissionWebhook';
+
 export function mutatingAdmissionWebhook(deps: WebhookDeps): AdmissionPlugin {
   const source = new WebhookSource(deps.configurations);
   return {
-    name: 'MutatingAdmissionWebhook',
+    name: PLUGIN,
     // Each hook's own sideEffects is checked against dry run when it matches (dispatcher.ts).
     sideEffects: 'NoneOnDryRun',
     handles: () => true,
     async mutate(a) {
       const hooks = await source.hooks();
-      const first = await matchingHooks(hooks, a, deps);
-      if (first.length === 0) return;
-      const invokedReinvocable: string[] = [];
-      const reinvoke = new Set<string>();
-      for (const { hook, inv } of first) {
-        const changed = await mutateOnce(hook, inv, a, deps);
-        // A change makes every reinvocable hook called before this one due again.
-        if (changed) for (const k of invokedReinvocable) reinvoke.add(k);
-        if (hook.reinvocationPolicy === 'IfNeeded') invokedReinvocable.push(hook.key);
+      const matched = await matchingHooks(hooks, a, deps);
+      if (matched.length === 0) return;
+      const ctx = (a.reinvocation ??= { isReinvoke: false, shouldReinvoke: false, values: new Map() });
+      let state = ctx.values.get(PLUGIN) as WebhookReinvocation | undefined;
+      if (!state) ctx.values.set(PLUGIN, (state = { previouslyInvoked: new Set(), reinvoke: new Set() }));
+      const st = state;
+      // Built-in plugins changed the object since the hooks last saw it: the IfNeeded hooks called are due.
+      const dueAll = () => {
+        for (const k of st.previouslyInvoked) st.reinvoke.add(k);
+        st.previouslyInvoked.clear();
+      };
+      if (ctx.isReinvoke && st.lastOutput !== canonicalJson(a.object ?? null)) dueAll();
+      try {
+        for (const { hook, inv } of matched) {
+          if (ctx.isReinvoke && !st.reinvoke.has(hook.key)) continue;
+          const changed = await timedHook(hook, 'admit', a, deps, () => mutateOnce(hook, inv, a, deps));
+          if (changed) {
+            dueAll();
+            ctx.shouldReinvoke = true;
+          }
+          if (hook.reinvocationPolicy === 'IfNeeded') st.previouslyInvoked.add(hook.key);
+        }
+      } finally {
+        // Compared by content, not key order (the established semantic DeepEqual).
+        st.lastOutput = canonicalJson(a.object ?? null);
       }
-      if (reinvoke.size === 0) return;
-      const again = await matchingHooks(hooks.filter((h) => reinvoke.has(h.key)), a, deps);
-      for (const { hook, inv } of again) await mutateOnce(hook, inv, a, deps);
     },
   };
 }

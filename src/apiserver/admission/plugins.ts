@@ -2,9 +2,9 @@
  * The one list of admission plugins this server builds, in the established order the chain runs
  * them (whatever order the flags name them in), and the chain --enable/--disable-admission-plugins
  * make of them. A plugin the flags name explicitly but that is absent here is refused at start
- * (`admissionPluginsNotBuilt`), never accepted and skipped. The established default list still
- * names plugins not built here (the two webhook plugins): those simply do not run, as before this
- * list existed; docs/security.md lists what runs.
+ * (`admissionPluginsNotBuilt`), never accepted and skipped. Every plugin of the established
+ * default list is built; docs/security.md lists what each does. The chain reports durations to the server's
+ * admission metrics (./metrics.ts).
  */
 import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceDefinition } from '../../api/types.js';
@@ -53,6 +53,8 @@ import { mutatingAdmissionWebhook } from './mutating-admission-webhook.js';
 import { validatingAdmissionWebhook } from './validating-admission-webhook.js';
 import type { ClientIdentity } from './webhook/client.js';
 import { webhookDeps, type WebhookDeps } from './webhook/dispatcher.js';
+import { parseWebhookAdmissionConfiguration } from './webhook/credentials.js';
+import type { AdmissionMetrics } from './metrics.js';
 
 /** The established default list (--enable-admission-plugins adds to it, --disable-admission-plugins removes). */
 export const DEFAULT_ADMISSION_PLUGINS = [
@@ -88,6 +90,8 @@ export interface AdmissionContext {
   pluginConfigurations?: AdmissionPluginConfigurations;
   /** --proxy-client-cert-file / --proxy-client-key-file (PEM): the certificate admission webhooks are called with. */
   proxyClient?: ClientIdentity;
+  /** The server's admission metrics (absent: none recorded). */
+  metrics?: AdmissionMetrics;
   logger?: Logger;
 }
 
@@ -125,6 +129,8 @@ const CONFIGURATION_READERS: ReadonlyMap<string, (cfg: PluginConfiguration | und
   ['PodNodeSelector', parsePodNodeSelectorConfiguration],
   ['PodTolerationRestriction', parsePodTolerationRestrictionConfiguration],
   ['EventRateLimit', parseEventRateLimitConfiguration],
+  ['MutatingAdmissionWebhook', (cfg) => parseWebhookAdmissionConfiguration('MutatingAdmissionWebhook', cfg)],
+  ['ValidatingAdmissionWebhook', (cfg) => parseWebhookAdmissionConfiguration('ValidatingAdmissionWebhook', cfg)],
 ]);
 
 /**
@@ -259,15 +265,16 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
     return defaultIngressClass(async () => (store ? (await store.list({ namespace: '', resourceVersion: '0', filtered: false })).items.map((v) => v.object as IngressClass) : []));
   }],
   // As established, the webhooks come after every other built-in plugin but ResourceQuota (and AlwaysDeny).
-  ['MutatingAdmissionWebhook', (ctx) => mutatingAdmissionWebhook(webhookDepsOf(ctx, 'mutatingwebhookconfigurations'))],
-  ['ValidatingAdmissionWebhook', (ctx) => validatingAdmissionWebhook(webhookDepsOf(ctx, 'validatingwebhookconfigurations'))],
+  ['MutatingAdmissionWebhook', (ctx) => mutatingAdmissionWebhook(webhookDepsOf(ctx, 'MutatingAdmissionWebhook', 'mutatingwebhookconfigurations'))],
+  ['ValidatingAdmissionWebhook', (ctx) => validatingAdmissionWebhook(webhookDepsOf(ctx, 'ValidatingAdmissionWebhook', 'validatingwebhookconfigurations'))],
   // Last but AlwaysDeny, as established: it charges usage, so it runs once every other plugin has admitted.
   ['ResourceQuota', (ctx) => resourceQuotaAdmission(quotaAccess(ctx))],
   ['AlwaysDeny', () => alwaysDeny()],
 ]);
 
 /** The webhook plugins' reads: their configurations, namespaces, services and endpoints, all through the watch caches. */
-function webhookDepsOf(ctx: AdmissionContext, plural: string): WebhookDeps {
+function webhookDepsOf(ctx: AdmissionContext, plugin: string, plural: string): WebhookDeps {
+  const credentials = parseWebhookAdmissionConfiguration(plugin, sectionOf(ctx, plugin));
   const store = (group: string, version: string, p: string) => {
     const def = ctx.registry.lookup(group, version, p);
     return def ? ctx.storeFor(def) : undefined;
@@ -279,7 +286,9 @@ function webhookDepsOf(ctx: AdmissionContext, plural: string): WebhookDeps {
     endpoints: store('', 'v1', 'endpoints'),
     definitions: () => ctx.registry.enabledResources(),
     ...(ctx.proxyClient ? { identity: ctx.proxyClient } : {}),
-    ...(ctx.logger ? { logger: ctx.logger.child({ plugin: plural.startsWith('mutating') ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook' }) } : {}),
+    ...(credentials ? { credentials } : {}),
+    ...(ctx.metrics ? { metrics: ctx.metrics } : {}),
+    ...(ctx.logger ? { logger: ctx.logger.child({ plugin }) } : {}),
   });
 }
 
@@ -318,5 +327,5 @@ export function admissionPluginsNotBuilt(names: readonly string[]): string[] {
 
 /** The chain of the enabled plugins this server builds, in run order. */
 export function buildAdmission(enabled: readonly string[] = DEFAULT_ADMISSION_PLUGINS, ctx: AdmissionContext): AdmissionChain {
-  return new AdmissionChain([...FACTORIES].filter(([name]) => enabled.includes(name)).map(([, make]) => make(ctx)));
+  return new AdmissionChain([...FACTORIES].filter(([name]) => enabled.includes(name)).map(([, make]) => make(ctx)), ctx.metrics);
 }

@@ -9,10 +9,11 @@
  *   defaults, ./pod-security-policy-provider.ts) and validated. The first usable policy that admits
  *   the pod unchanged wins; otherwise the first (by name) usable policy that admits it with its
  *   defaults wins, and the pod gets those defaults. The pod is annotated `svc.io/psp: <policy>`
- *   (established `kubernetes.io/psp`);
+ *   (established `kubernetes.io/psp`) and its audit event `podsecuritypolicy.policy.svc.io/admit-policy`;
  * - every create and update (validating phase, after the other plugins' changes): the pod must be
  *   admitted unchanged by a usable policy (the annotated one is tried first), so an update cannot
- *   move a pod outside every policy and defaults are never applied to an existing pod;
+ *   move a pod outside every policy and defaults are never applied to an existing pod; the audit
+ *   event gets `podsecuritypolicy.policy.svc.io/validate-policy`;
  * - refused: 403 `pods "<name>" is forbidden: unable to validate against any pod security policy:
  *   [<errors>]`, listing the errors of the policies the user or service account may use; with no
  *   policy at all, `no providers available to validate pod request`. So enabling the plugin before
@@ -28,12 +29,18 @@ import type { SvcObject } from '../../api/types.js';
 import { serviceAccountGroups, serviceAccountUsername } from '../../api/service-account-token-format.js';
 import type { Authorizer } from '../auth/authorization.js';
 import type { UserInfo } from '../auth/user.js';
-import type { AdmissionAttributes, AdmissionPlugin } from './chain.js';
+import { addAuditAnnotation, type AdmissionAttributes, type AdmissionPlugin } from './chain.js';
 import { podSecurityPolicyProvider, type PodSecurityPolicyProvider } from './pod-security-policy-provider.js';
 import { StrategyError } from './pod-security-policy-strategies.js';
 
 /** The annotation naming the policy a pod was admitted under (the established `kubernetes.io/psp`). */
 export const VALIDATED_PSP_ANNOTATION = 'svc.io/psp';
+
+/**
+ * The audit annotations naming the policy that admitted (`admit-policy`) and validated
+ * (`validate-policy`) the pod (established prefix `podsecuritypolicy.policy.k8s.io`).
+ */
+export const PSP_AUDIT_KEY_PREFIX = 'podsecuritypolicy.policy.svc.io/';
 
 /** The groups whose `use` on podsecuritypolicies grants a policy (the legacy one too, as established). */
 const PSP_GROUPS = ['policy', 'extensions'];
@@ -146,9 +153,11 @@ export function podSecurityPolicyAdmission(access: PodSecurityPolicyAccess): Adm
       for (const key of Object.keys(target)) if (!(key in pod)) delete target[key];
       Object.assign(target, pod);
       target.metadata.annotations = { ...(target.metadata.annotations ?? {}), [VALIDATED_PSP_ANNOTATION]: policy };
+      addAuditAnnotation(a, `${PSP_AUDIT_KEY_PREFIX}admit-policy`, policy);
     },
     async validate(a) {
-      await decide(a, false);
+      const { policy } = await decide(a, false);
+      addAuditAnnotation(a, `${PSP_AUDIT_KEY_PREFIX}validate-policy`, policy);
     },
   };
 }

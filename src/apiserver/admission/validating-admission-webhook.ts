@@ -6,7 +6,7 @@
  * established, the first refusal to arrive is the one returned.
  */
 import type { AdmissionPlugin } from './chain.js';
-import { callHook, deniedBy, matchingHooks, WebhookSource, type WebhookDeps } from './webhook/dispatcher.js';
+import { callHook, deniedBy, timedHook, matchingHooks, WebhookSource, type WebhookDeps } from './webhook/dispatcher.js';
 
 export function validatingAdmissionWebhook(deps: WebhookDeps): AdmissionPlugin {
   const source = new WebhookSource(deps.configurations);
@@ -22,8 +22,10 @@ export function validatingAdmissionWebhook(deps: WebhookDeps): AdmissionPlugin {
       await Promise.all(
         hits.map(async ({ hook, inv }) => {
           try {
-            const result = await callHook(hook, inv, a, deps, false);
-            if (result && !result.allowed) throw deniedBy(hook.name, result.status);
+            await timedHook(hook, 'validating', a, deps, async () => {
+              const result = await callHook(hook, inv, a, deps, false);
+              if (result && !result.allowed) throw deniedBy(hook.name, result.status);
+            });
           } catch (e) {
             errors.push(e);
           }

@@ -61,6 +61,7 @@ const PRIORITIES: Readonly<Record<string, ApiServicePriority>> = {
   'flowcontrol.apiserver.svc.io/v1beta2': { group: 16100, version: 15 },
   'flowcontrol.apiserver.svc.io/v1beta1': { group: 16100, version: 12 },
   'flowcontrol.apiserver.svc.io/v1alpha1': { group: 16100, version: 9 },
+  'auditregistration.svc.io/v1alpha1': { group: 950, version: 400 },
   'internal.apiserver.svc.io/v1alpha1': { group: 16000, version: 9 },
   'resource.svc.io/v1alpha2': { group: 15900, version: 9 },
   'metrics.svc.io/v1beta1': { group: 100, version: 100 },

@@ -15,7 +15,7 @@
  * when it sent one). The handlers contribute through the functions at the end of this file (called
  * from src/apiserver/http.ts): the decoded request object, the response object or Status, and
  * annotations (authorization's decision and reason here; admission's via `addAuditAnnotation`).
- * With audit off none of this exists (`auditOf` finds nothing in an empty WeakMap).
+ * The audit metrics (./metrics.ts) are counted here and by the backends. With audit off none of this exists (`auditOf` finds nothing in an empty WeakMap).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -30,6 +30,9 @@ import { type AuditEvent, type EventUser, microNow, type ResponseStatus, sourceI
 import { ensureLogFile, LogBackend } from './log-backend.js';
 import { type AuditPolicy, type AuditStage, evaluatePolicy, levelRank, type RequestAuditConfig } from './policy.js';
 import { WebhookBackend } from './webhook-backend.js';
+import { AuditMetrics } from './metrics.js';
+import type { DynamicBackend } from './dynamic-backend.js';
+import type { Registry } from 'prom-client';
 
 export const AUDIT_ID_HEADER = 'audit-id';
 export const DECISION_ANNOTATION = 'authorization.svc.io/decision';
@@ -44,19 +47,30 @@ export class Auditor {
   readonly backend: AuditBackend;
   private readonly policy: AuditPolicy;
 
-  constructor(config: AuditConfig, private readonly logger: Logger) {
+  private readonly metrics: AuditMetrics | undefined;
+
+  constructor(
+    config: AuditConfig,
+    private readonly logger: Logger,
+    registry?: Registry,
+    /** --audit-dynamic-configuration: the AuditSinks' backends (./dynamic-backend.ts). */
+    private readonly dynamic?: DynamicBackend,
+  ) {
     this.policy = config.policy;
+    const metrics = (this.metrics = registry ? new AuditMetrics(registry) : undefined);
+    const errors = metrics ? (plugin: string, n: number) => metrics.pluginError(plugin, n) : undefined;
+    if (errors) dynamic?.countErrors(errors);
     const backends: AuditBackend[] = [];
     if (config.log) {
       const l = config.log;
       ensureLogFile(l.path);
       const sink = new LogBackend({ path: l.path, format: l.format, apiVersion: l.apiVersion, maxAgeDays: l.maxAgeDays, maxBackups: l.maxBackups, maxSizeMB: l.maxSizeMB }, logger);
-      backends.push(wrapBackend(sink, { ...l, name: 'log' }, logger));
+      backends.push(wrapBackend(sink, { ...l, name: 'log' }, logger, errors));
     }
     if (config.webhook) {
       const w = config.webhook;
       const sink = new WebhookBackend({ client: w.client, apiVersion: w.apiVersion, initialBackoffMs: w.initialBackoffMs }, logger);
-      backends.push(wrapBackend(sink, { ...w, name: 'webhook' }, logger));
+      backends.push(wrapBackend(sink, { ...w, name: 'webhook' }, logger, errors));
     }
     this.backend = backends.length === 1 ? backends[0]! : new UnionBackend(backends);
   }
@@ -66,8 +80,11 @@ export class Auditor {
     const auditID = auditIdOf(req);
     setHeader(res, auditID);
     const cfg = evaluatePolicy(this.policy, user, info);
-    if (cfg.level === 'None') return undefined;
-    const ra = new RequestAudit(this.backend, cfg, baseEvent(req, info, auditID, cfg, eventUser(user)), longRunning, this.logger);
+    const dynamic = this.dynamic?.active ? this.dynamic : undefined;
+    // With dynamic audit every request is recorded at RequestResponse (the established dynamic policy checker).
+    this.metrics?.levels.inc({ level: dynamic ? 'RequestResponse' : cfg.level });
+    if (cfg.level === 'None' && !dynamic) return undefined;
+    const ra = new RequestAudit(this.backend, cfg, baseEvent(req, info, auditID, cfg, eventUser(user)), longRunning, this.logger, this.metrics, dynamic);
     ra.attach(req, res);
     return ra;
   }
@@ -77,16 +94,17 @@ export class Auditor {
     const auditID = auditIdOf(req);
     setHeader(res, auditID);
     const cfg = evaluatePolicy(this.policy, undefined, info);
-    if (cfg.level === 'None') return;
+    const dynamic = this.dynamic?.active ? this.dynamic : undefined;
+    if (cfg.level === 'None' && !dynamic) return;
     const ev = baseEvent(req, info, auditID, cfg, {});
     const message = attempted.length ? `Authentication failed, attempted: ${attempted.join(', ')}` : 'Authentication failed, no credentials provided';
-    const ra = new RequestAudit(this.backend, cfg, ev, true, this.logger);
+    const ra = new RequestAudit(this.backend, cfg, ev, true, this.logger, this.metrics, dynamic);
     ra.failedAuthentication(message);
     ra.attach(req, res);
   }
 
-  shutdown(): Promise<void> {
-    return this.backend.shutdown();
+  async shutdown(): Promise<void> {
+    await Promise.all([this.backend.shutdown(), this.dynamic?.shutdown()]);
   }
 }
 
@@ -150,10 +168,19 @@ export class RequestAudit {
     private readonly event: AuditEvent,
     private readonly longRunning: boolean,
     private readonly logger: Logger,
+    private readonly metrics?: AuditMetrics,
+    /** Dynamic audit's sinks: they get every stage at RequestResponse, each enforcing its own policy. */
+    private readonly dynamic?: DynamicBackend,
   ) {}
 
+  /** What the static policy asks for. */
   get level(): RequestAuditConfig['level'] {
     return this.config.level;
+  }
+
+  /** What is recorded: the static level, or everything when dynamic sinks want it. */
+  private get capture(): RequestAuditConfig['level'] {
+    return this.dynamic ? 'RequestResponse' : this.config.level;
   }
 
   /** Hooks the response: its headers (ResponseStarted) and its end (ResponseComplete). */
@@ -189,6 +216,7 @@ export class RequestAudit {
     const ok = this.emit('RequestReceived');
     if ((typeof ok === 'boolean' ? ok : await ok) === false) {
       this.finished = true;
+      this.metrics?.rejected.inc();
       throw internalError('Internal error occurred: failed to store audit event');
     }
   }
@@ -214,13 +242,13 @@ export class RequestAudit {
       if (!ref.resourceVersion && typeof meta['resourceVersion'] === 'string') ref.resourceVersion = meta['resourceVersion'];
     }
     // A snapshot: the handlers default and change the value afterwards.
-    if (levelRank(this.level) >= levelRank('Request') && value !== undefined) this.requestJson = JSON.parse(JSON.stringify(value));
+    if (levelRank(this.capture) >= levelRank('Request') && value !== undefined) this.requestJson = JSON.parse(JSON.stringify(value));
   }
 
   /** A response body written whole (kept at RequestResponse; a Status also fills responseStatus). */
   responseObject(body: Buffer | string | object | readonly Buffer[]): void {
     if (!Buffer.isBuffer(body) && !Array.isArray(body) && typeof body === 'object' && (body as { kind?: unknown }).kind === 'Status') this.status(body as ResponseStatus);
-    if (this.level === 'RequestResponse' && !this.longRunning) this.responseBody = body;
+    if (this.capture === 'RequestResponse' && !this.longRunning) this.responseBody = body;
   }
 
   /** A Status answer: its bounded fields are recorded, as established. */
@@ -264,18 +292,28 @@ export class RequestAudit {
   }
 
   private emit(stage: AuditStage): boolean | Promise<boolean> {
-    if (this.config.omitStages.has(stage)) return true;
+    const recorded = this.config.level !== 'None' && !this.config.omitStages.has(stage);
+    if (!recorded && !this.dynamic) return true;
     const ev: AuditEvent = { ...this.event, stage, stageTimestamp: microNow() };
     if (this.event.objectRef) ev.objectRef = { ...this.event.objectRef };
+    let response: unknown;
     if (stage !== 'RequestReceived') {
       if (this.responseStatus) ev.responseStatus = { ...this.responseStatus };
       if (this.annotations) ev.annotations = { ...this.annotations };
-      if (this.requestJson !== undefined) ev.requestObject = this.omitManaged(this.requestJson);
-      if (stage === 'ResponseComplete' && this.responseBody !== undefined) {
-        const parsed = parseBody(this.responseBody);
-        if (parsed !== undefined) ev.responseObject = this.omitManaged(parsed);
-      }
+      if (stage === 'ResponseComplete' && this.responseBody !== undefined) response = parseBody(this.responseBody);
     }
+    if (this.dynamic) {
+      // The sinks get the whole event (each enforces its own level and stages); never blocking.
+      const full: AuditEvent = { ...ev, level: 'RequestResponse', ...(this.requestJson !== undefined && stage !== 'RequestReceived' ? { requestObject: this.requestJson } : {}), ...(response !== undefined ? { responseObject: response } : {}) };
+      this.metrics?.events.inc();
+      this.dynamic.processEvents([full]);
+      if (!recorded) return true;
+    }
+    // The static backends' event, at the static policy's level (established `enforced` backend when dynamic audit is on).
+    ev.level = this.config.level;
+    if (stage !== 'RequestReceived' && this.requestJson !== undefined && levelRank(this.config.level) >= levelRank('Request')) ev.requestObject = this.omitManaged(this.requestJson);
+    if (response !== undefined && this.config.level === 'RequestResponse') ev.responseObject = this.omitManaged(response);
+    this.metrics?.events.inc();
     try {
       return this.backend.processEvents([ev]);
     } catch (err) {

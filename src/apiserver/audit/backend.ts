@@ -13,6 +13,8 @@
  *   loses its request and response objects (annotated `audit.svc.io/truncated: "true"`), and is
  *   dropped if still too large; a batch over --audit-*-truncate-max-batch-size bytes is split.
  *
+ * Lost events are counted by plugin (`log`, `webhook`, `buffered`, `truncate`; ./metrics.ts).
+ *
  * `processEvents` returns a boolean, or a promise of one when the sink writes asynchronously (the
  * log's group commit, the webhook): in the blocking modes the pipeline holds the response's end
  * until it settles.
@@ -46,6 +48,40 @@ export interface TruncateOptions {
 }
 
 export const TRUNCATED_ANNOTATION = 'audit.svc.io/truncated';
+
+/** Where lost events are counted (apiserver_audit_error_total{plugin}, ./metrics.ts). */
+export type PluginErrors = (plugin: string, events: number) => void;
+
+/** A sink whose failures (false, or a failed promise) are counted under its plugin name. */
+export class CountingBackend implements AuditBackend {
+  constructor(
+    private readonly sink: AuditBackend,
+    private readonly plugin: string,
+    private readonly errors: PluginErrors,
+  ) {}
+
+  processEvents(events: readonly AuditEvent[]): boolean | Promise<boolean> {
+    const r = this.sink.processEvents(events);
+    if (typeof r === 'boolean') {
+      if (!r) this.errors(this.plugin, events.length);
+      return r;
+    }
+    return r.then(
+      (ok) => {
+        if (!ok) this.errors(this.plugin, events.length);
+        return ok;
+      },
+      (err: unknown) => {
+        this.errors(this.plugin, events.length);
+        throw err;
+      },
+    );
+  }
+
+  shutdown(): Promise<void> {
+    return this.sink.shutdown();
+  }
+}
 
 /** Every backend in turn (the log and the webhook); false if any said false. */
 export class UnionBackend implements AuditBackend {
@@ -97,6 +133,7 @@ export class BufferedBackend implements AuditBackend {
     private readonly opts: BatchOptions,
     private readonly logger: Logger,
     private readonly name: string,
+    private readonly errors?: PluginErrors,
   ) {
     this.tokens = Math.max(1, opts.throttleBurst);
   }
@@ -106,6 +143,7 @@ export class BufferedBackend implements AuditBackend {
       if (this.queue.length >= this.opts.bufferSize || this.stopped) {
         // Established: the request is not held up by a full buffer; the event is lost and said so.
         if (this.dropped++ % 1000 === 0) this.logger.error({ backend: this.name, dropped: this.dropped }, 'audit buffer queue blocked: event dropped');
+        this.errors?.('buffered', 1);
         continue;
       }
       this.queue.push(ev);
@@ -185,6 +223,7 @@ export class TruncateBackend implements AuditBackend {
     private readonly opts: TruncateOptions,
     private readonly apiVersion: string,
     private readonly logger: Logger,
+    private readonly errors?: PluginErrors,
   ) {}
 
   processEvents(events: readonly AuditEvent[]): boolean | Promise<boolean> {
@@ -199,6 +238,7 @@ export class TruncateBackend implements AuditBackend {
         size = Buffer.byteLength(encodeEventJson(e, this.apiVersion));
         if (size > this.opts.maxEventSize) {
           this.logger.error({ auditID: ev.auditID, stage: ev.stage, size, max: this.opts.maxEventSize }, 'audit event larger than --audit-*-truncate-max-event-size even without its objects: dropped');
+          this.errors?.('truncate', 1);
           continue;
         }
       }
@@ -239,9 +279,11 @@ export function wrapBackend(
   sink: AuditBackend,
   o: { mode: AuditMode; batch: BatchOptions; truncate: TruncateOptions; apiVersion: string; name: string },
   logger: Logger,
+  errors?: PluginErrors,
 ): AuditBackend {
+  const counted = errors ? new CountingBackend(sink, o.name, errors) : sink;
   let b: AuditBackend =
-    o.mode === 'blocking-strict' ? sink : o.mode === 'blocking' ? new IgnoreErrorsBackend(sink) : new BufferedBackend(sink, o.batch, logger, o.name);
-  if (o.truncate.enabled) b = new TruncateBackend(b, o.truncate, o.apiVersion, logger);
+    o.mode === 'blocking-strict' ? counted : o.mode === 'blocking' ? new IgnoreErrorsBackend(counted) : new BufferedBackend(counted, o.batch, logger, o.name, errors);
+  if (o.truncate.enabled) b = new TruncateBackend(b, o.truncate, o.apiVersion, logger, errors);
   return b;
 }

@@ -2,7 +2,7 @@
  * The resolved audit settings (src/cli/apiserver-options.ts fills them from the --audit-* flags,
  * the policy file parsed and the webhook's svcconfig file read): the policy, and each backend that
  * is on with its mode, batching and truncation. Absent from ApiServerConfig: audit is off (no
- * policy, or no backend), and the pipeline does no audit work at all.
+ * policy, or no backend, and no dynamic audit), and the pipeline does no audit work at all.
  */
 import type { ClientConfig } from '../../client/svcconfig.js';
 import type { AuditMode, BatchOptions, TruncateOptions } from './backend.js';
@@ -31,6 +31,8 @@ export interface AuditWebhookSettings extends AuditSinkSettings {
 
 export interface AuditConfig {
   policy: AuditPolicy;
+  /** --audit-dynamic-configuration: AuditSink objects are backends too (../audit/dynamic-backend.ts). */
+  dynamic?: boolean;
   log?: AuditLogSettings;
   webhook?: AuditWebhookSettings;
 }

@@ -16,7 +16,10 @@ import type { AuditBackend } from './backend.js';
 import { type AuditEvent, encodeEventList } from './event.js';
 
 export interface WebhookBackendOptions {
-  client: ClientConfig;
+  /** The receiver (the --audit-webhook-config-file): or `target`. */
+  client?: ClientConfig;
+  /** The receiver found anew for each call (a dynamic AuditSink's URL or Service, ./dynamic-backend.ts). */
+  target?: () => Promise<RemoteTarget>;
   apiVersion: string;
   initialBackoffMs: number;
   /** Per call (the established webhook client's 30 s). */
@@ -28,8 +31,9 @@ const FACTOR = 1.5;
 const JITTER = 0.2;
 
 export class WebhookBackend implements AuditBackend {
-  private readonly target: RemoteTarget;
-  private readonly agent: HttpAgent;
+  private readonly target: () => Promise<RemoteTarget>;
+  private readonly https = new HttpsAgent({ keepAlive: true });
+  private readonly http = new HttpAgent({ keepAlive: true });
   private readonly inflight = new Set<Promise<boolean>>();
 
   constructor(
@@ -37,8 +41,10 @@ export class WebhookBackend implements AuditBackend {
     private readonly logger: Logger,
   ) {
     const c = opts.client;
-    this.target = { url: c.server, tls: { ...c.tls }, ...(c.token ? { token: c.token } : {}) };
-    this.agent = this.target.url.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    const fixed: RemoteTarget | undefined = c ? { url: c.server, tls: { ...c.tls }, ...(c.token ? { token: c.token } : {}) } : undefined;
+    const target = opts.target ?? (fixed ? async () => fixed : undefined);
+    if (!target) throw new Error('audit webhook backend: no receiver');
+    this.target = target;
   }
 
   processEvents(events: readonly AuditEvent[]): Promise<boolean> {
@@ -51,15 +57,19 @@ export class WebhookBackend implements AuditBackend {
   private async send(body: string, count: number): Promise<boolean> {
     let wait = this.opts.initialBackoffMs;
     for (let attempt = 1; ; attempt++) {
+      let url = '';
       try {
-        const answer = await callRemote(this.target, 'POST', body, { agent: this.agent, timeoutMs: this.opts.timeoutMs ?? 30_000 });
+        const target = await this.target();
+        url = target.url;
+        const agent = url.startsWith('https:') ? this.https : this.http;
+        const answer = await callRemote(target, 'POST', body, { agent, timeoutMs: this.opts.timeoutMs ?? 30_000 });
         if (answer.status >= 200 && answer.status <= 299) return true;
         const retryable = answer.status === 500 || answer.status === 504 || answer.status === 429 || answer.headers['retry-after'] !== undefined;
-        throw new RemoteCallError(`${this.target.url} answered ${answer.status}: ${answer.body.slice(0, 200)}`, answer.status, retryable);
+        throw new RemoteCallError(`${url} answered ${answer.status}: ${answer.body.slice(0, 200)}`, answer.status, retryable);
       } catch (err) {
         const retryable = err instanceof RemoteCallError && err.retryable;
         if (!retryable || attempt >= STEPS) {
-          this.logger.error({ err, url: this.target.url, events: count }, 'audit webhook: could not send events');
+          this.logger.error({ err, url, events: count }, 'audit webhook: could not send events');
           return false;
         }
         await new Promise((r) => setTimeout(r, wait * (1 + Math.random() * JITTER)));
@@ -70,6 +80,7 @@ export class WebhookBackend implements AuditBackend {
 
   async shutdown(): Promise<void> {
     await Promise.all([...this.inflight]);
-    this.agent.destroy();
+    this.https.destroy();
+    this.http.destroy();
   }
 }

@@ -3,6 +3,7 @@
  * given a grace period) the object only gets `deletionTimestamp`; it leaves storage when the last
  * finalizer is removed. A namespace becomes `Terminating` and stays until its finalizers are empty.
  */
+import { admissionFieldsOf } from './admission-request.js';
 import { badRequest, conflict, notFound, successStatus } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { readOptionalRequestValue, writeJson } from '../http.js';
@@ -14,8 +15,6 @@ import type { ObjectView } from '../resource-store.js';
 import { checkDryRunGate, intParam, isDryRun, type RequestScope } from '../scope.js';
 import { filterFromQuery } from '../selectors.js';
 import { guaranteedUpdate } from './write.js';
-import { requestUser } from '../auth/authentication.js';
-import { addWarning } from '../warnings.js';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -121,9 +120,9 @@ export async function deleteObject(s: RequestScope, opts: DeleteOptions): Promis
   const existing = await s.store.peek(info.namespace, info.name);
   if (!existing) throw notFound(ref);
   const attrs = {
-    operation: 'DELETE' as const, def, namespace: info.namespace, name: info.name, subresource: '', oldObject: existing, dryRun: opts.dryRun, user: requestUser(s.req),
+    operation: 'DELETE' as const, def, namespace: info.namespace, name: info.name, subresource: '', oldObject: existing, dryRun: opts.dryRun,
     options: deleteOptionsFields(opts),
-    warn: (text: string) => addWarning(s.res, text),
+    ...admissionFieldsOf(s),
   };
   await services.admission.mutate(attrs);
   await services.admission.validate(attrs);

@@ -12,6 +12,7 @@
  *   `disruptedPods`, an optimistic write: a concurrent eviction makes one of them retry), then
  *   the pod is deleted with the Eviction's deleteOptions. Answer: 201 and a Success Status.
  */
+import { admissionFieldsOf } from './admission-request.js';
 import { podDisruptionBudgetDefinition } from '../../api/kinds/policy/poddisruptionbudget.js';
 import { labelSelectorFromObject, type LabelSelectorSpec } from '../../api/labels.js';
 import { badRequest, internalError, methodNotAllowed, StatusError, successStatus } from '../../api/status.js';
@@ -22,7 +23,6 @@ import { asObject, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
 import { deleteObject, deleteOptionsFrom, type DeleteOptions } from './delete.js';
 import { guaranteedUpdate } from './write.js';
-import { requestUser } from '../auth/authentication.js';
 
 /** The Eviction's `deleteOptions`, read by the same parser as a DELETE's body. */
 function deleteOptionsOf(body: SvcObject, dryRun: boolean): DeleteOptions {
@@ -42,7 +42,7 @@ export async function handleEviction(s: RequestScope): Promise<void> {
   }
   const opts = deleteOptionsOf(body, dryRun);
   // The Eviction is admitted as the create it is (NodeRestriction: a node evicts only its own pods).
-  const attrs = { operation: 'CREATE' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'eviction', object: body, dryRun, user: requestUser(s.req) };
+  const attrs = { operation: 'CREATE' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'eviction', object: body, dryRun, ...admissionFieldsOf(s) };
   await s.services.admission.mutate(attrs);
   await s.services.admission.validate(attrs);
   const pod = (await s.store.get(s.info.namespace, s.info.name)).object;

@@ -13,9 +13,9 @@
  * DenyExecOnPrivileged refuse exec and attach into privileged or host-namespace pods there, with
  * their own 403, ahead of this server's 400.
  */
+import { admissionFieldsOf } from './admission-request.js';
 import { badRequest, StatusError } from '../../api/status.js';
 import type { SvcObject } from '../../api/types.js';
-import { requestUser } from '../auth/authentication.js';
 import type { RequestScope } from '../scope.js';
 
 const WHAT: Record<string, string> = {
@@ -28,7 +28,7 @@ export async function refuseRemoteCommand(s: RequestScope): Promise<void> {
   if (s.info.verb !== 'get' && s.info.verb !== 'create') {
     throw new StatusError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource: only GET and POST are supported on pods/${s.info.subresource}`);
   }
-  const attrs = { operation: 'CONNECT' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: s.info.subresource, object: connectOptions(s), dryRun: false, user: requestUser(s.req) };
+  const attrs = { operation: 'CONNECT' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: s.info.subresource, object: connectOptions(s), dryRun: false, ...admissionFieldsOf(s) };
   await s.services.admission.mutate(attrs);
   await s.services.admission.validate(attrs);
   const pod = (await s.store.get(s.info.namespace, s.info.name)).object;

@@ -13,6 +13,7 @@
  *   `status.expirationTimestamp`, in the group spelling the request used. Dry run checks it all
  *   and issues no token.
  */
+import { admissionFieldsOf } from './admission-request.js';
 import { podDefinition, secretDefinition } from '../../api/kinds/index.js';
 import { badRequest, conflict, invalid, methodNotAllowed } from '../../api/status.js';
 import type { FieldError } from '../../api/status.js';
@@ -21,7 +22,6 @@ import { OBJECT_MEDIA_TYPES } from '../../codec/body.js';
 import { PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/codec.js';
 import { invalidValue } from '../../api/validation/field-errors.js';
 import type { BoundTokenRequest, ServiceAccountTokenIssuer } from '../auth/service-account-tokens.js';
-import { requestUser } from '../auth/authentication.js';
 import { answerInEstablishedSpelling, readRequestValueAndSpelling, writeJson } from '../http.js';
 import { asObject, timestamp } from '../object-rules.js';
 import { isDryRun, type RequestScope } from '../scope.js';
@@ -57,7 +57,7 @@ export async function handleTokenRequest(s: RequestScope, settings: TokenRequest
   // Admitted as the create it is, before the request's own checks, as established (NodeRestriction:
   // a node asks only for tokens bound to a pod of its own).
   const dryRun = isDryRun(s.query);
-  const attrs = { operation: 'CREATE' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'token', object: body, dryRun, user: requestUser(s.req) };
+  const attrs = { operation: 'CREATE' as const, def: s.def, namespace: s.info.namespace, name: s.info.name, subresource: 'token', object: body, dryRun, ...admissionFieldsOf(s) };
   await s.services.admission.mutate(attrs);
   await s.services.admission.validate(attrs);
   const spec = rec(body['spec']) ?? {};

@@ -7,16 +7,15 @@
  * object, as the established server's (which defaults at decode): LimitRanger must see the request
  * a lone limit implies, not add its own default request beside it.
  */
+import { admissionFieldsOf } from './admission-request.js';
 import { badRequest, conflict, notFound, StatusError } from '../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../api/types.js';
 import { cloneJson, jsonTextDepth } from '../../api/json-walk.js';
 import { ConflictError } from '../../storage/types.js';
-import { requestUser } from '../auth/authentication.js';
 import { checkWrittenObject, LARGE_OBJECT_BYTES, objectNestingDepth, requestTurn } from '../input-limits.js';
 import { readRequestValue } from '../http.js';
 import { objectMediaTypes, writeObject } from '../representation.js';
 import { reportUnknownFields } from '../field-validation.js';
-import { addWarning } from '../warnings.js';
 import {
   asObject,
   checkTypeMeta,
@@ -52,7 +51,7 @@ export async function createObject(s: RequestScope, obj: SvcObject, dryRun: bool
     // The established answer (a 405 naming the verb), for POST and for an apply or PUT that would create.
     throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { ...(def.group ? { group: def.group } : {}), kind: def.plural });
   }
-  const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun, user: requestUser(s.req), warn: (text: string) => addWarning(s.res, text) };
+  const attrs = { operation: 'CREATE' as const, def, namespace: s.info.namespace, name: obj.metadata.name ?? '', subresource: '', object: obj, dryRun, ...admissionFieldsOf(s) };
   const generated = !obj.metadata.name && !!obj.metadata.generateName;
   // A client's uid is replaced on create anyway; none yet, so defaults that derive from the uid
   // (a Job's selector) wait for the one the server gives it.
@@ -130,7 +129,7 @@ export async function guaranteedUpdate(
     if (pinned !== undefined && pinned !== '' && pinned !== current.object.metadata.resourceVersion) {
       throw conflict({ group: def.group, resource: def.plural, name: info.name }, 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun, user: requestUser(s.req), warn: (text: string) => addWarning(s.res, text) };
+    const attrs = { operation: 'UPDATE' as const, def, namespace: info.namespace, name: info.name, subresource: opts.subresource, object: next, oldObject: current.object, dryRun: opts.dryRun, ...admissionFieldsOf(s) };
     // A deletion's own write (deletionTimestamp, finalizers) was admitted as the DELETE it is.
     if (opts.admitted !== true) await services.admission.mutate(attrs);
     const hooks = services.writeHooks?.(def);

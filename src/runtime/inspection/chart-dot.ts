@@ -23,6 +23,31 @@ export function stateDetails(s: ChartState): string[] {
   return lines;
 }
 
+/**
+ * An edge's label as drawn: the trigger and its actions on two lines (narrower, so labels of
+ * neighbouring edges do not run into each other), padded with a space each side; the whole label
+ * stays in the edge's tooltip.
+ */
+export function edgeLabel(label: string): string {
+  const slash = label.indexOf(' / ');
+  const lines = slash < 0 ? [label] : [label.slice(0, slash), label.slice(slash + 1)];
+  return lines.map((l) => ` ${l} `).join('\n');
+}
+
+/** A state's detail line cut at spaces into lines of at most `width` characters (long descriptions make charts very wide). */
+export function wrapLine(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines;
+}
+
 function isAncestor(ancestor: string, path: string): boolean {
   return ancestor === '' ? path !== '' : path.startsWith(`${ancestor}.`);
 }
@@ -38,8 +63,10 @@ export function toDot(model: ChartModel): string {
   const out: string[] = [];
   const ind = (d: number) => '  '.repeat(d);
   out.push(`digraph ${q(model.name)} {`);
+  // Room between nodes and ranks for edge labels: Graphviz lays a label out as a node of its rank,
+  // so nodesep keeps two labels of one rank (two edges between the same states) apart.
   out.push(
-    `  graph [compound=true, rankdir=${model.direction ?? 'TB'}, fontname="Helvetica", fontsize=12, labelloc=t, label=${q(`${model.name} (machine ${model.machineId})`)}, id=${q(`machine-${model.machineId}`)}, class="machine"];`,
+    `  graph [compound=true, rankdir=${model.direction ?? 'TB'}, nodesep=0.6, ranksep=0.5, fontname="Helvetica", fontsize=12, labelloc=t, label=${q(`${model.name} (machine ${model.machineId})`)}, id=${q(`machine-${model.machineId}`)}, class="machine"];`,
   );
   out.push('  node [shape=box, style="rounded,filled", fillcolor="white", color="#444444", fontname="Helvetica", fontsize=11];');
   out.push('  edge [fontname="Helvetica", fontsize=9, color="#555555", arrowsize=0.7];');
@@ -60,7 +87,7 @@ export function toDot(model: ChartModel): string {
   const emitState = (s: ChartState, depth: number) => {
     const details = stateDetails(s);
     const cls = `state state-${s.kind}`;
-    const label = [s.key, ...details].join('\n');
+    const label = [s.key, ...details.flatMap((d) => wrapLine(d, 40))].join('\n');
     if (s.kind === 'compound' || s.kind === 'parallel') {
       out.push(`${ind(depth)}subgraph ${clusterName(s.path)} {`);
       out.push(
@@ -88,7 +115,7 @@ export function toDot(model: ChartModel): string {
     const a: string[] = [];
     if (o.head !== undefined && isCluster(o.head)) a.push(`lhead=${clusterName(o.head)}`);
     if (o.tail !== undefined && isCluster(o.tail)) a.push(`ltail=${clusterName(o.tail)}`);
-    if (o.label) a.push(`label=${q(o.label)}`);
+    if (o.label) a.push(`label=${q(edgeLabel(o.label))}`, `tooltip=${q(o.label)}`);
     if (o.style) a.push(`style=${o.style}`);
     return a.length ? ` [${a.join(', ')}]` : '';
   }

@@ -2,7 +2,9 @@
  * The chart of one `defineController` controller, drawn from its definition rather than from the
  * machine every controller shares: what it watches (kind and selector), what it owns and what else
  * triggers it, feeding its queue; its workers; and the outcomes of a reconcile as transitions
- * (done, requeueAfter, an error's back-off, a terminal error dropping the key). The shared
+ * (done, requeueAfter's planned wait, an error's back-off, a terminal error dropping the key). A planned
+ * requeue is its own state (`scheduled`), never `backoff`: the live page lights each from the queue's
+ * own counts (ControllerActivityFacts.queue.scheduled / backingOff). The shared
  * machine's chart stays available as `svc charts --machine controller`.
  *
  * Contract: pure; the model has the shape chart-model.ts gives machines, so every format draws it.
@@ -52,14 +54,16 @@ export function controllerChartModel(spec: ControllerChartSpec): ChartModel {
     state('queue', 'work queue: one entry per key, rate-limited'),
     state('reconcile', `${workers} worker${workers === 1 ? '' : 's'}: reconcile(key)`),
     state('backoff', 'exponential back-off per key'),
+    state('scheduled', 'waiting (requeueAfter): planned, not a failure'),
     state('dropped', 'key forgotten until its next change', 'final'),
   ];
   transitions.push(
     transition('queue', 'reconcile', { kind: 'event', event: 'worker free' }, `a worker is free (${workers} at once) / take a key`),
     transition('reconcile', 'queue', { kind: 'event', event: 'done' }, 'done() / forget the key'),
-    transition('reconcile', 'queue', { kind: 'after', delay: 'requeueAfter' }, 'requeueAfter(ms) / add the key after ms'),
+    transition('reconcile', 'scheduled', { kind: 'event', event: 'requeueAfter' }, 'requeueAfter(ms) / forget its back-off'),
     transition('reconcile', 'backoff', { kind: 'error', actor: 'reconcile' }, 'error / back off'),
     transition('backoff', 'queue', { kind: 'after', delay: 'backoff' }, 'after the back-off / add the key again'),
+    transition('scheduled', 'queue', { kind: 'after', delay: 'requeueAfter' }, 'after ms / add the key again'),
     transition('reconcile', 'dropped', { kind: 'error', actor: 'reconcile' }, 'TerminalError / forget the key'),
   );
   const root: ChartState = { ...state('', undefined, 'compound'), key: spec.name, initial: watchPath, children: states };

@@ -96,7 +96,7 @@ export function debugMachinesHandler(inspector: MachineInspector, options: Debug
     if (rest === '' || rest === '/') {
       send(res, 200, 'application/json', `${JSON.stringify(inspector.snapshot(), null, 2)}\n`);
     } else if (rest === '/ui') {
-      send(res, 200, 'text/html; charset=utf-8', debugMachinesPage(undefined, options.panels, Boolean(access)), { 'content-security-policy': PAGE_CSP });
+      send(res, 200, 'text/html; charset=utf-8', debugMachinesPage(undefined, options.panels, Boolean(access), inspector.snapshot()), { 'content-security-policy': PAGE_CSP });
     } else if (rest === '/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       res.write('retry: 2000\n\n');

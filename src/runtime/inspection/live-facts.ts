@@ -32,6 +32,13 @@ function isLiveFactsSource(v: unknown): v is LiveFactsSource {
   return typeof v === 'object' && v !== null && typeof (v as Partial<LiveFactsSource>)[LIVE_FACTS] === 'function';
 }
 
+/** The first top-level context value that reports live facts (a controller's ControllerActivity). */
+export function liveSourceOf(context: unknown): LiveFactsSource | undefined {
+  if (typeof context !== 'object' || context === null) return undefined;
+  for (const value of Object.values(context as Record<string, unknown>)) if (isLiveFactsSource(value)) return value;
+  return undefined;
+}
+
 /** The facts of the first top-level context value that reports some; undefined when none does. */
 export function liveFactsOf(context: unknown): { [key: string]: LiveFactsValue } | undefined {
   if (typeof context !== 'object' || context === null) return undefined;

@@ -14,7 +14,7 @@ import type { AnyActor, AnyStateMachine, InspectionEvent } from 'xstate';
 import { systemClock, type Clock } from '../clock.js';
 import { isStateMachine, type ChartModel } from './chart-model.js';
 import { summarizeContext, type ContextSummary } from './context-summary.js';
-import { liveChartsOf, liveFactsOf, type LiveFactsValue } from './live-facts.js';
+import { liveChartsOf, liveFactsOf, liveSourceOf, type LiveFactsSource, type LiveFactsValue } from './live-facts.js';
 import { activePaths, describeStateValue, isStateValue, type StateValueLike } from './state-value.js';
 
 /** `active`, or how the actor ended. */
@@ -157,6 +157,17 @@ export class MachineInspector {
       if (chart) return chart;
     }
     return undefined;
+  }
+
+  /** The objects reporting live facts in the contexts of the actors still active (e.g. controllers' activities), newest actor first. */
+  liveSources(): LiveFactsSource[] {
+    const out: LiveFactsSource[] = [];
+    for (const rec of this.actors.values()) {
+      if (rec.status !== 'active') continue;
+      const source = liveSourceOf(rec.context);
+      if (source) out.push(source);
+    }
+    return out.reverse();
   }
 
   /** The live facts of every known actor that reports some (what the live page refreshes). */

@@ -125,7 +125,11 @@ function validateRule(r: Loose, p: string, errs: FieldError[]): void {
   if (r['scope'] !== undefined && (typeof r['scope'] !== 'string' || !SCOPES.includes(r['scope']))) errs.push(notSupported(`${p}.scope`, r['scope'], SCOPES));
 }
 
-function validateClientConfig(c: Loose, p: string, errs: FieldError[]): void {
+/**
+ * A webhook's clientConfig (established ValidateWebhookURL / ValidateWebhookService): exactly one of
+ * url and service. `httpsOnly` false (AuditSinks, as established) lets a URL use any scheme.
+ */
+export function validateClientConfig(c: Loose, p: string, errs: FieldError[], httpsOnly = true): void {
   const hasUrl = typeof c['url'] === 'string' && c['url'] !== '';
   const service = c['service'];
   const hasService = service !== undefined && service !== null;
@@ -141,7 +145,7 @@ function validateClientConfig(c: Loose, p: string, errs: FieldError[]): void {
       errs.push(invalidValue(`${p}.url`, raw, 'host must be specified'));
     }
     if (u) {
-      if (u.protocol !== 'https:') errs.push(invalidValue(`${p}.url`, raw, "'https' is the only allowed URL scheme"));
+      if (httpsOnly && u.protocol !== 'https:') errs.push(invalidValue(`${p}.url`, raw, "'https' is the only allowed URL scheme"));
       if (!u.hostname) errs.push(invalidValue(`${p}.url`, raw, 'host must be specified'));
       if (u.username || u.password) errs.push(invalidValue(`${p}.url`, raw, 'user information is not permitted in the URL'));
       if (u.hash || raw.includes('#')) errs.push(invalidValue(`${p}.url`, raw, 'fragments are not permitted in the URL'));

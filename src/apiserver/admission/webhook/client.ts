@@ -15,7 +15,8 @@
  * external name. A missing service, port or ready endpoint is a failed call.
  *
  * Every call carries `?timeout=<n>s` and is abandoned after timeoutSeconds ("context deadline
- * exceeded"), and presents the --proxy-client-cert-file certificate when one is configured. No
+ * exceeded"), and presents the credentials of the kubeconfig user matching the webhook's address
+ * (./credentials.ts), or else the --proxy-client-cert-file certificate when one is configured. No
  * retries (as established for admission webhooks). Failures read as the Go client's do, so the
  * established messages (`failed calling webhook "x": failed to call webhook: Post "...": ...`)
  * come out the same.
@@ -23,6 +24,7 @@
 import { Agent as HttpsAgent } from 'node:https';
 import type { SvcObject } from '../../../api/types.js';
 import { callRemote, type RemoteTarget } from '../../auth/webhook-client.js';
+import { credentialFor, type WebhookCredentials } from './credentials.js';
 
 type Loose = Record<string, unknown>;
 const rec = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
@@ -49,21 +51,26 @@ export class WebhookCallError extends Error {
 }
 
 /** The webhook's target: its URL and TLS settings. Throws WebhookCallError when it cannot be resolved. */
-export async function resolveTarget(clientConfig: Loose, lookups: ServiceLookups, identity: ClientIdentity | undefined): Promise<RemoteTarget> {
+export async function resolveTarget(clientConfig: Loose, lookups: ServiceLookups, identity: ClientIdentity | undefined, credentials?: WebhookCredentials): Promise<RemoteTarget> {
   const caBundle = typeof clientConfig['caBundle'] === 'string' && clientConfig['caBundle'] !== '' ? Buffer.from(clientConfig['caBundle'], 'base64').toString('utf8') : undefined;
-  const tls: NonNullable<RemoteTarget['tls']> = { ...(caBundle ? { ca: caBundle } : {}), ...(identity ? { cert: identity.cert, key: identity.key } : {}) };
-  if (typeof clientConfig['url'] === 'string' && clientConfig['url'] !== '') return { url: clientConfig['url'], tls };
   const ref = rec(clientConfig['service']);
+  const url = typeof clientConfig['url'] === 'string' && clientConfig['url'] !== '' ? clientConfig['url'] : undefined;
   const namespace = String(ref['namespace'] ?? '');
   const name = String(ref['name'] ?? '');
   const port = typeof ref['port'] === 'number' ? ref['port'] : 443;
   const path = typeof ref['path'] === 'string' ? ref['path'] : '';
   const host = `${name}.${namespace}.svc`;
+  // Who the server shows itself as: the kubeconfig user matching the webhook's address, else the proxy client certificate.
+  const matched = credentials ? credentialFor(credentials, url ? new URL(url).host : `${host}:${port}`) : undefined;
+  const client = matched ? (matched.cert && matched.key ? { cert: matched.cert, key: matched.key } : {}) : identity ? { cert: identity.cert, key: identity.key } : {};
+  const token = matched?.token ? { token: matched.token } : {};
+  const tls: NonNullable<RemoteTarget['tls']> = { ...(caBundle ? { ca: caBundle } : {}), ...client };
+  if (url) return { url, tls, ...token };
   const svc = await lookups.service(namespace, name);
   if (!svc) throw new WebhookCallError(`service "${name}" not found`);
   const spec = rec(svc['spec']);
   if (spec['type'] === 'ExternalName') {
-    return { url: `https://${String(spec['externalName'] ?? '')}:${port}${path}`, tls: { ...tls, serverName: String(spec['externalName'] ?? '') } };
+    return { url: `https://${String(spec['externalName'] ?? '')}:${port}${path}`, tls: { ...tls, serverName: String(spec['externalName'] ?? '') }, ...token };
   }
   const svcPort = list(spec['ports']).find((p) => p['port'] === port);
   if (!svcPort) throw new WebhookCallError(`unable to find service port ${port}`);
@@ -74,7 +81,7 @@ export async function resolveTarget(clientConfig: Loose, lookups: ServiceLookups
     const address = list(subset['addresses'])[0];
     if (epPort && address && typeof address['ip'] === 'string' && typeof epPort['port'] === 'number') {
       const ip = address['ip'].includes(':') ? `[${address['ip']}]` : address['ip'];
-      return { url: `https://${ip}:${epPort['port']}${path}`, tls: { ...tls, serverName: host } };
+      return { url: `https://${ip}:${epPort['port']}${path}`, tls: { ...tls, serverName: host }, ...token };
     }
   }
   throw new WebhookCallError(`no endpoints available for service "${name}"`);

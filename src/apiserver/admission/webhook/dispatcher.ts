@@ -17,16 +17,21 @@
  *   with 500 `Internal error occurred: failed calling webhook "x": <reason>`;
  * - allowed false: the webhook's Status with `admission webhook "x" denied the request: <message>`
  *   (code at least 400, status Failure; ToStatusErr);
- * - warnings become response Warning headers; auditAnnotations are kept on the request's
- *   admission attributes as `<webhook name>/<key>`.
+ * - warnings become response Warning headers; auditAnnotations go to the request's audit event
+ *   as `<webhook name>/<key>` (../chain.ts addAuditAnnotation; a refused key is logged);
+ * - each call's duration and any rejection go to the admission metrics (`timedHook`, ../metrics.ts);
+ * - the client identity: the --admission-control-config-file kubeconfig's user for the hook's
+ *   address, else the proxy client certificate (./credentials.ts, ./client.ts).
  */
 import type { Logger } from 'pino';
 import { StatusError, badRequest, type StatusDetails, type StatusReason } from '../../../api/status.js';
 import type { ResourceDefinition, SvcObject } from '../../../api/types.js';
-import type { AdmissionAttributes } from '../chain.js';
+import { addAuditAnnotation, type AdmissionAttributes } from '../chain.js';
 import type { ResourceStore } from '../../resource-store.js';
 import { resolveTarget, postReview, WebhookCallError, type ClientIdentity, type ServiceLookups } from './client.js';
 import { exemptFromWebhooks, shouldCallHook, type MatchableWebhook, type MatchContext, type WebhookInvocation } from './matching.js';
+import type { AdmissionMetrics } from '../metrics.js';
+import type { WebhookCredentials } from './credentials.js';
 import { buildReview, chooseReviewVersion, verifyReview, type ReviewResult } from './review.js';
 
 type Loose = Record<string, unknown>;
@@ -49,6 +54,10 @@ export interface WebhookDeps extends MatchContext, ServiceLookups {
   configurations(): Promise<readonly SvcObject[]>;
   /** --proxy-client-cert-file / --proxy-client-key-file. */
   identity?: ClientIdentity;
+  /** The per-webhook credentials of --admission-control-config-file's kubeconfig (./credentials.ts). */
+  credentials?: WebhookCredentials;
+  /** The server's admission metrics (absent in unit tests). */
+  metrics?: AdmissionMetrics;
   logger?: Logger;
 }
 
@@ -108,9 +117,40 @@ export async function matchingHooks(hooks: readonly ConfiguredWebhook[], a: Admi
   return out;
 }
 
+/** Errors that are failed calls under failurePolicy Fail, and webhooks' refusals (for the rejection metric). */
+const CALL_FAILURES = new WeakSet<object>();
+const REFUSALS = new WeakSet<object>();
+
 /** Internal error occurred: ... (apierrors.NewInternalError). */
 function internal(message: string): StatusError {
   return new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+}
+
+/**
+ * Runs one hook's work (`call`: the call and what the plugin does with the answer) and records it
+ * as established: its duration, rejected when it threw, and a rejection by kind.
+ */
+export async function timedHook<T>(hook: ConfiguredWebhook, type: 'admit' | 'validating', a: AdmissionAttributes, deps: WebhookDeps, call: () => Promise<T>): Promise<T> {
+  const metrics = deps.metrics;
+  if (!metrics) return call();
+  const start = performance.now();
+  let failure: unknown;
+  let failed = false;
+  try {
+    return await call();
+  } catch (e) {
+    failed = true;
+    failure = e;
+    throw e;
+  } finally {
+    metrics.webhook(hook.name, type, a, (performance.now() - start) / 1000, failed);
+    if (failed) {
+      const f = failure as object;
+      if (f && typeof f === 'object' && CALL_FAILURES.has(f)) metrics.webhookRejection(hook.name, type, a, 'calling_webhook_error', 0);
+      else if (f instanceof StatusError && REFUSALS.has(f)) metrics.webhookRejection(hook.name, type, a, 'no_error', f.status.code);
+      else metrics.webhookRejection(hook.name, type, a, 'apiserver_internal_error', 0);
+    }
+  }
 }
 
 /** A refusal with the webhook's Status (webhookerrors.ToStatusErr). */
@@ -121,7 +161,9 @@ export function deniedBy(name: string, status: Loose | undefined): StatusError {
   const message = typeof s['message'] === 'string' && s['message'] !== '' ? `${deniedText}: ${s['message']}` : typeof s['reason'] === 'string' && s['reason'] !== '' ? `${deniedText}: ${s['reason']}` : `${deniedText} without explanation`;
   const reason = (typeof s['reason'] === 'string' ? s['reason'] : '') as StatusReason;
   const details = s['details'] && typeof s['details'] === 'object' ? (s['details'] as StatusDetails) : undefined;
-  return new StatusError(code, reason, message, details);
+  const refusal = new StatusError(code, reason, message, details);
+  REFUSALS.add(refusal);
+  return refusal;
 }
 
 const safeOnDryRun = (sideEffects: string): boolean => sideEffects === 'None' || sideEffects === 'NoneOnDryRun';
@@ -135,7 +177,7 @@ export async function callHook(hook: ConfiguredWebhook, inv: WebhookInvocation, 
   try {
     const version = chooseReviewVersion(hook.admissionReviewVersions);
     if (!version) throw new WebhookCallError('webhook does not accept known AdmissionReview versions');
-    const target = await resolveTarget(hook.clientConfig, deps, deps.identity);
+    const target = await resolveTarget(hook.clientConfig, deps, deps.identity, deps.credentials);
     const review = buildReview(version, a, inv);
     const answer = await postReview(target, review.body, hook.timeoutSeconds);
     let result: ReviewResult;
@@ -146,7 +188,11 @@ export async function callHook(hook: ConfiguredWebhook, inv: WebhookInvocation, 
     }
     for (const w of result.warnings) a.warn?.(w);
     // As established: each key under the webhook's name, for the audit event.
-    for (const [k, v] of Object.entries(result.auditAnnotations)) (a.auditAnnotations ??= {})[`${hook.name}/${k}`] = v;
+    for (const [k, v] of Object.entries(result.auditAnnotations)) {
+      const key = `${hook.name}/${k}`;
+      const refused = addAuditAnnotation(a, key, v);
+      if (refused) deps.logger?.warn({ webhook: hook.name, key, value: v, err: refused }, 'Failed to set admission audit annotation');
+    }
     return result;
   } catch (e) {
     if (!(e instanceof WebhookCallError)) throw e;
@@ -156,7 +202,9 @@ export async function callHook(hook: ConfiguredWebhook, inv: WebhookInvocation, 
       return undefined;
     }
     deps.logger?.warn({ webhook: hook.name, err: e.message }, 'Failed calling webhook, failing closed');
-    throw internal(message);
+    const failure = internal(message);
+    CALL_FAILURES.add(failure);
+    throw failure;
   }
 }
 
@@ -168,6 +216,8 @@ export function webhookDeps(opts: {
   endpoints: ResourceStore | undefined;
   definitions: () => readonly ResourceDefinition[];
   identity?: ClientIdentity;
+  credentials?: WebhookCredentials;
+  metrics?: AdmissionMetrics;
   logger?: Logger;
 }): WebhookDeps {
   const peek = (s: ResourceStore | undefined) => async (ns: string, name: string) => s?.peek(ns, name);
@@ -180,6 +230,8 @@ export function webhookDeps(opts: {
     service: peek(opts.services),
     endpoints: peek(opts.endpoints),
     ...(opts.identity ? { identity: opts.identity } : {}),
+    ...(opts.credentials ? { credentials: opts.credentials } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   };
 }
