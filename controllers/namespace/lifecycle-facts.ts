@@ -18,10 +18,12 @@ export function namespaceFacts(ns: Namespace, pass?: { discoveryError?: string; 
   const result = pass?.result;
   let remaining = 0;
   for (const n of result?.remaining.values() ?? []) remaining += n;
+  const others = finalizers.filter((f) => f !== NAMESPACE_FINALIZER).sort();
   return {
     deleting: ns.metadata.deletionTimestamp !== undefined,
     ownFinalizer: finalizers.includes(NAMESPACE_FINALIZER),
-    otherFinalizers: finalizers.filter((f) => f !== NAMESPACE_FINALIZER).sort(),
+    otherFinalizers: others.length,
+    otherFinalizersText: others.join(', '),
     discoveryError: pass?.discoveryError,
     failures: result?.failures.length ?? 0,
     remaining,

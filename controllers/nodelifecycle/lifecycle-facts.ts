@@ -65,11 +65,14 @@ export interface NodeZoneView {
 
 export function nodeFacts(node: Node, diff: { add: readonly Taint[]; remove: readonly Taint[] }, zone: NodeZoneView, taintManager: boolean, plan: EvictionPlan | undefined, now: number): NodeFacts {
   const ready = readyCondition(node)?.status;
+  const keys = (ts: readonly Taint[]) => ts.map((t) => t.key ?? '').join(', ');
+  const noExecute = noExecuteTaints(node);
   return {
     ready: ready === 'True' || ready === 'False' || ready === 'Unknown' ? ready : 'none',
-    addNoSchedule: diff.add.map((t) => t.key ?? ''),
-    removeNoSchedule: diff.remove.map((t) => t.key ?? ''),
-    noExecute: noExecuteTaints(node).map((t) => t.key ?? ''),
+    noScheduleChanges: diff.add.length + diff.remove.length,
+    noScheduleText: [diff.add.length ? `add ${keys(diff.add)}` : '', diff.remove.length ? `remove ${keys(diff.remove)}` : ''].filter(Boolean).join('; '),
+    noExecuteTaints: noExecute.length,
+    noExecuteText: keys(noExecute),
     taintManager,
     zone: zoneName(zone.zone),
     zoneState: zone.state,

@@ -26,8 +26,9 @@ export interface NamespaceFacts {
   deleting: boolean;
   /** spec.finalizers holds `svc` (this controller's). */
   ownFinalizer: boolean;
-  /** spec.finalizers other than `svc` (sorted). */
-  otherFinalizers: string[];
+  /** spec.finalizers other than `svc`: how many, and which (sorted, comma-separated). */
+  otherFinalizers: number;
+  otherFinalizersText: string;
   /** Discovery failed this pass: its message. */
   discoveryError: string | undefined;
   /** Kinds whose content could not be deleted or listed. */
@@ -49,7 +50,7 @@ export const namespaceLifecycleMachine = setup({
   types: { events: {} as { type: 'observed'; facts: NamespaceFacts } },
   guards: {
     active: ({ event }) => !event.facts.deleting,
-    othersFinalizing: ({ event }) => !event.facts.ownFinalizer && event.facts.otherFinalizers.length > 0,
+    othersFinalizing: ({ event }) => !event.facts.ownFinalizer && event.facts.otherFinalizers > 0,
     released: ({ event }) => !event.facts.ownFinalizer,
     discoveryFailed: ({ event }) => event.facts.discoveryError !== undefined,
     contentLeft: ({ event }) => event.facts.failures > 0 || event.facts.remaining > event.facts.finalized,
@@ -98,7 +99,7 @@ export const namespaceLifecycleMachine = setup({
         },
         namespace: {
           description: 'the svc finalizer is removed, other spec.finalizers are their owners\' to remove',
-          meta: meta({ holds: (f) => `spec.finalizers: ${f.otherFinalizers.join(', ')}` }),
+          meta: meta({ holds: (f) => `spec.finalizers: ${f.otherFinalizersText}` }),
         },
       },
     },

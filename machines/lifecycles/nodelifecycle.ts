@@ -24,11 +24,12 @@ import { defineLifecycle, type LifecycleStateMeta } from '../../src/runtime/life
 export interface NodeFacts {
   /** The Ready condition's status; `none` before the node posted one. */
   ready: 'True' | 'False' | 'Unknown' | 'none';
-  /** NoSchedule taint keys its conditions call for and it lacks, and those it has and should not. */
-  addNoSchedule: string[];
-  removeNoSchedule: string[];
-  /** Its NoExecute taint keys. */
-  noExecute: string[];
+  /** NoSchedule taints to add (its conditions call for them) or remove (they no longer do), and which (`add a; remove b`). */
+  noScheduleChanges: number;
+  noScheduleText: string;
+  /** Its NoExecute taints, and their keys (comma-separated). */
+  noExecuteTaints: number;
+  noExecuteText: string;
   /** --enable-taint-manager. */
   taintManager: boolean;
   /** Its zone as people read it (`region/zone`, `(no zone)`), the zone's state and eviction rate (nodes per second). */
@@ -53,10 +54,10 @@ const waitText = (f: NodeFacts, taint: string) =>
 export const nodeLifecycleMachine = setup({
   types: { events: {} as { type: 'observed'; facts: NodeFacts } },
   guards: {
-    noScheduleDiffers: ({ event }) => event.facts.addNoSchedule.length + event.facts.removeNoSchedule.length > 0,
-    evictNow: ({ event }) => event.facts.noExecute.length > 0 && event.facts.evictNow > 0,
-    tolerating: ({ event }) => event.facts.noExecute.length > 0 && event.facts.tolerating > 0,
-    noExecute: ({ event }) => event.facts.noExecute.length > 0,
+    noScheduleDiffers: ({ event }) => event.facts.noScheduleChanges > 0,
+    evictNow: ({ event }) => event.facts.noExecuteTaints > 0 && event.facts.evictNow > 0,
+    tolerating: ({ event }) => event.facts.noExecuteTaints > 0 && event.facts.tolerating > 0,
+    noExecute: ({ event }) => event.facts.noExecuteTaints > 0,
     notReady: ({ event }) => event.facts.ready === 'False',
     unreachable: ({ event }) => event.facts.ready === 'Unknown' || event.facts.ready === 'none',
   },
@@ -79,7 +80,7 @@ export const nodeLifecycleMachine = setup({
     taintingNoSchedule: {
       description: 'its NoSchedule taints are made to follow its conditions (TaintNodesByCondition)',
       meta: meta({
-        holds: (f) => [f.addNoSchedule.length ? `add ${f.addNoSchedule.join(', ')}` : '', f.removeNoSchedule.length ? `remove ${f.removeNoSchedule.join(', ')}` : ''].filter(Boolean).join('; ') + ` (Ready ${f.ready})`,
+        holds: (f) => `${f.noScheduleText} (Ready ${f.ready})`,
       }),
     },
     noExecute: {
@@ -87,15 +88,15 @@ export const nodeLifecycleMachine = setup({
       states: {
         evicting: {
           description: 'taint-based eviction: the taint manager deletes the pods that do not tolerate the NoExecute taint (or whose tolerationSeconds ran out)',
-          meta: meta({ holds: (f) => `${f.noExecute.join(', ')}:NoExecute: ${plural(f.evictNow, 'pod')} to delete now${f.tolerating ? `, ${f.tolerating} tolerating` : ''}` }),
+          meta: meta({ holds: (f) => `${f.noExecuteText}:NoExecute: ${plural(f.evictNow, 'pod')} to delete now${f.tolerating ? `, ${f.tolerating} tolerating` : ''}` }),
         },
         tolerating: {
           description: 'grace period running: pods tolerate the NoExecute taint for their tolerationSeconds, deleted when it runs out',
-          meta: meta({ holds: (f) => `${f.noExecute.join(', ')}:NoExecute: ${plural(f.tolerating, 'pod')} tolerating it, the first evicted in ${Math.ceil((f.nextEvictionInMs ?? 0) / 1000)} s` }),
+          meta: meta({ holds: (f) => `${f.noExecuteText}:NoExecute: ${plural(f.tolerating, 'pod')} tolerating it, the first evicted in ${Math.ceil((f.nextEvictionInMs ?? 0) / 1000)} s` }),
         },
         tainted: {
           description: 'tainted NoExecute with nothing left to evict, the monitor pass lifts the taint once Ready is True',
-          meta: meta({ holds: (f) => `${f.noExecute.join(', ')}:NoExecute (Ready ${f.ready}): no pod to evict` }),
+          meta: meta({ holds: (f) => `${f.noExecuteText}:NoExecute (Ready ${f.ready}): no pod to evict` }),
         },
       },
     },
