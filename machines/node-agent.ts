@@ -14,7 +14,8 @@
  *   any --STOP--> stopped (final)
  *
  * Timers run on the actor's clock (the injected clock in tests). No actor per pod: pods are the
- * fleet's pod runner's business.
+ * fleet's pod runner's business; where each pod stands is its lifecycle (./lifecycles/pod.ts),
+ * which the node evaluates whenever it looks at the pod and which its chart draws next to this one.
  */
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 

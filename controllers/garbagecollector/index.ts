@@ -13,6 +13,10 @@
  *   by a GET when the graph does not know it); an owner kind the server does not serve keeps the
  *   object.
  *
+ * - Lifecycle: machines/lifecycles/garbagecollector.ts names, per object looked at, the step
+ *   attempt.ts takes (orphaning, foreground.waitingForDependents / .releasing, deleting, kept, idle);
+ *   tracked by `<resource>[.<group>]/<namespace>/<name>` and forgotten when the object is gone.
+ *
  * It runs on the same controller machine as every defineController controller (leader gating,
  * workers, back-off, charts); only its sources are built here, since the set of watched kinds changes.
  */
@@ -29,7 +33,10 @@ import { EventRecorder } from '../../src/runtime/event-recorder.js';
 import { done } from '../../src/runtime/outcome.js';
 import { WorkQueue } from '../../src/runtime/work-queue.js';
 import pino from 'pino';
-import { attempt } from './attempt.js';
+import { garbageCollectorLifecycle, type GarbageFacts } from '../../machines/lifecycles/garbagecollector.js';
+import { LifecycleTracker } from '../../src/runtime/lifecycle-tracker.js';
+import type { LifecycleDefinition } from '../../src/runtime/lifecycle.js';
+import { attempt, lifecycleKey } from './attempt.js';
 import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN, OwnershipGraph, type GraphNode } from './graph.js';
 
 export const GC_NAME = 'garbagecollector';
@@ -53,7 +60,7 @@ function needsLook(n: GraphNode): boolean {
 
 export function garbageCollectorController(o: { concurrency: number }): ControllerDefinition<SvcObject> {
   // The spec describes it for charts and `svc run`-style hosts; start() below replaces the wiring.
-  const nominal = defineController<SvcObject>({ name: GC_NAME, watches: resources.customresourcedefinitions, concurrency: o.concurrency, reconcile: () => done() });
+  const nominal = defineController<SvcObject>({ name: GC_NAME, watches: resources.customresourcedefinitions, concurrency: o.concurrency, lifecycle: garbageCollectorLifecycle, reconcile: () => done() });
   return {
     name: GC_NAME,
     spec: nominal.spec,
@@ -64,6 +71,8 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
       const queue = new WorkQueue({ name: GC_NAME, clock, ...(host.registry ? { registry: host.registry } : {}) });
       const recorder = new EventRecorder({ client: host.client, component: GC_NAME, clock, logger });
       const graph = new OwnershipGraph();
+      // Each object it looks at, keyed `<resource>[.<group>]/<namespace>/<name>` (queue keys are uids, unreadable).
+      const lifecycle = new LifecycleTracker(garbageCollectorLifecycle as LifecycleDefinition, { clock });
       const watched = new Map<string, { ref: DiscoveredResource; informer: SharedInformer; sub: Subscription }>();
       let kinds = new Map<string, ResourceRef>();
       let discovered = false;
@@ -94,6 +103,10 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
           return;
         }
         const uid = e.object.metadata.uid ?? '';
+        if (e.type === 'DELETED') {
+          const gone = graph.get(uid);
+          if (gone) lifecycle.forget(lifecycleKey(gone));
+        }
         queueAll(e.type === 'DELETED' ? graph.remove(uid) : graph.upsert(ref, e.object));
       };
 
@@ -158,6 +171,7 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
         // An owner reference written in the established spelling names the same kind as ours.
         resolve: (apiVersion: string, kind: string) => kinds.get(`${apiVersion.includes('/') ? canonicalGroup(apiVersion.slice(0, apiVersion.indexOf('/'))) : ''}/${kind}`),
         log: (msg: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, msg),
+        observe: (node: GraphNode, facts: GarbageFacts) => lifecycle.observe(lifecycleKey(node), facts),
       };
       const running = runControllerMachine({
         name: GC_NAME,
@@ -169,6 +183,7 @@ export function garbageCollectorController(o: { concurrency: number }): Controll
         sources: [source],
         concurrency: o.concurrency,
         reconcile: (uid: string) => attempt(uid, actx),
+        lifecycle,
       });
       void running.finished.then(() => {
         stopped = true;

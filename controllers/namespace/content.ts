@@ -13,6 +13,8 @@ export interface ContentResult {
   remaining: Map<string, number>;
   /** finalizer -> objects still holding it. */
   finalizers: Map<string, number>;
+  /** Objects still there that hold at least one finalizer. */
+  finalized: number;
   /** Longest grace period still running among the remaining objects (ms; 0 when none). */
   estimateMs: number;
   /** Resources that could not be deleted or listed, with the reason. */
@@ -27,7 +29,7 @@ export function deletableResources(all: readonly DiscoveredResource[]): Discover
 const label = (r: DiscoveredResource) => (r.group ? `${r.resource}.${r.group}` : r.resource);
 
 export async function deleteContent(client: ApiClient, namespace: string, resources: readonly DiscoveredResource[], now: number): Promise<ContentResult> {
-  const out: ContentResult = { remaining: new Map(), finalizers: new Map(), estimateMs: 0, failures: [] };
+  const out: ContentResult = { remaining: new Map(), finalizers: new Map(), finalized: 0, estimateMs: 0, failures: [] };
   await Promise.all(
     resources.map(async (r) => {
       try {
@@ -40,6 +42,7 @@ export async function deleteContent(client: ApiClient, namespace: string, resour
         if (!left.length) return;
         out.remaining.set(label(r), left.length);
         for (const o of left) {
+          if (o.metadata.finalizers?.length) out.finalized++;
           for (const f of o.metadata.finalizers ?? []) out.finalizers.set(f, (out.finalizers.get(f) ?? 0) + 1);
           const until = o.metadata.deletionTimestamp ? Date.parse(o.metadata.deletionTimestamp) : NaN;
           if (Number.isFinite(until)) out.estimateMs = Math.max(out.estimateMs, until - now);
@@ -57,6 +60,11 @@ export async function deleteContent(client: ApiClient, namespace: string, resour
 function ignoreGone(e: unknown): undefined {
   if (e instanceof ApiError && e.code === 404) return undefined;
   throw e;
+}
+
+/** `example.com/keep in 1 resource instances, ...` (the established wording), sorted. */
+export function describeFinalizers(m: ReadonlyMap<string, number>): string {
+  return [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, n]) => `${f} in ${n} resource instances`).join(', ');
 }
 
 /** `a has 2 resource instances, b has 1 resource instances` (the established wording), sorted. */

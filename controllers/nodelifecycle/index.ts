@@ -18,6 +18,9 @@
  *   its pods that do not tolerate its NoExecute taints, now or after their tolerationSeconds
  *   (./taint-manager.ts; Event TaintManagerEviction on the pod); `RegisteredNode` /
  *   `RemovingNode` Events when a node is first seen / gone.
+ * - Lifecycle: machines/lifecycles/nodelifecycle.ts names each node's state on its key's pass
+ *   (taintingNoSchedule, noExecute.evicting / .tolerating / .tainted, notReady, unreachable, ready)
+ *   and the pass does that state's step (swap NoSchedule taints, delete pods, wait).
  * - Writes: nodes (taints, by update with resourceVersion), nodes/status (Unknown conditions),
  *   pods (delete), pods/status (Ready False, NodeLost), Events.
  * - State: per node health and the zones' states and queues live in this process (rebuilt from
@@ -34,7 +37,9 @@ import { done, requeueAfter, type ReconcileOutcome } from '../../src/runtime/out
 import type { ControllerManagerConfig } from '../config.js';
 import { ZoneEvictionQueue, type TryResult } from './eviction-queue.js';
 import { decideHealth, readyCondition, type NodeHealth } from './health.js';
-import { judgePod, type ScheduledEviction } from './taint-manager.js';
+import type { ScheduledEviction } from './taint-manager.js';
+import { nodeFacts, planEvictions, podKey } from './lifecycle-facts.js';
+import { nodeLifecycle } from '../../machines/lifecycles/nodelifecycle.js';
 import { hasTaint, noExecuteTaints, noScheduleDiff, NOT_READY_NO_EXECUTE, swapTaints, UNREACHABLE_NO_EXECUTE } from './taints.js';
 import { excludedFromDisruption, planDisruption, zoneKey, zoneName, type ZoneState } from './zones.js';
 
@@ -65,7 +70,6 @@ const RETRY_MS = 50;
 const EVICTION_WORKERS = 8;
 const POD_INDEX = 'nodelifecycle.nodeName';
 
-const podKey = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`;
 const isDaemonSetPod = (p: Pod) => (p.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.kind === 'DaemonSet');
 
 /** Everything the controller keeps between passes; fresh for every start (a new leader rebuilds it). */
@@ -107,6 +111,7 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
     name: 'nodelifecycle',
     watches: resources.nodes,
     concurrency: o.concurrency ?? 8,
+    lifecycle: nodeLifecycle,
     triggers: [
       {
         // The first node seen starts the monitor's timer (it then requeues itself).
@@ -156,6 +161,7 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
         await ctx.recorder.event(was, 'Normal', 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
       }
       for (const k of [...state.scheduled.keys()]) if (!ctx.cacheOf<Pod>(resources.pods).get(k)) state.scheduled.delete(k);
+      ctx.lifecycle.forget();
       return done();
     }
     if (!state.known.has(name)) {
@@ -163,45 +169,34 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
       queueOf(zoneKey(node), ctx);
       await ctx.recorder.event(node, 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`);
     } else state.known.set(name, node);
-    const { add, remove } = noScheduleDiff(node);
-    if (add.length || remove.length) {
-      await swapTaints(ctx.client, name, add, remove, ctx.clock.now());
+    // The node's state (machines/lifecycles/nodelifecycle.ts) from its taints, its zone and the taint
+    // manager's verdicts on its pods; the pass does that state's step.
+    const diff = noScheduleDiff(node);
+    const now = ctx.clock.now();
+    const zone = zoneKey(node);
+    const queue = queueOf(zone, ctx);
+    const plan = !diff.add.length && !diff.remove.length && o.enableTaintManager ? planEvictions(podsOf(ctx, name), noExecuteTaints(node), state.scheduled, now) : undefined;
+    const zoneView = { zone, state: state.zoneStates.get(zone) ?? 'Initial', qps: queue.qps, queued: queue.has(name) };
+    const { state: step } = ctx.lifecycle.observe(nodeLifecycle, nodeFacts(node, diff, zoneView, o.enableTaintManager, plan, now));
+    if (step === 'taintingNoSchedule') {
+      await swapTaints(ctx.client, name, diff.add, diff.remove, now);
       // The update comes back through the watch and queues this key again: the taint manager runs then.
       return done();
     }
-    if (!o.enableTaintManager) return done();
-    return taintManager(node, ctx);
+    if (!plan) return done(); // without the taint manager: the zone queue deletes pods (tick)
+    // The taint manager's bookkeeping holds in every state (a Ready node cancels what was scheduled).
+    for (const k of plan.drop) state.scheduled.delete(k);
+    for (const pod of plan.cancel) {
+      state.scheduled.delete(podKey(pod));
+      void ctx.recorder.event(pod, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${podKey(pod)}`);
+    }
+    for (const [pod, eviction] of plan.wait) state.scheduled.set(podKey(pod), eviction);
+    if (step === 'noExecute.evicting') await evictNow(node, plan.deleteNow, ctx);
+    return plan.nextAt === Infinity ? done() : requeueAfter(Math.max(0, plan.nextAt - now));
   }
 
-  async function taintManager(node: Node, ctx: ReconcileContext<Node>): Promise<ReconcileOutcome> {
-    const taints = noExecuteTaints(node);
-    const now = ctx.clock.now();
-    let next = Infinity;
-    const evict: Pod[] = [];
-    for (const pod of podsOf(ctx, node.metadata.name ?? '')) {
-      const k = podKey(pod);
-      if (pod.metadata.deletionTimestamp) {
-        state.scheduled.delete(k);
-        continue;
-      }
-      const verdict = judgePod(pod, taints, state.scheduled.get(k), now);
-      switch (verdict.kind) {
-        case 'none':
-          break;
-        case 'cancel':
-          state.scheduled.delete(k);
-          void ctx.recorder.event(pod, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${k}`);
-          break;
-        case 'wait':
-          state.scheduled.set(k, verdict.eviction);
-          next = Math.min(next, verdict.eviction.fireAt);
-          break;
-        case 'deleteNow':
-          state.scheduled.delete(k);
-          evict.push(pod);
-          break;
-      }
-    }
+  /** Taint-based eviction: the pods the taint manager judged to go now. */
+  async function evictNow(node: Node, evict: readonly Pod[], ctx: ReconcileContext<Node>): Promise<void> {
     // The established taint manager deletes with 8 workers: a failed node's pods go together, not one
     // write after another. The Events are not waited for (the recorder logs a failed one).
     for (let i = 0; i < evict.length; i += EVICTION_WORKERS) {
@@ -212,8 +207,7 @@ export function nodeLifecycleController(o: NodeLifecycleOptions): ControllerDefi
         }),
       );
     }
-    if (evict.length) ctx.logger.info({ node: node.metadata.name, pods: evict.length, taints: taints.map((t) => t.key) }, 'evicted pods from a node with NoExecute taints');
-    return next === Infinity ? done() : requeueAfter(Math.max(0, next - now));
+    ctx.logger.info({ node: node.metadata.name, pods: evict.length, taints: noExecuteTaints(node).map((t) => t.key) }, 'evicted pods from a node with NoExecute taints');
   }
 
   // ---- `:tick`: the monitor pass and the zones' queues ----

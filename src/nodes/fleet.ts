@@ -14,6 +14,8 @@
  * addresses from their node's `spec.podCIDRs` once it has them (./pod-ip-pool.ts). `stop()` ends every
  * timer and watch and waits for writes in flight.
  */
+import { podLifecycle, type PodFacts } from '../../machines/lifecycles/pod.js';
+import { LifecycleTracker } from '../runtime/lifecycle-tracker.js';
 import type { Logger } from 'pino';
 import { createActor, type InspectionEvent } from 'xstate';
 import type { Node, Pod } from '../api/generated/kinds.js';
@@ -92,6 +94,8 @@ interface Member {
 export class NodeFleet {
   readonly timings: FleetTimings;
   readonly writer: StatusWriter;
+  /** Where each of its pods stands in its lifecycle (machines/lifecycles/pod.ts): state, since, what holds it. */
+  readonly podLifecycle: LifecycleTracker<PodFacts>;
   private readonly members = new Map<string, Member>();
   private readonly subscriptions: { unsubscribe(): void }[] = [];
   private readonly clock: Clock;
@@ -101,6 +105,7 @@ export class NodeFleet {
     this.clock = opts.clock ?? systemClock;
     this.timings = { ...DEFAULT_FLEET_TIMINGS, ...opts.timings };
     this.writer = new StatusWriter({ clock: this.clock, logger: opts.logger, ...(opts.writeConcurrency ? { concurrency: opts.writeConcurrency } : {}) });
+    this.podLifecycle = new LifecycleTracker(podLifecycle, { clock: this.clock });
   }
 
   /** Starts every agent and the shared informers. */
@@ -116,6 +121,7 @@ export class NodeFleet {
       version: this.opts.version ?? 'v0.0.0-sim',
       eventLimiter: new TokenBucket(this.opts.eventQps ?? DEFAULT_EVENT_QPS, this.opts.eventBurst ?? DEFAULT_EVENT_BURST, this.clock),
       endpoint: this.opts.endpoint,
+      podLifecycle: this.podLifecycle,
     };
     this.opts.shapes.forEach((shape, index) => {
       const own = this.opts.clientFor?.(shape.name);

@@ -7,6 +7,8 @@
  * `kubelet` and the node, fieldPath `spec.containers{name}`), through an EventRecorder that shares
  * the fleet's rate limit; a deleted pod is removed once its containers stopped.
  */
+import type { PodFacts } from '../../machines/lifecycles/pod.js';
+import type { LifecycleTracker } from '../runtime/lifecycle-tracker.js';
 import type { Logger } from 'pino';
 import type { Condition, Lease, Node, Pod } from '../api/generated/kinds.js';
 import { podClaimNames, podClaimVolumes } from '../api/attachable-volumes.js';
@@ -46,6 +48,8 @@ export interface SimNodeContext {
   eventLimiter: { tryTake(): boolean };
   /** Where the fleet serves its node-agent endpoint (logs), published in each Node's status. */
   endpoint: { host: string; port: number } | undefined;
+  /** Where each pod stands in its lifecycle (machines/lifecycles/pod.ts), shared by the fleet's nodes. */
+  podLifecycle?: LifecycleTracker<PodFacts>;
 }
 
 
@@ -305,6 +309,7 @@ export class SimNode {
     this.finishedPods.delete(uid);
     this.volumes.stop(uid);
     this.inUse.stop(uid);
+    this.ctx.podLifecycle?.forget(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`);
     const tracked = this.pods.get(uid);
     if (!tracked) return;
     this.ctx.clock.clearTimeout(tracked.timer);
@@ -372,7 +377,9 @@ export class SimNode {
     if (!p || this.crashed) return;
     const now = this.ctx.clock.now();
     for (const step of p.sim.advance(now)) this.transitionEvents(p, step);
-    const status = p.sim.status(now);
+    // The pod's lifecycle state decides what its status shows (tracked per pod when the fleet follows them).
+    const state = this.ctx.podLifecycle?.observe(`${p.namespace}/${p.name}`, p.sim.lifecycleFacts(now)).state;
+    const status = p.sim.status(now, state);
     const hash = hash53(JSON.stringify(status));
     if (hash !== p.lastStatus) {
       p.lastStatus = hash;

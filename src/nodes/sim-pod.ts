@@ -18,9 +18,15 @@
  * code 137) like an exit. Every container of a pod runs the same simulated program (the pod's
  * `sim.svc.io/*` annotations) and they share one life: a run killed by one container's probe
  * restarts them all.
+ *
+ * Where the pod stands is named by its lifecycle (machines/lifecycles/pod.ts: waiting.volumes /
+ * .initializing / .creating, running.starting / .ready, restarting, terminated.succeeded / .failed),
+ * evaluated on `lifecycleFacts(now)`; `status(now, state)` shows that state (phase, container states).
  */
 import type { Condition, Pod, PodStatus } from '../api/generated/kinds.js';
 import { rfc3339 } from '../api/time.js';
+import { podLifecycle, type PodFacts } from '../../machines/lifecycles/pod.js';
+import { evaluateLifecycle, type LifecycleState } from '../runtime/lifecycle.js';
 import { podBehaviour, type PodBehaviour } from './sim-annotations.js';
 import type { ContainerRun } from './sim-logs.js';
 import { containerProbes, ProbePlan, type ContainerProbes, type ProbeKind } from './sim-probes.js';
@@ -344,18 +350,49 @@ export class SimPod {
     }
   }
 
-  /** The pod's phase now. */
-  phase(): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+  /**
+   * Where the pod's life stands at `now`, as machines/lifecycles/pod.ts reads it (the node agent
+   * tracks it per pod; the state then decides what the status shows).
+   */
+  lifecycleFacts(now: number): PodFacts {
     const s = this.stage;
-    if (s.kind === 'creating') return 'Pending';
-    if (s.kind === 'done') return s.exit.exitCode === 0 ? 'Succeeded' : 'Failed';
-    return 'Running';
+    let initsDone = 0;
+    for (let i = 0; i < this.inits.length; i++) if (now >= this.initTimes(i).finishedAt) initsDone++;
+    const ready = s.kind === 'running' ? this.containers.filter((_, i) => { const plan = this.plans?.[i]; return plan ? now >= plan.readyAt : true; }).length : 0;
+    return {
+      heldForVolumes: this.waitingForVolumes,
+      initContainers: this.inits.length,
+      initsDone,
+      running: s.kind === 'running',
+      containers: this.containers.length,
+      ready,
+      backingOff: s.kind === 'backoff',
+      backoffLeftMs: s.kind === 'backoff' ? Math.max(0, s.until - now) : 0,
+      restarts: this.restarts,
+      finished: s.kind === 'done',
+      exitCode: s.kind === 'done' ? s.exit.exitCode : undefined,
+      image: this.containers[0]?.image ?? '',
+      startsInMs: s.kind === 'creating' && s.startAt !== Infinity ? Math.max(0, s.startAt - now) : undefined,
+    };
   }
 
-  /** The status to write at `now` (merged over the stored one: PodScheduled and qosClass stay). */
-  status(now: number): PodStatus {
-    const phase = this.phase();
-    const containerStatuses = this.containers.map((c) => this.containerStatus(c, now));
+  /** The pod's lifecycle state at `now` (one xstate transition). */
+  lifecycle(now: number): LifecycleState {
+    return evaluateLifecycle(podLifecycle, this.lifecycleFacts(now));
+  }
+
+  /** The pod's phase (the same for every state of a stage, so the time of the look does not matter). */
+  phase(): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+    return phaseOf(this.lifecycle(this.firstSeen).state);
+  }
+
+  /**
+   * The status to write at `now` (merged over the stored one: PodScheduled and qosClass stay), as
+   * its lifecycle state (`state`, evaluated here when the caller did not track it) shows it.
+   */
+  status(now: number, state: string = this.lifecycle(now).state): PodStatus {
+    const phase = phaseOf(state);
+    const containerStatuses = this.containers.map((c) => this.containerStatus(c, now, state));
     const allReady = containerStatuses.length > 0 && containerStatuses.every((c) => c.ready);
     const done = phase === 'Succeeded' || phase === 'Failed';
     const scheduled = (this.pod.status?.conditions ?? []).find((c) => c.type === 'PodScheduled');
@@ -417,31 +454,31 @@ export class SimPod {
     }
   }
 
-  private containerStatus(c: ContainerInfo, now: number): ContainerStatus {
+  /** A container's status in lifecycle state `state`: waiting (with its reason), running, or terminated. */
+  private containerStatus(c: ContainerInfo, now: number, state: string): ContainerStatus {
     const s = this.stage;
     const base = { name: c.name, image: c.image, imageID: imageID(c.image), restartCount: this.restarts };
     const id = `sim://${this.uid.slice(0, 8)}-${c.name}-${this.restarts}`;
     const lastState: Record<string, Record<string, unknown>> =
       this.last && s.kind !== 'done' ? { terminated: this.terminated(this.last, `sim://${this.uid.slice(0, 8)}-${c.name}-${Math.max(0, this.restarts - (s.kind === 'backoff' ? 0 : 1))}`) } : {};
-    switch (s.kind) {
-      case 'creating': {
-        const reason = now >= this.initializedAt() ? 'ContainerCreating' : 'PodInitializing';
-        return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason } }, lastState: {} };
-      }
-      case 'running': {
-        const plan = this.plans?.[this.containers.indexOf(c)];
-        const ready = plan ? now >= plan.readyAt : true;
-        const started = plan ? now >= plan.startedAt : true;
-        return { ...base, containerID: id, ready, started, state: { running: { startedAt: rfc3339(s.since) } }, lastState };
-      }
-      case 'backoff': {
-        const seconds = Math.round((s.until - (this.last?.finishedAt ?? s.until)) / 1000);
-        const message = `back-off ${seconds}s restarting failed container=${c.name} pod=${this.pod.metadata.name ?? ''}_${this.pod.metadata.namespace ?? ''}(${this.uid})`;
-        return { ...base, ready: false, started: false, state: { waiting: { reason: 'CrashLoopBackOff', message } }, lastState };
-      }
-      case 'done':
-        return { ...base, containerID: id, ready: false, started: false, state: { terminated: this.terminated(s.exit, id) }, lastState: {} };
+    const group = state.split('.')[0];
+    if (group === 'running' && s.kind === 'running') {
+      const plan = this.plans?.[this.containers.indexOf(c)];
+      const ready = plan ? now >= plan.readyAt : true;
+      const started = plan ? now >= plan.startedAt : true;
+      return { ...base, containerID: id, ready, started, state: { running: { startedAt: rfc3339(s.since) } }, lastState };
     }
+    if (state === 'restarting' && s.kind === 'backoff') {
+      const seconds = Math.round((s.until - (this.last?.finishedAt ?? s.until)) / 1000);
+      const message = `back-off ${seconds}s restarting failed container=${c.name} pod=${this.pod.metadata.name ?? ''}_${this.pod.metadata.namespace ?? ''}(${this.uid})`;
+      return { ...base, ready: false, started: false, state: { waiting: { reason: 'CrashLoopBackOff', message } }, lastState };
+    }
+    if (group === 'terminated' && s.kind === 'done') {
+      return { ...base, containerID: id, ready: false, started: false, state: { terminated: this.terminated(s.exit, id) }, lastState: {} };
+    }
+    // waiting.volumes, waiting.initializing, waiting.creating
+    const reason = now >= this.initializedAt() ? 'ContainerCreating' : 'PodInitializing';
+    return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason } }, lastState: {} };
   }
 
   private terminated(exit: Exit, containerID: string): Record<string, unknown> {
@@ -453,6 +490,14 @@ export class SimPod {
       containerID,
     };
   }
+}
+
+/** The phase a lifecycle state shows. */
+function phaseOf(state: string): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+  if (state.startsWith('waiting.')) return 'Pending';
+  if (state === 'terminated.succeeded') return 'Succeeded';
+  if (state === 'terminated.failed') return 'Failed';
+  return 'Running';
 }
 
 function condition(type: string, status: boolean, at: number, reason?: string): Condition {

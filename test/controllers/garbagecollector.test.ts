@@ -9,6 +9,8 @@ import { resources, type ResourceRef } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../helpers/client.js';
 import { customResourceDefinition, replicaSet } from '../helpers/objects.js';
+import { assertLifecycleCovered } from '../helpers/lifecycle-coverage.js';
+import { garbageCollectorLifecycle } from '../../machines/lifecycles/garbagecollector.js';
 
 let cluster: TestCluster;
 const WIDGETS: ResourceRef = { group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true };
@@ -30,6 +32,21 @@ async function runningSet(name: string, replicas: number): Promise<ReplicaSet> {
   await eventually(async () => (await livePods(name)).filter((p) => p.status?.phase === 'Running').length === replicas, 15_000, `${name}: pods running`);
   return rs;
 }
+
+const tracked = (key: string) => cluster.controllers.controllers.find((c) => c.name === 'garbagecollector')?.activity.lifecycle?.object(key);
+
+test('an object whose owner exists is kept; an owner whose dependent goes is looked at and left alone', async () => {
+  await runningSet('solid', 2);
+  const [pod] = await livePods('solid');
+  await eventually(async () => tracked(`pods/default/${pod!.metadata.name}`)?.state === 'kept', 10_000, 'pod kept');
+  assert.is(tracked(`pods/default/${pod!.metadata.name}`)?.holds, '1 of 1 owners exist');
+  await cluster.client.delete(resources.pods, 'default', pod!.metadata.name!);
+  await eventually(async () => tracked('replicasets.apps/default/solid')?.state === 'idle', 10_000, 'owner looked at: nothing to collect');
+  assert.is(tracked('replicasets.apps/default/solid')?.holds, 'no owners');
+  await cluster.client.delete(resources.replicasets, 'default', 'solid');
+  await eventually(async () => (await livePods('solid')).length === 0, 15_000, 'pods collected');
+  await eventually(async () => tracked('replicasets.apps/default/solid') === undefined, 10_000, 'the deleted owner is forgotten');
+});
 
 test('background: deleting a ReplicaSet deletes its pods afterwards', async () => {
   await runningSet('bg', 2);
@@ -88,6 +105,10 @@ test('custom kinds are in the graph: a Widget owning a ConfigMap, and a ConfigMa
   await eventually(async () => !(await exists(resources.configmaps, 'of-widget')) && !(await exists(WIDGETS, 'w')), 15_000, 'foreground through a custom owner');
   await client.delete(resources.configmaps, 'default', 'widget-owner');
   await eventually(async () => !(await exists(WIDGETS, 'owned')), 15_000, 'custom dependent collected');
+});
+
+test('every state of the garbage collector lifecycle chart was entered by the tests above, and no other', () => {
+  assertLifecycleCovered(cluster.controllers.controllers, garbageCollectorLifecycle);
 });
 
 test.run();

@@ -11,11 +11,18 @@
 //   taints.
 // - Every node stops (every zone in FullDisruption): no NoExecute taint is kept and no pod is
 //   evicted, as established; recovery makes them Ready again.
+// - Every node reports Ready False (the not-ready fault): not-ready NoSchedule, no NoExecute.
+// - The node lifecycle chart: every state drawn was entered (the manager's /debug/machines).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Event, Node, Pod, ReplicaSet } from '../../src/api/generated/kinds.js';
 import { resources, type ApiClient } from '../../src/client/index.js';
-import { startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
+import { assertStatesEntered, enteredIn } from '../helpers/lifecycle-coverage.js';
+import { nodeLifecycle } from '../../machines/lifecycles/nodelifecycle.js';
 import { eventually, writeSvcconfig } from '../helpers/client.js';
 import { replicaSet } from '../helpers/objects.js';
 import { realClient } from '../helpers/real-client.js';
@@ -27,14 +34,20 @@ const TOLERATION_SECONDS = 2;
 let server: ApiServerProcess;
 let api: { client: ApiClient; close(): Promise<void> };
 const daemons: SvcProcess[] = [];
+let dir: string;
+let managerPort: number;
 
 test.before(async () => {
   server = await startApiServer({ taintNodesByCondition: true });
   api = realClient(server);
   const svcconfig = writeSvcconfig(server);
+  dir = mkdtempSync(join(tmpdir(), 'svc-nl-'));
+  managerPort = await freePort();
   daemons.push(
     startExecutable(CONTROLLER_MANAGER_BIN, [
-      `--svcconfig=${svcconfig}`, '--leader-elect=false', '--secure-port=0', '--controllers=nodelifecycle,replicaset,ttl',
+      // The secure port serves /debug/machines (the node lifecycle's entered states) to the test.
+      `--svcconfig=${svcconfig}`, '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${managerPort}`, `--cert-dir=${join(dir, 'certs')}`,
+      '--authorization-always-allow-paths=/debug/machines', '--controllers=nodelifecycle,replicaset,ttl',
       '--node-monitor-period=500ms', '--node-monitor-grace-period=4s', '--node-startup-grace-period=8s', '--node-eviction-rate=10',
     ]),
     startExecutable(SCHEDULER_BIN, [`--svcconfig=${svcconfig}`, '--port=0', '--secure-port=0']),
@@ -49,6 +62,7 @@ test.after(async () => {
   await api.close();
   await server.stop();
   server.cleanup();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const getNode = (name: string) => api.client.get<Node>(resources.nodes, '', name);
@@ -134,6 +148,36 @@ test('every node stops (every zone in FullDisruption): no NoExecute taint is kep
     }
     return true;
   }, 20_000, 'every node Ready and untainted again');
+});
+
+test('every node reports Ready False (not-ready): the not-ready NoSchedule taint, no NoExecute one while every zone is down; recovery lifts it', async () => {
+  await Promise.all(NODES.map((name) => setFaults(name, 'not-ready')));
+  await eventually(async () => {
+    for (const name of NODES) {
+      const n = await getNode(name);
+      if (condition(n, 'Ready')?.status !== 'False' || taintKeys(n, 'NoSchedule').join() !== 'node.svc.io/not-ready') return false;
+    }
+    return true;
+  }, 20_000, 'every node Ready False with the not-ready NoSchedule taint');
+  await eventually(async () => {
+    for (const name of NODES) if (taintKeys(await getNode(name), 'NoExecute').length) return false;
+    return true;
+  }, 10_000, 'no NoExecute taint while every zone is fully disrupted');
+  await Promise.all(NODES.map((name) => setFaults(name, '')));
+  await eventually(async () => {
+    for (const name of NODES) {
+      const n = await getNode(name);
+      if (condition(n, 'Ready')?.status !== 'True' || (n.spec?.taints ?? []).length) return false;
+    }
+    return true;
+  }, 20_000, 'every node Ready and untainted again');
+});
+
+test('every state of the node lifecycle chart was entered by the tests above, and no other', async () => {
+  const { fetch, Agent } = await import('undici');
+  const r = await fetch(`https://127.0.0.1:${managerPort}/debug/machines`, { dispatcher: new Agent({ connect: { rejectUnauthorized: false } }) });
+  assert.is(r.status, 200);
+  assertStatesEntered(nodeLifecycle, enteredIn((await r.json()) as Parameters<typeof enteredIn>[0], 'nodelifecycle'));
 });
 
 test.run();

@@ -10,10 +10,22 @@ export function assertLifecycleCovered(controllers: readonly RunningController[]
   const tracker = running.activity.lifecycle;
   assert.ok(tracker, `the ${def.controller} controller tracks no lifecycle`);
   assert.is(tracker.definition, def, `the ${def.controller} controller tracks another lifecycle`);
-  const entered = tracker.entered();
+  assertStatesEntered(def, tracker.entered().keys());
+}
+
+/** The same check over the states a tracker says were entered (e.g. a controller manager process's /debug/machines `lifecycle.entered`). */
+export function assertStatesEntered(def: LifecycleDefinition, entered: Iterable<string>): void {
+  const seen = new Set(entered);
   const drawn = lifecycleStates(def);
-  const missing = drawn.filter((s) => !entered.has(s));
-  const undrawn = [...entered.keys()].filter((s) => !drawn.includes(s));
+  const missing = drawn.filter((s) => !seen.has(s));
+  const undrawn = [...seen].filter((s) => !drawn.includes(s));
   assert.equal(missing, [], `states of the ${def.controller} lifecycle chart never entered in this test: ${missing.join(', ')}`);
   assert.equal(undrawn, [], `states entered that the chart does not draw: ${undrawn.join(', ')}`);
+}
+
+/** `lifecycle.entered` of controller `name` in a /debug/machines snapshot (a process's, fetched as JSON). */
+export function enteredIn(snapshot: { actors: Array<{ id: string; live?: Record<string, unknown> }> }, name: string): string[] {
+  const actor = snapshot.actors.find((a) => a.id === name && a.live?.['lifecycle']);
+  assert.ok(actor, `no ${name} actor with lifecycle facts in /debug/machines`);
+  return Object.keys((actor.live!['lifecycle'] as { entered: Record<string, number> }).entered);
 }

@@ -12,6 +12,8 @@ import type { ContainerStatus } from '../../src/nodes/index.js';
 import { eventually } from '../helpers/client.js';
 import { startInProcessApiServer, type InProcessApiServer } from '../helpers/in-process-apiserver.js';
 import { pod } from '../helpers/objects.js';
+import { assertStatesEntered } from '../helpers/lifecycle-coverage.js';
+import { podLifecycle } from '../../machines/lifecycles/pod.js';
 
 let api: InProcessApiServer;
 let client: ApiClient;
@@ -296,6 +298,25 @@ test('a podCIDR given after registration: pods take dual-stack IPs from it; the 
   await eventually(async () => (await getNode('sim-2')).status?.conditions?.find((c) => c.type === 'Ready')?.lastHeartbeatTime !== beat, 5_000, 'a heartbeat since');
   const net = (await getNode('sim-2')).status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
   assert.equal([net?.status, net?.reason], ['True', 'CIDRNotAvailable']);
+});
+
+test('the pod lifecycle: init containers first (PodInitializing), a pod whose volumes are not attached waits (ContainerCreating); each pod\'s state is tracked', async () => {
+  await client.create(resources.pods, 'default', pod('init', { nodeName: 'sim-1' }, { spec: { initContainers: [{ name: 'setup', image: 'busybox' }], containers: [{ name: 'c', image: 'app' }] } }));
+  await eventually(async () => fleet.podLifecycle.object('default/init')?.state === 'running.ready', 5_000, 'init: running and ready');
+  assert.equal(fleet.podLifecycle.object('default/init')!.transitions.map((t) => t.to), ['waiting.creating', 'running.ready'], 'initializing, then creating, then ready');
+  assert.is(fleet.podLifecycle.object('default/init')!.transitions[0]!.from, 'waiting.initializing');
+
+  await client.create(resources.pods, 'default', pod('held', { nodeName: 'sim-1' }, { spec: { containers: [{ name: 'c', image: 'app' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'nowhere' } }] } }));
+  const held = await podWhen('held', (p) => containers(p)[0]?.state['waiting']?.['reason'] === 'ContainerCreating', 'waiting in ContainerCreating');
+  assert.is(held.status?.phase, 'Pending');
+  assert.equal(fleet.podLifecycle.object('default/held')?.state, 'waiting.volumes');
+  assert.is(fleet.podLifecycle.object('default/held')?.holds, 'waiting for its volumes to be attached and mounted');
+  await client.delete(resources.pods, 'default', 'held', { gracePeriodSeconds: 0 });
+  await eventually(async () => fleet.podLifecycle.object('default/held') === undefined, 5_000, 'a deleted pod is forgotten');
+});
+
+test('every state of the pod lifecycle chart was entered by the tests above, and no other', () => {
+  assertStatesEntered(podLifecycle, fleet.podLifecycle.entered().keys());
 });
 
 test.run();

@@ -5,7 +5,10 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { controllerMachine, leaderElectionMachine, nodeAgentMachine, schedulerMachine, workerMachine } from '../../../machines/index.js';
-import { type ChartModel, isStateMachine } from './chart-model.js';
+import { podLifecycle } from '../../../machines/lifecycles/pod.js';
+import { type ChartModel, chartModel, isStateMachine } from './chart-model.js';
+import { combineCharts } from './combined-chart.js';
+import { lifecycleChartModel } from './lifecycle-chart.js';
 import { type ControllerChartSpec, controllerChartModel } from './controller-chart.js';
 
 export interface NamedMachine {
@@ -24,7 +27,17 @@ export function projectMachines(): NamedMachine[] {
     { name: 'controller', machine: controllerMachine, description: 'a controller: waiting for leadership, syncing caches, running with resync, stopping' },
     { name: 'worker', machine: workerMachine, description: 'one worker of a controller: takes a key, reconciles it, settles the outcome' },
     { name: 'scheduler', machine: schedulerMachine, description: 'the scheduler: waiting for leadership, syncing caches, scheduling (cycles, bindings, back-off and leftover flushes), stopping' },
-    { name: 'node-agent', machine: nodeAgentMachine, description: 'a simulated node: registering, up (ready/notReady, lease and status heartbeats), silent, crashed, stopped' },
+    {
+      name: 'node-agent',
+      machine: nodeAgentMachine,
+      description: 'a simulated node: registering, up (ready/notReady, lease and status heartbeats), silent, crashed, stopped; each pod it runs: waiting (volumes, initializing, creating), running (starting, ready), restarting (CrashLoopBackOff), terminated (succeeded, failed)',
+      // The node's machine next to the lifecycle of each pod it runs (its containers' states); the
+      // regions' root is named as the machine's id (state ids in the SVG carry no escaped hyphen).
+      model: { ...combineCharts('nodeAgent', [
+        { key: 'pods', description: 'each pod it runs: the state its status shows', model: lifecycleChartModel(podLifecycle) },
+        { key: 'agent', description: 'the node: registration, heartbeats and faults', model: chartModel(nodeAgentMachine, 'node-agent') },
+      ]), name: 'node-agent' },
+    },
   ];
 }
 
