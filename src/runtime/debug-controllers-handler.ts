@@ -6,7 +6,8 @@
  *
  *   GET /debug/controllers                                        the controllers running here: queue, lifecycle counts
  *   GET /debug/controllers/<controller>/objects                   its lifecycle: counts, entered states, the objects being worked on
- *   GET /debug/controllers/<controller>/objects/<namespace>/<name>  one object (a cluster-scoped one: .../objects/<name>)
+ *   GET /debug/controllers/<controller>/objects/<namespace>/<name>  one object (a cluster-scoped one: .../objects/<name>;
+ *                                                                  the garbage collector's: .../objects/<resource>/<namespace>/<name>)
  *
  * JSON only. A refusal is a Status: 404 for an unknown controller or an object it does not follow
  * (not reconciled since this process took the lead, deleted, or beyond the tracker's bound), 503
@@ -70,7 +71,8 @@ export function debugControllersHandler(inspector: MachineInspector): (req: Debu
       return true;
     }
     const [name, objects, ...key] = parts;
-    if (objects !== 'objects' || key.length > 2) {
+    // Keys are `namespace/name` or `name`; the garbage collector's carry the resource first (`pods/ns/name`).
+    if (objects !== 'objects' || key.length > 3) {
       fail(res, 404, 'NotFound', `${path} not found; try ${DEBUG_CONTROLLERS_PATH}, ${DEBUG_CONTROLLERS_PATH}/<controller>/objects or .../objects/<namespace>/<name>`);
       return true;
     }
