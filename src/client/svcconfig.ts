@@ -71,6 +71,24 @@ export function loadClientConfig(opts: LoadClientConfigOptions): ClientConfig {
 }
 
 /** Parses one configuration file, using `context` or the file's `current-context`. */
+/**
+ * A PEM a client-configuration entry gives as `<field>-data` (base64) or as a path `<field>`
+ * (relative to `base`, the file's folder); undefined when neither is set. `fail` throws with a
+ * message naming `owner` when the file cannot be read.
+ */
+export function readConfigPem(entry: Record<string, unknown>, field: string, base: string, owner: string, fail: (message: string) => never): string | undefined {
+  const data = entry[`${field}-data`];
+  if (typeof data === 'string' && data) return Buffer.from(data, 'base64').toString('utf8');
+  const path = entry[field];
+  if (typeof path !== 'string' || !path) return undefined;
+  const full = isAbsolute(path) ? path : resolve(base, path);
+  try {
+    return readFileSync(full, 'utf8');
+  } catch (err) {
+    return fail(`${owner}: cannot read ${field} ${full}: ${(err as Error).message}`);
+  }
+}
+
 export function parseSvcconfigFile(file: string, context?: string): ClientConfig {
   let text: string;
   try {
@@ -103,18 +121,7 @@ export function parseSvcconfig(text: string, file: string, context?: string): Cl
   const user = userName ? named(doc, 'users', 'user', userName, fail) : {};
 
   const base = dirname(resolve(file));
-  const readPem = (entry: Entry, field: string, owner: string): string | undefined => {
-    const data = str(entry[`${field}-data`]);
-    if (data) return Buffer.from(data, 'base64').toString('utf8');
-    const path = str(entry[field]);
-    if (!path) return undefined;
-    const full = isAbsolute(path) ? path : resolve(base, path);
-    try {
-      return readFileSync(full, 'utf8');
-    } catch (err) {
-      return fail(`${owner}: cannot read ${field} ${full}: ${(err as Error).message}`);
-    }
-  };
+  const readPem = (entry: Entry, field: string, owner: string): string | undefined => readConfigPem(entry, field, base, owner, fail);
 
   const clusterOwner = `cluster "${clusterName}"`;
   const userOwner = `user "${userName ?? ''}"`;

@@ -28,6 +28,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { pluginConfigError, type PluginConfiguration } from '../config-file.js';
+import { readConfigPem } from '../../../client/svcconfig.js';
 
 /** What one kubeconfig user gives. */
 export interface WebhookCredential {
@@ -94,18 +95,7 @@ export function readWebhookKubeconfig(file: string, fail: (msg: string) => never
     for (const k of ['username', 'password', 'auth-provider', 'exec', 'as', 'as-groups', 'as-user-extra']) {
       if (u[k] !== undefined) fail(`${owner}: ${k} is not supported for admission webhooks by this server (use client-certificate/client-key or token)`);
     }
-    const pem = (field: string): string | undefined => {
-      const data = str(u[`${field}-data`]);
-      if (data) return Buffer.from(data, 'base64').toString('utf8');
-      const path = str(u[field]);
-      if (!path) return undefined;
-      const full = isAbsolute(path) ? path : resolve(base, path);
-      try {
-        return readFileSync(full, 'utf8');
-      } catch (err) {
-        return fail(`${owner}: cannot read ${field} ${full}: ${(err as Error).message}`);
-      }
-    };
+    const pem = (field: string): string | undefined => readConfigPem(u, field, base, owner, fail);
     const cert = pem('client-certificate');
     const key = pem('client-key');
     if (cert && !key) fail(`${owner} has client-certificate but no client-key`);
