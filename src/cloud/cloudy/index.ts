@@ -12,7 +12,8 @@
  */
 import type { Node, Service } from '../../api/generated/kinds.js';
 import { bigIntToIp, familyOf, ipToBigInt, lastAddress, parseCidr, type Cidr } from '../../api/net/ip-address.js';
-import { CloudError, type CloudProvider, type InstanceMetadata, type LoadBalancerStatus, type Route } from '../provider.js';
+import { CloudError, type CloudInspection, type CloudProvider, type InstanceMetadata, type LoadBalancerStatus, type Route } from '../provider.js';
+import { inspectCloudyDocument } from './inspection.js';
 import { CloudyFile, type CloudyDocument, type CloudyInstance, type InstanceState } from './state.js';
 
 export const CLOUDY = 'cloudy';
@@ -309,6 +310,11 @@ export class Cloudy implements CloudProvider {
       if (method) delete d.failures[method];
       else d.failures = {};
     });
+  }
+
+  /** The cloud as its file holds it, for its component's page (./inspection.ts). */
+  async inspect(): Promise<CloudInspection> {
+    return inspectCloudyDocument(this.file.read(), this.file.path, cloudyProviderID);
   }
 
   async close(): Promise<void> {}

@@ -190,7 +190,11 @@ export class CloudyFile {
 
   constructor(readonly path: string) {}
 
-  /** The document as the file holds it now (a missing file is the defaults, nothing created yet). */
+  /**
+   * The document as the file holds it now (a missing file is the defaults, nothing created yet).
+   * It is this process's live copy: read it, never change it (only `transact` does), and read it
+   * again after an await rather than keep it as a snapshot (a transaction changes it in place).
+   */
   read(): CloudyDocument {
     if (!existsSync(this.path)) return parseCloudyDocument('', this.path);
     const st = statSync(this.path);
@@ -232,20 +236,28 @@ export class CloudyFile {
     }
     try {
       writeSync(fd, String(process.pid));
-      // The cached document stands while the file's mtime and size are still those we read it at.
-      const doc = structuredClone(this.read());
-      const result = change(doc);
-      const tmp = `${this.path}.${process.pid}.tmp`;
-      const out = await open(tmp, 'w');
+      // The change is made on this process's copy of the document itself (fresh: read() re-parses
+      // when another process changed the file), not on a deep copy: at a few hundred load balancers
+      // a copy costs more than the rest of the call, and every call would pay it. A change that
+      // throws, or a write that fails, drops the copy, so the next read parses the file as it is.
+      const doc = this.read();
       try {
-        await out.writeFile(`${JSON.stringify(doc)}\n`);
-      } finally {
-        await out.close();
+        const result = change(doc);
+        const tmp = `${this.path}.${process.pid}.tmp`;
+        const out = await open(tmp, 'w');
+        try {
+          await out.writeFile(`${JSON.stringify(doc)}\n`);
+        } finally {
+          await out.close();
+        }
+        await rename(tmp, this.path);
+        const st = statSync(this.path);
+        this.cached = { mtimeMs: st.mtimeMs, size: st.size, doc };
+        return result;
+      } catch (e) {
+        this.cached = undefined;
+        throw e;
       }
-      await rename(tmp, this.path);
-      const st = statSync(this.path);
-      this.cached = { mtimeMs: st.mtimeMs, size: st.size, doc };
-      return result;
     } finally {
       closeSync(fd);
       unlinkSync(lock);

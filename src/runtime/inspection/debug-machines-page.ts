@@ -112,7 +112,7 @@ function cardFor(a) {
       });
     }
     card.append(h, cols);
-    const panel = PANELS.find((p) => p.machineId === a.machineId);
+    const panel = PANELS.find((p) => p.machineId === a.machineId && (!p.actorId || p.actorId === a.id));
     if (panel) card.append(panelFor(panel));
     main.append(card);
     order();
@@ -397,6 +397,8 @@ fetch(api).then((r) => r.json()).then(applySnapshot).catch(() => {}).finally(con
 /** A detail panel shown under the card of one machine (see `panelFor` in the page script). */
 export interface DetailPanel {
   machineId: string;
+  /** Only under the card of the actor with this id (e.g. one controller of the many running machine `controller`). */
+  actorId?: string;
   title: string;
   /** GET returns an object whose `listField` is a list of objects with a `keyField`. */
   listPath: string;
