@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Node, Service } from '../../src/api/generated/kinds.js';
 import { Cloudy } from '../../src/cloud/cloudy/index.js';
-import { CloudyFile } from '../../src/cloud/cloudy/state.js';
+import { CloudyFile, serialize } from '../../src/cloud/cloudy/state.js';
 import { cloudDebug, cloudPanel, debugCloudHandler } from '../../src/cloud/debug-handler.js';
 import type { CloudProvider } from '../../src/cloud/provider.js';
 
@@ -48,6 +48,29 @@ test('another process (a second CloudyFile) sees every change; its own changes r
   await a.transact((d) => void (d.latencyMs = 1));
   const seen = JSON.parse(readFileSync(path, 'utf8')) as { quotas: { loadBalancers: number }; latencyMs: number };
   assert.equal([seen.quotas.loadBalancers, seen.latencyMs], [8, 1], 'the second change was not lost to the first process');
+});
+
+test('the file is JSON.stringify of the document, though built from cached entries; an entry edited in place is refused, replaced ones are written', async () => {
+  const cloud = new Cloudy({ file: join(dir, 'cached.json') });
+  await cloud.ensureInstances(['n0', 'n1']);
+  await cloud.loadBalancer().ensureLoadBalancer('svc', service('web', 'aaaa-1'), [node('n0'), node('n1')]);
+  await cloud.loadBalancer().updateLoadBalancer('svc', service('web', 'aaaa-1'), [node('n0')]);
+  await cloud.setInstanceState('n1', 'stopped');
+  await cloud.fail('listRoutes', { count: 2 });
+  await cloud.routes().listRoutes('svc').catch(() => undefined); // spends one of the two failures
+  const text = readFileSync(cloud.file.path, 'utf8');
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  assert.is(text, `${JSON.stringify(parsed)}\n`);
+  assert.is(serialize(cloud.file.read()), text);
+  const lb = (parsed['loadBalancers'] as Record<string, { targets: string[] }>)['aaaaa1']!;
+  assert.equal(lb.targets, ['n0']);
+  assert.equal((parsed['firewalls'] as Record<string, { targets: string[] }>)['svc-fw-aaaaa1']!.targets, ['n0']);
+  assert.is((parsed['instances'] as Record<string, { state: string }>)['n1']!.state, 'stopped');
+  assert.equal((parsed['failures'] as Record<string, unknown>)['listRoutes'], { count: 1 });
+  const edited = await cloud.file.transact((d) => void (d.instances['n0']!.state = 'stopped')).then(() => undefined, (e: unknown) => e);
+  assert.instance(edited, TypeError, 'a written entry is frozen');
+  assert.is(readFileSync(cloud.file.path, 'utf8'), text, 'and the refused change wrote nothing');
+  assert.is(cloud.file.read().instances['n0']!.state, 'running');
 });
 
 test('inspect(): instances with state, load balancers with ingress IP, listeners, targets and firewall rules, routes, failures', async () => {
