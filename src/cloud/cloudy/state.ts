@@ -26,8 +26,7 @@
  *
  * Every settings key is optional (the defaults above); the four state maps are written by the cloud.
  */
-import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 
 export type InstanceState = 'running' | 'stopped';
@@ -185,16 +184,15 @@ function jsonOrUndefined(text: string): unknown {
 
 /** The state maps: their entries are written from each entry's own cached text. */
 const ENTRY_MAPS = new Set(['failures', 'instances', 'loadBalancers', 'firewalls', 'routes']);
-/** Each state entry's compact JSON, by the entry object (entries are frozen once written: a changed entry is a new object). */
-const entryText = new WeakMap<object, string>();
+/** Each state entry's compact JSON with its key (`"name":{...}`), by the entry object (entries are frozen once written: a changed entry is a new object). */
+const entryText = new WeakMap<object, { key: string; text: string }>();
 
-function textOf(entry: object): string {
-  let text = entryText.get(entry);
-  if (text === undefined) {
-    deepFreeze(entry);
-    text = JSON.stringify(entry);
-    entryText.set(entry, text);
-  }
+function textOf(key: string, entry: object): string {
+  const hit = entryText.get(entry);
+  if (hit !== undefined && hit.key === key) return hit.text;
+  deepFreeze(entry);
+  const text = `${JSON.stringify(key)}:${JSON.stringify(entry)}`;
+  entryText.set(entry, { key, text });
   return text;
 }
 
@@ -219,7 +217,8 @@ export function serialize(doc: CloudyDocument): string {
       parts.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`);
       continue;
     }
-    const entries = Object.entries(value as Record<string, object>).map(([k, e]) => `${JSON.stringify(k)}:${textOf(e)}`);
+    const entries: string[] = [];
+    for (const k in value as Record<string, object>) entries.push(textOf(k, (value as Record<string, object>)[k]!));
     parts.push(`${JSON.stringify(key)}:{${entries.join(',')}}`);
   }
   return `{${parts.join(',')}}\n`;
@@ -316,14 +315,12 @@ export class CloudyFile {
       try {
         const result = change(doc);
         const text = serialize(doc);
+        // Written synchronously (a page-cache write of well under a millisecond): through the
+        // thread pool, each of open, write, close and rename queued behind the API server's
+        // fsyncs in the same process, and a cloud call took ten times its own work in waiting.
         const tmp = `${this.path}.${process.pid}.tmp`;
-        const out = await open(tmp, 'w');
-        try {
-          await out.writeFile(text);
-        } finally {
-          await out.close();
-        }
-        await rename(tmp, this.path);
+        writeFileSync(tmp, text);
+        renameSync(tmp, this.path);
         this.cached = { stamp: stampOf(this.path), text, doc };
         return result;
       } catch (e) {
