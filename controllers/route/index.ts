@@ -8,8 +8,10 @@
  * - A node with pod CIDRs: a route `<cluster-name>-<node UID>` to each CIDR it lacks is created;
  *   routes to it for CIDRs it no longer has are deleted; its `NetworkUnavailable` condition is set
  *   False (`RouteCreated`) once its routes exist, True (`NoRouteCreated`) when creating one failed.
- * - Once a period, routes of the cluster inside --cluster-cidr whose node is gone (or that the cloud
- *   reports as blackholes) are deleted.
+ * - The cloud's routes are listed once a period (not once per node: every node's reconcile reads
+ *   that list, which this controller's own creates and deletes keep current); with each fresh list,
+ *   routes of the cluster inside --cluster-cidr whose node is gone (or that the cloud reports as
+ *   blackholes) are deleted.
  * - Writes: nodes/status (the condition, by merge patch of the conditions list's entry).
  */
 import type { Node } from '../../src/api/generated/kinds.js';
@@ -56,7 +58,15 @@ export function routeController(o: RouteControllerOptions): ControllerDefinition
     const c = parseCidr(r.destinationCIDR);
     return c !== undefined && clusterCidrs.some((cc) => cidrsOverlap(cc, c));
   };
-  let lastSweep = -Infinity;
+  /** The cloud's routes of the cluster as last listed, and when (ms). */
+  let listed: { at: number; routes: Route[] } | undefined;
+  const forget = (r: Route) => {
+    if (listed) listed.routes = listed.routes.filter((x) => x.name !== r.name);
+  };
+  const deleteRoute = async (r: Route) => {
+    await routes.deleteRoute(o.clusterName, r);
+    forget(r);
+  };
   return defineController<Node>({
     name: 'route',
     watches: resources.nodes,
@@ -67,21 +77,21 @@ export function routeController(o: RouteControllerOptions): ControllerDefinition
     ],
     async reconcile(name, ctx) {
       const node = ctx.object;
-      const all = await routes.listRoutes(o.clusterName);
       const now = ctx.clock.now();
-      if (now - lastSweep >= o.periodMs) {
-        lastSweep = now;
-        for (const r of all) {
+      if (!listed || now - listed.at >= o.periodMs) {
+        listed = { at: now, routes: await routes.listRoutes(o.clusterName) };
+        for (const r of [...listed.routes]) {
           if (!inCluster(r)) continue;
           const target = ctx.cache.get(r.targetNode);
           if (r.blackhole || !target || !nodePodCidrs(target).includes(r.destinationCIDR)) {
-            await routes.deleteRoute(o.clusterName, r);
+            await deleteRoute(r);
             ctx.logger.info({ route: r.name, target: r.targetNode, cidr: r.destinationCIDR }, 'deleted a route whose node is gone');
           }
         }
       }
+      const all = listed.routes;
       if (!node) {
-        for (const r of all) if (r.targetNode === name && inCluster(r)) await routes.deleteRoute(o.clusterName, r);
+        for (const r of all.filter((x) => x.targetNode === name && inCluster(x))) await deleteRoute(r);
         return done();
       }
       const cidrs = nodePodCidrs(node);
@@ -92,13 +102,17 @@ export function routeController(o: RouteControllerOptions): ControllerDefinition
         if (mine.some((r) => r.destinationCIDR === cidr && !r.blackhole)) continue;
         try {
           await routes.createRoute(o.clusterName, node.metadata.uid!, { targetNode: name, destinationCIDR: cidr });
+          // The name the cloud gives it (established: cluster and hint), so the list stays current until the next one.
+          const made = { name: `${o.clusterName}-${node.metadata.uid!}`, targetNode: name, destinationCIDR: cidr };
+          forget(made);
+          listed.routes.push(made);
           ctx.logger.info({ node: name, cidr }, 'created a route');
         } catch (e) {
           created = false;
           ctx.recorder.event(node, 'Warning', 'FailedToCreateRoute', `Could not create route ${node.metadata.uid} ${cidr} for node ${name}: ${(e as Error).message}`);
         }
       }
-      for (const r of mine) if (!cidrs.includes(r.destinationCIDR) && inCluster(r)) await routes.deleteRoute(o.clusterName, r);
+      for (const r of mine) if (!cidrs.includes(r.destinationCIDR) && inCluster(r)) await deleteRoute(r);
       const condition = networkCondition(node, created, new Date(now).toISOString());
       if (condition) {
         try {

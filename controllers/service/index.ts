@@ -21,6 +21,7 @@ import type { Node, Service } from '../../src/api/generated/kinds.js';
 import { FINALIZER_LOAD_BALANCER_CLEANUP, LABEL_EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS, LABEL_NODE_ROLE_MASTER } from '../../src/api/well-known-labels.js';
 import type { CloudProvider, LoadBalancer, LoadBalancerStatus } from '../../src/cloud/provider.js';
 import { isNotFound } from '../../src/client/api-errors.js';
+import { addFinalizer, removeFinalizer } from '../../src/runtime/finalizers.js';
 import { resources } from '../../src/client/typed.js';
 import type { IndexedCache } from '../../src/client/informer-types.js';
 import { defineController, type ControllerDefinition } from '../../src/runtime/define-controller.js';
@@ -64,8 +65,12 @@ function sameStatus(a: LoadBalancerStatus, b: Service['status']): boolean {
 export function serviceController(o: ServiceControllerOptions): ControllerDefinition<Service> | { off: string } {
   const lb: LoadBalancer | undefined = o.cloud.loadBalancer();
   if (!lb) return { off: `the cloud provider "${o.cloud.name}" has no load balancers` };
-  /** Per Service key: the spec and node set its load balancer was last made for (this leader's memory; a new one re-ensures). */
-  const made = new Map<string, { spec: string; hosts: string }>();
+  /**
+   * Per Service key: the spec and node set its load balancer was last made for (this leader's
+   * memory; a new one re-ensures), and `before`: the version of the Service that sync read and then
+   * wrote over (its own finalizer write, seen again while the status write's event is on its way).
+   */
+  const made = new Map<string, { spec: string; hosts: string; before?: string }>();
   /** Per node: whether it was eligible when last seen (to trigger only on changes of the set). */
   const eligible = new Map<string, boolean>();
   let nodesCache: IndexedCache<Node> | undefined;
@@ -97,7 +102,7 @@ export function serviceController(o: ServiceControllerOptions): ControllerDefini
       },
     ],
     async reconcile(key, ctx) {
-      const svc = ctx.object;
+      let svc = ctx.object;
       if (!svc) {
         made.delete(key);
         return done();
@@ -119,21 +124,17 @@ export function serviceController(o: ServiceControllerOptions): ControllerDefini
           if ((svc.status?.loadBalancer?.ingress ?? []).length > 0) {
             await ctx.client.patch(resources.services, ns, name, 'merge', { status: { loadBalancer: { ingress: null } } }, { subresource: 'status' });
           }
-          if (hasFinalizer) await removeFinalizer(ctx.client, svc);
+          if (hasFinalizer) await removeFinalizer(ctx.client, resources.services, svc, FINALIZER_LOAD_BALANCER_CLEANUP);
           ctx.recorder.event(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
           return done();
-        }
-        if (!hasFinalizer) {
-          await ctx.client.patch(resources.services, ns, name, 'json', [
-            { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },
-            svc.metadata.finalizers ? { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER_LOAD_BALANCER_CLEANUP } : { op: 'add', path: '/metadata/finalizers', value: [FINALIZER_LOAD_BALANCER_CLEANUP] },
-          ]);
-          return done(); // the update queues the Service again, now with its finalizer
         }
         const nodes = eligibleNodes();
         const hosts = nodes.map((n) => n.metadata.name).join(',');
         const spec = loadBalancerSpecOf(svc);
         const last = made.get(key);
+        // This worker's own finalizer write seen before its status write (the cache lags the
+        // writes of the sync that just ran): nothing changed, the status write's event comes next.
+        if (last && last.spec === spec && last.hosts === hosts && svc.metadata.resourceVersion === last.before) return requeueAfter(NODE_SYNC_PERIOD_MS);
         if (last && last.spec === spec && (svc.status?.loadBalancer?.ingress ?? []).length > 0) {
           if (last.hosts === hosts) return requeueAfter(NODE_SYNC_PERIOD_MS);
           try {
@@ -146,6 +147,9 @@ export function serviceController(o: ServiceControllerOptions): ControllerDefini
           ctx.recorder.event(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
           return requeueAfter(NODE_SYNC_PERIOD_MS);
         }
+        // The finalizer first (a deleted Service then waits for its load balancer to go), in the
+        // same sync as the load balancer, as established: no second pass through the queue.
+        if (!hasFinalizer) svc = await addFinalizer(ctx.client, resources.services, svc, FINALIZER_LOAD_BALANCER_CLEANUP);
         ctx.recorder.event(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
         let status: LoadBalancerStatus;
         try {
@@ -154,10 +158,11 @@ export function serviceController(o: ServiceControllerOptions): ControllerDefini
           ctx.recorder.event(svc, 'Warning', 'SyncLoadBalancerFailed', `Error syncing load balancer: failed to ensure load balancer: ${(e as Error).message}`);
           throw e;
         }
-        made.set(key, { spec, hosts });
+        let written = svc;
         if (!sameStatus(status, svc.status)) {
-          await ctx.client.patch(resources.services, ns, name, 'merge', { status: { loadBalancer: { ingress: status.ingress } } }, { subresource: 'status' });
+          written = await ctx.client.patch<Service>(resources.services, ns, name, 'merge', { status: { loadBalancer: { ingress: status.ingress } } }, { subresource: 'status' });
         }
+        made.set(key, { spec, hosts, ...(written !== svc && svc.metadata.resourceVersion ? { before: svc.metadata.resourceVersion } : {}) });
         ctx.recorder.event(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
         return requeueAfter(NODE_SYNC_PERIOD_MS);
       } catch (e) {
@@ -175,12 +180,4 @@ export function serviceController(o: ServiceControllerOptions): ControllerDefini
       return inner.start(host);
     },
   };
-}
-
-async function removeFinalizer(client: import('../../src/client/types.js').ApiClient, svc: Service): Promise<void> {
-  const finalizers = (svc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER_LOAD_BALANCER_CLEANUP);
-  await client.patch(resources.services, svc.metadata.namespace!, svc.metadata.name!, 'json', [
-    { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },
-    { op: 'replace', path: '/metadata/finalizers', value: finalizers },
-  ]);
 }

@@ -21,7 +21,7 @@ import {
   resolveMinResyncPeriod,
   resyncFlags,
 } from './controller-host-options.js';
-import type { ControllerManagerOptions } from './controller-manager-options.js';
+import { concurrencyRow, controllersRow, of, SHARED_MANAGER_ROWS, type ControllerManagerOptions } from './controller-manager-options.js';
 import { delegatedAuthFlags, resolveDelegatedAuthOptions } from './delegated-auth-flags.js';
 import { addFlags, FlagValues, type FlagSpec } from './option-table.js';
 import { createDaemonProgram } from './program.js';
@@ -30,34 +30,32 @@ export const DEFAULT_CLOUD_CONTROLLER_MANAGER_LOCK = 'cloud-controller-manager';
 const S = 1000;
 const NOT_YET = { honoured: false } as const;
 
+/**
+ * The table: the rows the controller manager has too come from its table (SHARED_MANAGER_ROWS,
+ * concurrencyRow, `of` naming the controller); the rest are this daemon's own or mean something
+ * else here (it allocates no CIDRs: --allocate-node-cidrs and --cluster-cidr only tell the route
+ * controller which routes are its).
+ */
 function cloudControllerManagerFlags(): FlagSpec[] {
+  const rows = SHARED_MANAGER_ROWS;
   return [
-    {
-      flags: '--controllers',
-      type: 'stringSlice',
-      default: ['*'],
-      help: `Controllers to enable. '*' enables all on-by-default controllers, 'foo' enables foo, '-foo' disables foo. All controllers: ${CLOUD_CONTROLLERS.map((c) => c.name).join(', ')}.`,
-    },
-    { flags: '--controller-start-interval', type: 'duration', default: 0, defaultText: '0s', help: 'Interval between starting controllers once this process leads.' },
+    controllersRow(CLOUD_CONTROLLERS.map((c) => c.name)),
+    rows.controllerStartInterval,
     { flags: '--allocate-node-cidrs', type: 'bool', help: 'Pod CIDRs are allocated to nodes (by the controller manager\'s nodeipam): with --configure-cloud-routes, the route controller gives each a cloud route.' },
     { flags: '--cidr-allocator-type', type: 'string', default: 'RangeAllocator', ...NOT_YET, help: 'CIDR allocator type (this daemon allocates none: refused unless left at its default).' },
     { flags: '--cluster-cidr', type: 'string', help: 'Pod CIDR range (one, or two of different families, comma-separated): routes inside it are the route controller\'s.' },
-    { flags: '--cluster-name', type: 'string', default: 'svc', help: 'Instance prefix of the cluster (the cloud\'s load balancers and routes are named within it).' },
-    { flags: '--configure-cloud-routes', type: 'bool', default: true, help: 'Configure allocated CIDRs on the cloud provider (route).' },
+    rows.clusterName,
+    of('route', rows.configureCloudRoutes),
     ...cloudProviderFlags(),
-    { flags: '--external-cloud-volume-plugin', type: 'string', ...NOT_YET, help: 'Only when the provider is external. Lets node and volume controllers work for in-tree providers.' },
-    {
-      flags: '--use-service-account-credentials',
-      type: 'bool',
-      help: 'Use separate service account credentials per controller: each runs as its own service account in svc-system (made if missing) with a TokenRequest token.',
-    },
+    rows.externalCloudVolumePlugin,
+    rows.useServiceAccountCredentials,
     { flags: '--cloud-provider-cloudy-l7lb-src-cidrs', type: 'cidrs', default: ['130.211.0.0/22', '35.191.0.0/16'], ...NOT_YET, help: 'CIDRs opened in the firewall for L7 load-balancer proxy and health checks (cloudy has no L7 load balancers: refused unless left at its default).' },
     { flags: '--cloud-provider-cloudy-lb-src-cidrs', type: 'cidrs', default: DEFAULT_LB_SOURCE_CIDRS, help: 'CIDRs opened for L4 load-balancer traffic and health checks (cloudy: each load balancer\'s health-check firewall rule).' },
     { flags: '--cloudx-container-registry-config', type: 'string', ...NOT_YET, help: 'Path to container registry configuration file (not used by this version: refused when set).' },
     { flags: '--node-status-update-frequency', type: 'duration', default: 5 * 60 * S, help: 'How often node status (addresses from the cloud) is updated (cloud-node).' },
-    { flags: '--concurrent-service-syncs', type: 'int32', default: 1, help: 'Services synced at once (service).' },
-    { flags: '--node-monitor-period', type: 'duration', default: 5 * S, help: 'Node status sync (cloud-node-lifecycle).' },
-    { flags: '--route-reconciliation-period', type: 'duration', default: 10 * S, help: 'Cloud route reconcile (route).' },
+    concurrencyRow('service'),
+    of('cloud-node-lifecycle', rows.nodeMonitorPeriod),
+    of('route', rows.routeReconciliationPeriod),
   ];
 }
 

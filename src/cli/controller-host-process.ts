@@ -14,9 +14,9 @@ import type { HealthCheck } from '../apiserver/health.js';
 import type { Connection } from '../client/connect.js';
 import type { TokenSource } from '../client/file-token-source.js';
 import type { InformerFactory } from '../client/informer-types.js';
-import type { MachineInspector } from '../runtime/inspection/index.js';
+import type { DetailPanel, MachineInspector } from '../runtime/inspection/index.js';
 import { OptionsError, type CommonOptions } from './common-options.js';
-import { componentAuth, componentServingCertificates, requestViewer, shownHost, startComponentServer, type ComponentServer } from './component-server.js';
+import { componentAuth, componentServingCertificates, requestViewer, shownHost, startComponentServer, type ComponentServer, type ExtraHandler } from './component-server.js';
 import type { DelegatedAuthOptions } from './delegated-auth-flags.js';
 import type { ApiClientOptions } from './controller-host-options.js';
 import { createProfilingHandler } from './profiling.js';
@@ -82,6 +82,8 @@ export async function startControllerHostProcess(o: {
   renewDeadlineMs: number;
   /** The secure port's delegated authentication and authorization (the controller manager); absent: none (svc run). */
   delegatedAuth?: DelegatedAuthOptions;
+  /** More of /debug on the secure port (the cloud's, with a cloud provider): detail panels on the machines page and their handlers. */
+  debug?: { panels: readonly DetailPanel[]; handlers: readonly ExtraHandler[] };
 }): Promise<ControllerHostProcess> {
   const tls = await componentServingCertificates(o.common, o.component);
   const auth = o.delegatedAuth ? await componentAuth(o.common, o.delegatedAuth, o.logger, o.userAgent) : undefined;
@@ -97,7 +99,7 @@ export async function startControllerHostProcess(o: {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const inspector = new MachineInspector();
-  const debugMachines = debugMachinesHandler(inspector, { access: { client: () => accessConnection.client, identity: `the ${o.component}`, viewer: requestViewer } });
+  const debugMachines = debugMachinesHandler(inspector, { panels: o.debug?.panels ?? [], access: { client: () => accessConnection.client, identity: `the ${o.component}`, viewer: requestViewer } });
   const debugControllers = debugControllersHandler(inspector);
   const healthChecks: HealthCheck[] = [];
   const server = await startComponentServer({
@@ -108,7 +110,7 @@ export async function startControllerHostProcess(o: {
     healthChecks,
     registry,
     ...(auth ? { auth } : {}),
-    extraHandlers: [async (req, res) => debugMachines(req, res), async (req, res) => debugControllers(req, res), ...(o.common.profiling ? [createProfilingHandler()] : [])],
+    extraHandlers: [async (req, res) => debugMachines(req, res), async (req, res) => debugControllers(req, res), ...(o.debug?.handlers ?? []), ...(o.common.profiling ? [createProfilingHandler()] : [])],
   }).catch(async (e: unknown) => {
     await closeConnections();
     throw e;

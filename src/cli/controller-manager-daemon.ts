@@ -6,6 +6,7 @@
  * The two differ only in their flags, their controller list and their name.
  */
 import type { Logger } from 'pino';
+import { cloudDebug } from '../cloud/debug-handler.js';
 import { controllerAccounts, startBuiltinControllers } from './builtin-controllers.js';
 import { connectWithToken, startControllerHostProcess } from './controller-host-process.js';
 import type { ControllerManagerOptions } from './controller-manager-options.js';
@@ -16,7 +17,16 @@ export async function startControllerManagerDaemon(
   o: { component: 'controller-manager' | 'cloud-controller-manager'; startedMessage: string },
 ): Promise<{ shutdown(): Promise<void> }> {
   const { common, client: clientOptions, leaderElection } = options;
-  const host = await startControllerHostProcess({ common, client: clientOptions, component: o.component, userAgent: o.component, logger, renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000, delegatedAuth: options.delegatedAuth });
+  const host = await startControllerHostProcess({
+    common,
+    client: clientOptions,
+    component: o.component,
+    userAgent: o.component,
+    logger,
+    renewDeadlineMs: leaderElection.enabled ? leaderElection.renewDeadlineMs : 10_000,
+    delegatedAuth: options.delegatedAuth,
+    ...(options.config.cloud ? { debug: cloudDebug(options.config.cloud, options.selection.enabled.map((c) => c.name)) } : {}),
+  });
   const { connection, electionConnection, informers, registry, inspector, healthChecks, server } = host;
   const { client } = connection;
 

@@ -35,23 +35,49 @@ export const DEFAULT_CLUSTER_SIGNING_KEY_FILE = '/etc/svc/ca/ca.key';
 const built = new Set(BUILTIN_CONTROLLERS.filter((c) => c.build).map((c) => c.name));
 
 /** Marks a row as a controller's: honoured once that controller is built, and says so in --help. */
-function of(controller: string, row: FlagSpec): FlagSpec {
+export function of(controller: string, row: FlagSpec): FlagSpec {
   if (built.has(controller)) return { ...row, help: `${row.help} (${controller})` };
   return { ...row, honoured: false, help: `${row.help} (${controller}: not built yet; refused unless left at its default)` };
 }
 
 const NOT_YET = { honoured: false } as const;
+const S = 1000;
+const M = 60 * S;
+
+/**
+ * The rows both managers carry, before `of` names their controller: the cloud controller manager's
+ * table (./cloud-controller-manager-options.ts) takes them from here, so a default or a help text
+ * has one home.
+ */
+export const SHARED_MANAGER_ROWS = {
+  controllerStartInterval: { flags: '--controller-start-interval', type: 'duration', default: 0, defaultText: '0s', help: 'Interval between starting controllers once this process leads.' },
+  clusterName: { flags: '--cluster-name', type: 'string', default: 'svc', help: 'Instance prefix of the cluster (the cloud\'s load balancers and routes are named within it).' },
+  configureCloudRoutes: { flags: '--configure-cloud-routes', type: 'bool', default: true, help: 'Configure allocated CIDRs on the cloud provider.' },
+  externalCloudVolumePlugin: { flags: '--external-cloud-volume-plugin', type: 'string', ...NOT_YET, help: 'Only when the provider is external. Lets node and volume controllers work for in-tree providers.' },
+  useServiceAccountCredentials: {
+    flags: '--use-service-account-credentials',
+    type: 'bool',
+    help: 'Use separate service account credentials per controller: each runs as its own service account in svc-system (made if missing) with a TokenRequest token (needs the API server to sign tokens).',
+  },
+  nodeMonitorPeriod: { flags: '--node-monitor-period', type: 'duration', default: 5 * S, help: 'Node status sync.' },
+  routeReconciliationPeriod: { flags: '--route-reconciliation-period', type: 'duration', default: 10 * S, help: 'Cloud route reconcile.' },
+} satisfies Record<string, FlagSpec>;
+
+/** The `--controllers` row over a list of controllers (`names`: each with what --help says of it). */
+export function controllersRow(names: readonly string[]): FlagSpec {
+  return {
+    flags: '--controllers',
+    type: 'stringSlice',
+    default: ['*'],
+    help: `Controllers to enable. '*' enables all on-by-default controllers, 'foo' enables foo, '-foo' disables foo. All controllers: ${names.join(', ')}.`,
+  };
+}
 
 function managerFlags(): FlagSpec[] {
   const names = BUILTIN_CONTROLLERS.map((c) => `${c.name}${c.needsCloudProvider ? ' (needs --cloud-provider)' : c.build ? '' : ' (not built yet)'}${c.defaultOn ? '' : ' (off by default)'}`);
   return [
-    {
-      flags: '--controllers',
-      type: 'stringSlice',
-      default: ['*'],
-      help: `Controllers to enable. '*' enables all on-by-default controllers, 'foo' enables foo, '-foo' disables foo. All controllers: ${names.join(', ')}.`,
-    },
-    { flags: '--controller-start-interval', type: 'duration', default: 0, defaultText: '0s', help: 'Interval between starting controllers once this process leads.' },
+    controllersRow(names),
+    SHARED_MANAGER_ROWS.controllerStartInterval,
     of('nodeipam', { flags: '--allocate-node-cidrs', type: 'bool', help: 'Allocate pod CIDRs and set them on the cloud provider.' }),
     of('nodeipam', { flags: '--cidr-allocator-type', type: 'string', default: 'RangeAllocator', choices: ['RangeAllocator', 'CloudAllocator'], help: 'CIDR allocator type.' }),
     of('nodeipam', { flags: '--cluster-cidr', type: 'string', help: 'Pod CIDR range. Needs --allocate-node-cidrs.' }),
@@ -59,20 +85,16 @@ function managerFlags(): FlagSpec[] {
     of('nodeipam', { flags: '--node-cidr-mask-size', type: 'int32', defaultText: '24 for IPv4, 64 for IPv6', help: 'Node CIDR mask size.' }),
     of('nodeipam', { flags: '--node-cidr-mask-size-ipv4', type: 'int32', default: 24, help: 'Dual-stack IPv4 node mask.' }),
     of('nodeipam', { flags: '--node-cidr-mask-size-ipv6', type: 'int32', default: 64, help: 'Dual-stack IPv6 node mask.' }),
-    { flags: '--cluster-name', type: 'string', default: 'svc', help: 'Instance prefix of the cluster (the cloud\'s load balancers and routes are named within it).' },
-    of('route', { flags: '--configure-cloud-routes', type: 'bool', default: true, help: 'Configure allocated CIDRs on the cloud provider.' }),
+    SHARED_MANAGER_ROWS.clusterName,
+    of('route', SHARED_MANAGER_ROWS.configureCloudRoutes),
     ...cloudProviderFlags(),
-    { flags: '--external-cloud-volume-plugin', type: 'string', ...NOT_YET, help: 'Only when the provider is external. Lets node and volume controllers work for in-tree providers.' },
+    SHARED_MANAGER_ROWS.externalCloudVolumePlugin,
     of('csrsigning', { flags: '--cluster-signing-cert-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_CERT_FILE, help: 'PEM CA certificate used to issue cluster-scoped certificates.' }),
     of('csrsigning', { flags: '--cluster-signing-key-file', type: 'string', default: DEFAULT_CLUSTER_SIGNING_KEY_FILE, help: 'PEM RSA or ECDSA key for signing them.' }),
     of('csrsigning', { flags: '--experimental-cluster-signing-duration', type: 'duration', default: 8760 * 3_600_000, help: 'Validity of signed certificates.' }),
     of('serviceaccount-token', { flags: '--root-ca-file', type: 'string', help: "Root CA (PEM bundle) placed in service account token secrets and published in every namespace (ConfigMap svc-root-ca.crt) by root-ca-cert-publisher; default: the certificate authority of the client configuration." }),
     of('serviceaccount-token', { flags: '--service-account-private-key-file', type: 'string', help: 'PEM RSA or ECDSA key for signing service account tokens.' }),
-    {
-      flags: '--use-service-account-credentials',
-      type: 'bool',
-      help: 'Use separate service account credentials per controller: each runs as its own service account in svc-system (made if missing) with a TokenRequest token (needs the API server to sign tokens).',
-    },
+    SHARED_MANAGER_ROWS.useServiceAccountCredentials,
     of('persistentvolume-binder', { flags: '--enable-dynamic-provisioning', type: 'bool', default: true, help: 'Dynamic provisioning where supported.' }),
     of('garbagecollector', { flags: '--enable-garbage-collector', type: 'bool', default: true, help: 'Generic garbage collector. Must match the API server flag.' }),
     of('persistentvolume-binder', { flags: '--enable-hostpath-provisioner', type: 'bool', help: 'Host-path volume provisioning without a cloud provider. Testing only, single node.' }),
@@ -83,6 +105,13 @@ function managerFlags(): FlagSpec[] {
     of('persistentvolume-binder', { flags: '--pv-recycler-pod-template-filepath-nfs', type: 'string', help: 'Pod template for NFS volume recycling.' }),
     of('persistentvolume-binder', { flags: '--pv-recycler-pod-template-filepath-hostpath', type: 'string', help: 'Pod template for host-path recycling. Testing only.' }),
   ];
+}
+
+/** The `--concurrent-*-syncs` row of `controller` (the cloud controller manager's service row too). */
+export function concurrencyRow(controller: string): FlagSpec {
+  const row = CONCURRENCY.find(([, c]) => c === controller);
+  if (!row) throw new Error(`no --concurrent-*-syncs flag for controller ${controller}`);
+  return of(controller, { flags: row[0], type: 'int32', default: row[2], help: 'Objects synced at once (workers); more is faster and costs more CPU and API load.' });
 }
 
 /** `--concurrent-*-syncs` rows: flag, controller, default. */
@@ -103,15 +132,12 @@ const CONCURRENCY: readonly [string, string, number][] = [
 
 function limitFlags(): FlagSpec[] {
   return [
-    ...CONCURRENCY.map(([flags, controller, d]) => of(controller, { flags, type: 'int32', default: d, help: 'Objects synced at once (workers); more is faster and costs more CPU and API load.' })),
+    ...CONCURRENCY.map(([, controller]) => concurrencyRow(controller)),
     of('endpointslice', { flags: '--max-endpoints-per-slice', type: 'int32', default: 100, help: 'Most endpoints in one EndpointSlice.' }),
     of('podgc', { flags: '--terminated-pod-gc-threshold', type: 'int32', default: 12_500, help: 'Finished pods kept before the oldest are deleted; 0 or less disables that collector.' }),
     of('nodelifecycle', { flags: '--large-cluster-size-threshold', type: 'int32', default: 50, help: 'Secondary eviction rate forced to 0 at or below this size.' }),
   ];
 }
-
-const S = 1000;
-const M = 60 * S;
 
 function periodFlags(): FlagSpec[] {
   const d = (controller: string, flags: string, ms: number | undefined, help: string, type: FlagSpec['type'] = 'duration'): FlagSpec =>
@@ -128,7 +154,7 @@ function periodFlags(): FlagSpec[] {
     of('horizontalpodautoscaling', { flags: '--horizontal-pod-autoscaler-tolerance', type: 'float', default: 0.1, help: 'Minimum distance of the metric ratio from 1.0 before scaling.' }),
     d('namespace', '--namespace-sync-period', 5 * M, 'Namespace lifecycle sync.'),
     d('nodelifecycle', '--node-monitor-grace-period', 40 * S, "Running node may be unresponsive this long; must be N times the node agent's status update interval."),
-    d('nodelifecycle', '--node-monitor-period', 5 * S, 'Node status sync.'),
+    of('nodelifecycle', SHARED_MANAGER_ROWS.nodeMonitorPeriod),
     d('nodelifecycle', '--node-startup-grace-period', M, 'Same for a starting node.'),
     d('nodelifecycle', '--pod-eviction-timeout', 5 * M, 'Grace period for deleting pods on failed nodes.'),
     of('nodelifecycle', { flags: '--node-eviction-rate', type: 'float32', default: 0.1, help: 'Nodes per second to evict in a healthy zone.' }),
@@ -136,7 +162,7 @@ function periodFlags(): FlagSpec[] {
     of('nodelifecycle', { flags: '--unhealthy-zone-threshold', type: 'float32', default: 0.55, help: 'Fraction of not-ready nodes (minimum 3) that makes a zone unhealthy.' }),
     d('persistentvolume-binder', '--pvclaimbinder-sync-period', 15 * S, 'Volume and claim sync.'),
     d('resourcequota', '--resource-quota-sync-period', 5 * M, 'Quota usage sync.'),
-    d('route', '--route-reconciliation-period', 10 * S, 'Cloud route reconcile.'),
+    of('route', SHARED_MANAGER_ROWS.routeReconciliationPeriod),
     of('persistentvolume-binder', { flags: '--pv-recycler-minimum-timeout-nfs', type: 'int32', default: 300, help: 'Minimum ActiveDeadlineSeconds of an NFS recycler pod.' }),
     of('persistentvolume-binder', { flags: '--pv-recycler-increment-timeout-nfs', type: 'int32', default: 30, help: 'Seconds added per Gi, NFS.' }),
     of('persistentvolume-binder', { flags: '--pv-recycler-minimum-timeout-hostpath', type: 'int32', default: 60, help: 'Host-path recycler minimum. Testing only.' }),

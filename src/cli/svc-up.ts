@@ -155,13 +155,18 @@ async function startUp(program: Command, ctx: DaemonStartContext): Promise<Runni
   // The access panel asks with the server's own loopback identity, once the server runs.
   let accessClient: ApiClient | undefined;
   const access = { client: () => accessClient, identity: 'the API server', viewer: requestViewer };
-  const debugMachines = debugMachinesHandler(inspector, schedulerConfig ? { panels: [PENDING_PODS_PANEL], access } : { access });
+  // With a cloud, its panel under a cloud controller's card and /debug/cloud (src/cloud/debug-handler.ts).
+  const cloudDebugging = controllerSettings.config.cloud
+    ? (await import('../cloud/debug-handler.js')).cloudDebug(controllerSettings.config.cloud, controllerSettings.selection.enabled.map((c) => c.name))
+    : { panels: [], handlers: [] };
+  const debugMachines = debugMachinesHandler(inspector, { panels: [...(schedulerConfig ? [PENDING_PODS_PANEL] : []), ...cloudDebugging.panels], access });
   let scheduler: ReturnType<typeof startScheduler> | undefined;
   const debugScheduler = debugSchedulerHandler(() => scheduler?.scheduler);
   config.extraHandlers = [
     async (req, res) => debugMachines(req, res),
     async (req, res) => debugControllers(req, res),
     ...(schedulerConfig ? [async (req: Parameters<typeof debugScheduler>[0], res: Parameters<typeof debugScheduler>[1]) => debugScheduler(req, res)] : []),
+    ...cloudDebugging.handlers,
     ...(config.extraHandlers ?? []),
   ];
   // The root CA pods get (root-ca-cert-publisher, token Secrets): the one the written client configuration trusts.

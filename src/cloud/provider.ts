@@ -94,6 +94,22 @@ export interface Clusters {
   listClusters(): Promise<string[]>;
 }
 
+/** One object of the cloud as people look at it: its name and flat facts (lists of strings at most). */
+export type CloudObjectFacts = { name: string } & Record<string, string | number | boolean | string[]>;
+
+/**
+ * What a provider shows of itself on its component's page (`/debug/cloud/...` and the cloud panel
+ * of /debug/machines/ui): facts about the cloud as a whole (project, region, latency, quotas) and
+ * its objects by kind (instances, load balancers, firewall rules, routes, injected failures; a real
+ * cloud shows what it has). Read-only, and not an API call the controllers count on: it must not
+ * fail for an injected failure nor wait out a simulated latency.
+ */
+export interface CloudInspection {
+  provider: string;
+  facts: Record<string, string | number | boolean | string[]>;
+  objects: Record<string, CloudObjectFacts[]>;
+}
+
 export interface CloudProvider {
   /** The --cloud-provider name. */
   readonly name: string;
@@ -103,6 +119,8 @@ export interface CloudProvider {
   loadBalancer(): LoadBalancer | undefined;
   routes(): Routes | undefined;
   clusters(): Clusters | undefined;
+  /** What the cloud holds now, for people (optional: a provider without it has no cloud panel). */
+  inspect?(): Promise<CloudInspection>;
   /** Stops what the provider runs in the background (file watchers). */
   close(): Promise<void>;
 }

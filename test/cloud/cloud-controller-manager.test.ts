@@ -8,6 +8,8 @@
 // - `kubectl expose --type=LoadBalancer` gets an EXTERNAL-IP; the cloud holds the load balancer,
 //   its listener to the NodePort and its firewall rules; a failing cloud API gives a Warning event
 //   and converges once healed; deleting the Service removes them all;
+// - the manager's page shows the cloud (a panel and /debug/cloud/objects/<kind>), authorized like
+//   every path of its secure port;
 // - route gives each node's pod CIDR a route;
 // - a stopped instance's node is tainted shut down (and untainted when started), a deleted one's
 //   Node is deleted and leaves the load balancer's targets;
@@ -21,7 +23,7 @@ import * as assert from 'uvu/assert';
 import type { Event, Node, Service } from '../../src/api/generated/kinds.js';
 import { Cloudy } from '../../src/cloud/cloudy/index.js';
 import { resources, type ApiClient } from '../../src/client/index.js';
-import { startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
+import { freePort, startApiServer, type ApiServerProcess } from '../helpers/apiserver.js';
 import { eventually, writeSvcconfig } from '../helpers/client.js';
 import { kubectl, KUBECTL_V35 } from '../helpers/kubectl.js';
 import { realClient } from '../helpers/real-client.js';
@@ -29,8 +31,8 @@ import { CLOUD_CONTROLLER_MANAGER_BIN, CONTROLLER_MANAGER_BIN, startExecutable, 
 
 const NODES = ['sim-node-0', 'sim-node-1', 'sim-node-2'];
 /** A cloud controller manager replica (leader election on, short lease so a takeover is quick). */
-const ccmArgs = () => [
-  `--svcconfig=${svcconfig}`, '--bind-address=127.0.0.1', '--secure-port=0', '--cloud-provider=cloudy', `--cloud-config=${cloudFile}`,
+const ccmArgs = (securePort = 0) => [
+  `--svcconfig=${svcconfig}`, '--bind-address=127.0.0.1', `--secure-port=${securePort}`, '--cloud-provider=cloudy', `--cloud-config=${cloudFile}`,
   '--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--route-reconciliation-period=1s', '--node-monitor-period=500ms',
   '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=1s',
 ];
@@ -40,6 +42,8 @@ let svcconfig: string;
 let dir: string;
 let cloudFile: string;
 let cloud: Cloudy;
+/** The first replica's secure port (its page and /debug/cloud). */
+let ccmPort: number;
 const daemons: SvcProcess[] = [];
 
 test.before(async () => {
@@ -49,6 +53,7 @@ test.before(async () => {
   server = await startApiServer({ taintNodesByCondition: true });
   api = realClient(server);
   svcconfig = writeSvcconfig(server);
+  ccmPort = await freePort();
   const cloudFlags = ['--cloud-provider=cloudy', `--cloud-config=${cloudFile}`];
   daemons.push(
     startSvc(['nodes', `--svcconfig=${svcconfig}`, `--count=${NODES.length}`, ...cloudFlags, '--node-lease-renew-interval=500ms', '--node-status-update-frequency=2s']),
@@ -57,7 +62,8 @@ test.before(async () => {
       '--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--cloud-provider=external',
       '--node-monitor-period=500ms', '--node-monitor-grace-period=4s', '--node-startup-grace-period=8s',
     ]),
-    startExecutable(CLOUD_CONTROLLER_MANAGER_BIN, ccmArgs()),
+    // No authorizer is configured: only the always-allowed paths answer (the page and the cloud's kinds), the rest is 403.
+    startExecutable(CLOUD_CONTROLLER_MANAGER_BIN, [...ccmArgs(ccmPort), '--authorization-always-allow-paths=/healthz,/debug/machines/ui,/debug/cloud/objects/*']),
   );
   await daemons[2]!.waitFor((l) => l.msg === 'cloud controller manager started', 60_000, 'the cloud controller manager started');
 });
@@ -137,6 +143,44 @@ test('kubectl 1.35 expose --type=LoadBalancer: an EXTERNAL-IP; the cloud has the
   });
   assert.match(listed, `default/web`);
   assert.match(listed, `TCP:80->${svc.spec!.ports![0]!.nodePort}`);
+});
+
+test("the cloud on the cloud controller manager's page: the panel, /debug/cloud/objects/<kind> (load balancer with ingress IP, listeners, firewall rules), authorized like every path", async () => {
+  const { fetch, Agent } = await import('undici');
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+  const get = async (path: string) => {
+    const r = await fetch(`https://127.0.0.1:${ccmPort}${path}`, { dispatcher });
+    return { status: r.status, text: await r.text() };
+  };
+  try {
+    const ui = await get('/debug/machines/ui');
+    assert.is(ui.status, 200, ui.text);
+    assert.match(ui.text, '"actorId":"service"');
+    assert.match(ui.text, '"listPath":"/debug/cloud/objects"');
+    const lbs = JSON.parse((await get('/debug/cloud/objects/loadBalancers')).text) as { items: { service: string; ingressIP: string; listeners: string[]; firewallRules: string[]; targets: string[] }[] };
+    const svc = await api.client.get<Service>(resources.services, 'default', 'web');
+    const lb = lbs.items.find((l) => l.service === 'default/web');
+    assert.ok(lb, JSON.stringify(lbs));
+    assert.is(lb.ingressIP, svc.status!.loadBalancer!.ingress![0]!.ip);
+    assert.equal(lb.listeners, [`TCP:80->${svc.spec!.ports![0]!.nodePort}`]);
+    assert.is(lb.firewallRules.length, 2);
+    const rules = JSON.parse((await get('/debug/cloud/objects/firewalls')).text) as { items: { name: string; sourceRanges: string[]; allowed: string[] }[] };
+    assert.ok(rules.items.some((r) => lb.firewallRules.includes(r.name) && r.allowed.includes('TCP:80') && r.sourceRanges.includes('0.0.0.0/0')), JSON.stringify(rules));
+    const routes = JSON.parse((await get('/debug/cloud/objects/routes')).text) as { items: { targetNode: string }[] };
+    assert.equal(routes.items.map((r) => r.targetNode).sort(), NODES);
+    await cloud.fail('deleteRoute', { count: 1, message: 'shown on the page' });
+    const failures = JSON.parse((await get('/debug/cloud/objects/failures')).text) as { items: { name: string; remaining: string; message: string }[] };
+    assert.equal(failures.items, [{ name: 'deleteRoute', remaining: '1 call(s)', message: 'shown on the page' }]);
+    await cloud.heal('deleteRoute');
+    const overview = JSON.parse((await get('/debug/cloud/objects/overview')).text) as Record<string, unknown>;
+    assert.equal([overview['provider'], overview['region'], overview['instances']], ['cloudy', 'cloudy-central1', NODES.length]);
+    // Not among the always-allowed paths: the authorizer decides, and with none configured that is a 403.
+    const whole = await get('/debug/cloud');
+    assert.is(whole.status, 403, whole.text);
+    assert.match(whole.text, 'cannot get path \\"/debug/cloud\\"');
+  } finally {
+    await dispatcher.close();
+  }
 });
 
 test('a failing cloud API: a Warning SyncLoadBalancerFailed event, then the load balancer once the failures are spent', async () => {

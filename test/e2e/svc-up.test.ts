@@ -239,6 +239,60 @@ test('svc up runs simulated nodes: Ready nodes with leases, pods that run, finis
   }
 });
 
+test('svc up --cloud-provider=cloudy: nodes register uninitialized and are initialised from the cloud; a LoadBalancer Service gets an ingress IP; the cloud panel and /debug/cloud', async () => {
+  const cloudDir = mkdtempSync(join(tmpdir(), 'svc-up-cloud-'));
+  const cloudFile = join(cloudDir, 'cloud.json');
+  const up = await startUp(['--cloud-provider=cloudy', `--cloud-config=${cloudFile}`, '--node-lease-renew-interval=500ms']);
+  try {
+    type NodeObj = { metadata: { name: string; labels?: Record<string, string> }; spec?: { providerID?: string; taints?: { key: string }[] } };
+    // Initialised: cloud-node set the provider ID and the cloud's labels (the simulated nodes register without them) and lifted the taint.
+    const nodes = await eventually('3 nodes initialised from the cloud', async () => {
+      const list = JSON.parse((await up.get('/api/v1/nodes')).text) as { items: NodeObj[] };
+      const done = list.items.filter((n) => n.spec?.providerID && !(n.spec.taints ?? []).some((t) => t.key === 'node.cloudprovider.svc.io/uninitialized'));
+      return done.length === 3 ? done : undefined;
+    }, 30_000);
+    const doc = JSON.parse(readFileSync(cloudFile, 'utf8')) as { instances: Record<string, { zone: string }> };
+    for (const n of nodes) {
+      assert.is(n.spec!.providerID, `cloudy://svc-project/${doc.instances[n.metadata.name]!.zone}/${n.metadata.name}`);
+      assert.is(n.metadata.labels?.['topology.svc.io/region'], 'cloudy-central1');
+    }
+    // They registered with the taint: cloud-node initialises only nodes that carry it.
+    const initialised = new Set(up.svc.lines.filter((l) => l.msg === 'initialized node from the cloud provider').map((l) => String(l['node'])));
+    assert.equal([...initialised].sort(), nodes.map((n) => n.metadata.name).sort(), up.svc.output().slice(-3000));
+
+    const svc = { metadata: { name: 'web' }, spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ port: 80 }] } };
+    assert.is((await up.post('/api/v1/namespaces/default/services', svc)).status, 201);
+    const ip = await eventually('web has an ingress IP', async () => {
+      const s = JSON.parse((await up.get('/api/v1/namespaces/default/services/web')).text) as { status?: { loadBalancer?: { ingress?: { ip: string }[] } } };
+      return s.status?.loadBalancer?.ingress?.[0]?.ip;
+    }, 30_000);
+    assert.match(ip, /^198\.19\./, 'from the cloud load-balancer range');
+
+    // The page's cloud panel, and what it shows: the load balancer with its IP and listener, the instances running.
+    const ui = await up.get('/debug/machines/ui');
+    assert.is(ui.status, 200);
+    assert.match(ui.text, '"listPath":"/debug/cloud/objects"');
+    const kinds = JSON.parse((await up.get('/debug/cloud/objects')).text) as { provider: string; kinds: { kind: string; count?: number }[] };
+    assert.is(kinds.provider, 'cloudy');
+    assert.equal(kinds.kinds.map((k) => k.kind), ['overview', 'instances', 'loadBalancers', 'firewalls', 'routes', 'failures']);
+    const lbs = JSON.parse((await up.get('/debug/cloud/objects/loadBalancers')).text) as { items: { service: string; ingressIP: string; listeners: string[]; firewallRules: string[] }[] };
+    const lb = lbs.items.find((l) => l.service === 'default/web');
+    assert.ok(lb, JSON.stringify(lbs));
+    assert.is(lb.ingressIP, ip);
+    assert.match(lb.listeners[0]!, /^TCP:80->3\d{4}$/);
+    assert.is(lb.firewallRules.length, 2);
+    const instances = JSON.parse((await up.get('/debug/cloud/objects/instances')).text) as { items: { name: string; state: string }[] };
+    assert.equal(instances.items.map((i) => `${i.name} ${i.state}`).sort(), ['sim-node-0 running', 'sim-node-1 running', 'sim-node-2 running']);
+    assert.is((await up.get('/debug/cloud/objects/volumes')).status, 404);
+    assert.is(await up.svc.stop('SIGTERM'), 0, up.svc.output());
+  } finally {
+    await up.svc.stop('SIGKILL');
+    await up.agent.close();
+    up.cleanup();
+    rmSync(cloudDir, { recursive: true, force: true });
+  }
+});
+
 test('svc up: flag errors name the flag and exit 1', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['up', '--no-such-flag'], /unknown option '--no-such-flag'/],

@@ -12,7 +12,8 @@
  */
 import type { Node, Service } from '../../api/generated/kinds.js';
 import { bigIntToIp, familyOf, ipToBigInt, lastAddress, parseCidr, type Cidr } from '../../api/net/ip-address.js';
-import { CloudError, type CloudProvider, type InstanceMetadata, type LoadBalancerStatus, type Route } from '../provider.js';
+import { CloudError, type CloudInspection, type CloudProvider, type InstanceMetadata, type LoadBalancerStatus, type Route } from '../provider.js';
+import { inspectCloudyDocument } from './inspection.js';
 import { CloudyFile, type CloudyDocument, type CloudyInstance, type InstanceState } from './state.js';
 
 export const CLOUDY = 'cloudy';
@@ -87,7 +88,7 @@ export class Cloudy implements CloudProvider {
         if (!f) return undefined;
         if (f.count !== undefined) {
           if (f.count <= 1) delete d.failures[key];
-          else f.count -= 1;
+          else d.failures[key] = { ...f, count: f.count - 1 };
         }
         return f.message ?? 'injected failure';
       });
@@ -196,8 +197,8 @@ export class Cloudy implements CloudProvider {
           const lb = doc.loadBalancers[name];
           if (!lb) throw new CloudError(`cloudy: load balancer ${name} of ${service.metadata.namespace}/${service.metadata.name} does not exist`);
           const targets = targetsOf(doc, nodes);
-          lb.targets = targets;
-          for (const fw of Object.values(doc.firewalls)) if (fw.loadBalancer === name) fw.targets = targets;
+          doc.loadBalancers[name] = { ...lb, targets };
+          for (const [k, fw] of Object.entries(doc.firewalls)) if (fw.loadBalancer === name) doc.firewalls[k] = { ...fw, targets };
         });
       },
       ensureLoadBalancerDeleted: async (_cluster: string, service: Service) => {
@@ -270,7 +271,10 @@ export class Cloudy implements CloudProvider {
             createdAt: new Date().toISOString(),
           };
           d.instances[name] = inst;
-        } else if (hostname && inst.hostname !== hostname) inst.hostname = hostname;
+        } else if (hostname && inst.hostname !== hostname) {
+          inst = { ...inst, hostname };
+          d.instances[name] = inst;
+        }
         out[name] = { ...inst };
       }
       return out;
@@ -291,7 +295,7 @@ export class Cloudy implements CloudProvider {
     return this.file.transact((d) => {
       const inst = d.instances[name];
       if (!inst) return false;
-      inst.state = state;
+      d.instances[name] = { ...inst, state };
       return true;
     });
   }
@@ -309,6 +313,11 @@ export class Cloudy implements CloudProvider {
       if (method) delete d.failures[method];
       else d.failures = {};
     });
+  }
+
+  /** The cloud as its file holds it, for its component's page (./inspection.ts). */
+  async inspect(): Promise<CloudInspection> {
+    return inspectCloudyDocument(this.file.read(), this.file.path, cloudyProviderID);
   }
 
   async close(): Promise<void> {}
@@ -329,9 +338,9 @@ function allocateAddress(doc: CloudyDocument, wanted: string | undefined, lbName
     if (taken.has(wanted)) throw new CloudError(`cloudy: loadBalancerIP ${wanted} is in use by another load balancer`);
     return wanted;
   }
-  for (let ip = range.network + 2n; ip < lastAddress(range); ip++) {
-    const text = bigIntToIp(ip, 'IPv4');
-    if (!taken.has(text)) return text;
-  }
+  // Compared as numbers, the one chosen written out: not every candidate formatted (a call stays
+  // linear in the load balancers there are).
+  const takenNumbers = new Set([...taken].map((ip) => (familyOf(ip) === 'IPv4' ? ipToBigInt(ip) : -1n)));
+  for (let ip = range.network + 2n; ip < lastAddress(range); ip++) if (!takenNumbers.has(ip)) return bigIntToIp(ip, 'IPv4');
   throw new CloudError(`cloudy: no free address left in the load-balancer range ${doc.loadBalancerRange}`);
 }

@@ -11,7 +11,8 @@
  *   change). No fsync: a simulated cloud need not outlive a power loss, and at a few milliseconds
  *   a call it would make the cloud, not the controllers, the thing measured.
  *
- * Reads without a change skip the lock and re-parse only when the file's mtime or size changed.
+ * Reads without a change skip the lock and re-parse only when the file's inode, times or size
+ * changed; a transaction compares the file's text with what this process last read or wrote.
  * The cloud writes compact JSON (a person's YAML or indented JSON is read as well). The format
  * (docs/cloud.md):
  *
@@ -25,8 +26,7 @@
  *
  * Every settings key is optional (the defaults above); the four state maps are written by the cloud.
  */
-import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 
 export type InstanceState = 'running' | 'stopped';
@@ -182,21 +182,95 @@ function jsonOrUndefined(text: string): unknown {
   }
 }
 
+/** The state maps: their entries are written from each entry's own cached text. */
+const ENTRY_MAPS = new Set(['failures', 'instances', 'loadBalancers', 'firewalls', 'routes']);
+/** Each state entry's compact JSON with its key (`"name":{...}`), by the entry object (entries are frozen once written: a changed entry is a new object). */
+const entryText = new WeakMap<object, { key: string; text: string }>();
+
+function textOf(key: string, entry: object): string {
+  const hit = entryText.get(entry);
+  if (hit !== undefined && hit.key === key) return hit.text;
+  deepFreeze(entry);
+  const text = `${JSON.stringify(key)}:${JSON.stringify(entry)}`;
+  entryText.set(entry, { key, text });
+  return text;
+}
+
+function deepFreeze(v: unknown): void {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+}
+
+/**
+ * The document as compact JSON, exactly `JSON.stringify(doc)` plus a newline, but built from each
+ * state entry's cached text: a change is one or two entries among hundreds, and stringifying the
+ * whole document on every call made a call's cost grow with the cloud. Entries are frozen once
+ * serialised, so a change must replace an entry rather than edit it (editing one throws, and a
+ * throwing change writes nothing): the cached text can never be stale.
+ */
+export function serialize(doc: CloudyDocument): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    if (value === undefined) continue;
+    if (!ENTRY_MAPS.has(key)) {
+      parts.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`);
+      continue;
+    }
+    const entries: string[] = [];
+    for (const k in value as Record<string, object>) entries.push(textOf(k, (value as Record<string, object>)[k]!));
+    parts.push(`${JSON.stringify(key)}:{${entries.join(',')}}`);
+  }
+  return `{${parts.join(',')}}\n`;
+}
+
+/** What stat says of the file: a change (a rename of a new file over it) changes the inode, times or size. */
+function stampOf(path: string): string {
+  const st = statSync(path, { bigint: true });
+  return `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}`;
+}
+
 /** The cloud's file: cached reads, locked transactions. */
 export class CloudyFile {
-  private cached: { mtimeMs: number; size: number; doc: CloudyDocument } | undefined;
+  /** The document as last read or written, with the file's text then and what its stat said. */
+  private cached: { stamp: string; text: string; doc: CloudyDocument } | undefined;
   /** Transactions of this process, one at a time (the lock file orders processes). */
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(readonly path: string) {}
 
-  /** The document as the file holds it now (a missing file is the defaults, nothing created yet). */
+  /**
+   * The document as the file holds it now (a missing file is the defaults, nothing created yet).
+   * It is this process's live copy: read it, never change it (only `transact` does), and read it
+   * again after an await rather than keep it as a snapshot (a transaction changes it in place; the
+   * state maps' entries themselves are frozen and replaced, never edited).
+   */
   read(): CloudyDocument {
     if (!existsSync(this.path)) return parseCloudyDocument('', this.path);
-    const st = statSync(this.path);
-    if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.doc;
-    const doc = parseCloudyDocument(readFileSync(this.path, 'utf8'), this.path);
-    this.cached = { mtimeMs: st.mtimeMs, size: st.size, doc };
+    const stamp = stampOf(this.path);
+    if (this.cached && this.cached.stamp === stamp) return this.cached.doc;
+    return this.parse(readFileSync(this.path, 'utf8'), stamp);
+  }
+
+  /**
+   * The same, certain to be the file's current content (a transaction's start, under the lock): the
+   * text is compared, not only the stat (two changes within one timestamp tick, of the same size,
+   * by two processes, look alike to stat, and the second process's copy must not miss the first's).
+   */
+  private current(): CloudyDocument {
+    if (!existsSync(this.path)) return parseCloudyDocument('', this.path);
+    const stamp = stampOf(this.path);
+    const text = readFileSync(this.path, 'utf8');
+    if (this.cached && this.cached.text === text) {
+      this.cached.stamp = stamp;
+      return this.cached.doc;
+    }
+    return this.parse(text, stamp);
+  }
+
+  private parse(text: string, stamp: string): CloudyDocument {
+    const doc = parseCloudyDocument(text, this.path);
+    this.cached = { stamp, text, doc };
     return doc;
   }
 
@@ -232,20 +306,27 @@ export class CloudyFile {
     }
     try {
       writeSync(fd, String(process.pid));
-      // The cached document stands while the file's mtime and size are still those we read it at.
-      const doc = structuredClone(this.read());
-      const result = change(doc);
-      const tmp = `${this.path}.${process.pid}.tmp`;
-      const out = await open(tmp, 'w');
+      // The change is made on this process's copy of the document itself (fresh: read() re-parses
+      // when another process changed the file), not on a deep copy: at a few hundred load balancers
+      // a copy costs more than the rest of the call, and every call would pay it. A change that
+      // throws, or a write that fails, drops the copy, so the next read parses the file as it is.
+      // Its entries are frozen (see serialize): a change replaces the entries it changes.
+      const doc = this.current();
       try {
-        await out.writeFile(`${JSON.stringify(doc)}\n`);
-      } finally {
-        await out.close();
+        const result = change(doc);
+        const text = serialize(doc);
+        // Written synchronously (a page-cache write of well under a millisecond): through the
+        // thread pool, each of open, write, close and rename queued behind the API server's
+        // fsyncs in the same process, and a cloud call took ten times its own work in waiting.
+        const tmp = `${this.path}.${process.pid}.tmp`;
+        writeFileSync(tmp, text);
+        renameSync(tmp, this.path);
+        this.cached = { stamp: stampOf(this.path), text, doc };
+        return result;
+      } catch (e) {
+        this.cached = undefined;
+        throw e;
       }
-      await rename(tmp, this.path);
-      const st = statSync(this.path);
-      this.cached = { mtimeMs: st.mtimeMs, size: st.size, doc };
-      return result;
     } finally {
       closeSync(fd);
       unlinkSync(lock);

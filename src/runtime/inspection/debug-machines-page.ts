@@ -220,7 +220,7 @@ function fillBody(card, a) {
     drawChart(own, a.live.chart, again);
   }
   if (box && lc) drawChart(box.querySelector('.chart.lc'), lc.chart, again);
-  const panel = PANELS.find((p) => p.machineId === a.machineId);
+  const panel = PANELS.find((p) => p.machineId === a.machineId && (!p.actorId || p.actorId === a.id));
   if (panel && !card.querySelector('.panel')) card.querySelector('.body').append(panelFor(panel));
   highlight(card, a);
 }
@@ -442,6 +442,8 @@ connect();
 /** A detail panel shown under the card of one machine (see `panelFor` in the page script). */
 export interface DetailPanel {
   machineId: string;
+  /** Only under the card of the actor with this id (e.g. one controller of the many running machine `controller`). */
+  actorId?: string;
   title: string;
   /** GET returns an object whose `listField` is a list of objects with a `keyField`. */
   listPath: string;
