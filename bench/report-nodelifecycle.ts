@@ -43,7 +43,7 @@ period + toleration (${f.toReplacedS <= goal ? 'met' : 'not met'}). Where it goe
 noticed at the first pass after the grace period, and tainted at the next, as established: ${s1(f.toNoExecuteTaintS - s.gracePeriodS)} from the end of the
 grace period to the taint); ${s1(f.toPodsDeletedS - f.toNoExecuteTaintS - s.tolerationS)} from the end of the toleration to the last pod deleted (every due pod
 of the node deleted at once: the established taint manager fires each pod's eviction on its own timer); the ReplicaSets'
-re-creates, ${s1(f.lastReplacementCreatedS - f.firstReplacementCreatedS)} from the first replacement created to the last (each of the ${n0(f.victimPods)} ReplicaSets' syncs is a create and
+re-creates, ${s1(f.lastReplacementCreatedS - f.firstReplacementCreatedS)} from the first replacement created to the last (each affected ReplicaSet's sync is a create and
 a status write in a row, on the established 5 workers of \`--concurrent-replicaset-syncs\`); then ${s1(f.toReplacedS - f.lastReplacementCreatedS)} for the last
 replacement to be scheduled and running (the simulated nodes start it at once here). The controllers, the scheduler and
 the nodes share the one process; from the end of the toleration on it is CPU-bound (a profile of that window,

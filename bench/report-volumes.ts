@@ -30,8 +30,8 @@ updates, 1,000 claim updates and 1,000 claim status updates; the re-syncs that e
 nothing. No write waits on another claim's: 64 workers, one key per claim, no global lock (a volume chosen is reserved
 in memory between the choice and its claimRef write), no client rate limit (in-process client; the standalone
 \`controller-manager\` keeps the established \`--svc-api-qps\` 20 / burst 30, which would cap any binder at about
-5 claims/s). The process is CPU-bound throughout (idle 0.2% of the profiled run): the binder's own work is a few
-percent of it; the rest is the API server's write path in the same process (storage, managed fields, validation,
+5 claims/s). The process is CPU-bound throughout (idle 0.2% of the profiled run): the binder's reconciles are about
+a tenth of it; the rest is the API server's write path in the same process (storage, managed fields, validation,
 encoding, watch fan-out to the informers). The goal of 500 claims/s needs about 2,500 writes/s of this kind; the
 ceiling row says what this server does on this machine at the time of the run: not met, and not reachable by the
 binder alone. "Issue 25 goals" below has the earlier runs.
