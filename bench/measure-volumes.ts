@@ -6,7 +6,12 @@
  * 1. static binding: N Available volumes of assorted sizes exist; N claims are created at once
  *    (32 in flight): time from the first create to every claim Bound, i.e. claims bound per second;
  * 2. dynamic provisioning: N claims of the default class (svc.io/simulated): time to every claim
- *    Bound to its provisioned volume.
+ *    Bound to its provisioned volume;
+ * 3. the server's ceiling for this work, in the same run (the machine's load moves; so it is taken
+ *    just before the static claims and again after the provisioned ones, and the mean is used):
+ *    5 x N updates of the static volumes (an annotation), five in a row per volume and 64 volumes
+ *    at a time, as a static bind's create and four writes are; claims/s cannot exceed these
+ *    writes/s / 5 however the binder works, and the ratio says how much of the ceiling it reaches.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../src/api/generated/kinds.js';
 import { resources } from '../src/client/index.js';
@@ -18,7 +23,14 @@ export interface VolumesBenchFigures {
   claims: number;
   staticBindS: number;
   dynamicBindS: number;
+  /** The server's rate of volume updates, five in a row per volume, 64 volumes at once (writes/s): before, after, mean. */
+  ceilingBeforeWritesPerS: number;
+  ceilingAfterWritesPerS: number;
+  ceilingWritesPerS: number;
 }
+
+const CEILING_WORKERS = 64;
+const WRITES_PER_STATIC_BIND = 5;
 
 const IN_FLIGHT = 32;
 
@@ -75,6 +87,8 @@ export async function measureVolumes(n: number, log: (m: string) => void): Promi
       }),
     );
     log(`volumes: ${n} volumes created`);
+    const ceilingBeforeWritesPerS = await measureCeiling(c, n);
+    log(`volumes: the server's ceiling before: ${Math.round(ceilingBeforeWritesPerS)} volume updates/s`);
     const staticDone = allBound(c, 'static', n, 300_000);
     const t0 = performance.now();
     await inBatches(n, (i) => c.create(resources.persistentvolumeclaims, 'static', claim(`c-${i}`, `${1 + (i % 10)}Gi`, 'manual')));
@@ -89,8 +103,26 @@ export async function measureVolumes(n: number, log: (m: string) => void): Promi
     await dynamicDone;
     const dynamicBindS = (performance.now() - t1) / 1000;
     log(`volumes: ${n} provisioned claims bound in ${dynamicBindS.toFixed(2)} s`);
-    return { claims: n, staticBindS, dynamicBindS };
+    const ceilingAfterWritesPerS = await measureCeiling(c, n);
+    const ceilingWritesPerS = (ceilingBeforeWritesPerS + ceilingAfterWritesPerS) / 2;
+    log(`volumes: the server's ceiling after: ${Math.round(ceilingAfterWritesPerS)} volume updates/s; mean ${Math.round(ceilingWritesPerS / WRITES_PER_STATIC_BIND)} claims/s at ${WRITES_PER_STATIC_BIND} writes each`);
+    return { claims: n, staticBindS, dynamicBindS, ceilingBeforeWritesPerS, ceilingAfterWritesPerS, ceilingWritesPerS };
   } finally {
     await cluster.stop();
   }
+}
+
+/** Updates of the n static volumes, WRITES_PER_STATIC_BIND in a row each, CEILING_WORKERS volumes at a time: writes/s. */
+async function measureCeiling(c: ApiClient, n: number): Promise<number> {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(Array.from({ length: CEILING_WORKERS }, async () => {
+    while (next < n) {
+      let v = await c.get<PersistentVolume>(resources.persistentvolumes, '', `pv-${next++}`);
+      for (let k = 0; k < WRITES_PER_STATIC_BIND; k++) {
+        v = await c.update<PersistentVolume>(resources.persistentvolumes, '', { ...v, metadata: { ...v.metadata, annotations: { ...v.metadata.annotations, 'bench.svc.io/write': String(k) } } });
+      }
+    }
+  }));
+  return (n * WRITES_PER_STATIC_BIND) / ((performance.now() - t) / 1000);
 }

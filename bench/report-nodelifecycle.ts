@@ -41,12 +41,15 @@ Each time is taken from watches of the node and of the pods, when the change arr
 Goal: grace period + toleration + ≤ 5 s = ${s1(goal)}; measured ${s1(f.toReplacedS)}, i.e. ${s1(f.overheadS)} beyond grace
 period + toleration (${f.toReplacedS <= goal ? 'met' : 'not met'}). Where it goes: the monitor period twice (a silent node is
 noticed at the first pass after the grace period, and tainted at the next, as established: ${s1(f.toNoExecuteTaintS - s.gracePeriodS)} from the end of the
-grace period to the taint); ${s1(f.toPodsDeletedS - f.toNoExecuteTaintS - s.tolerationS)} from the end of the toleration to the last pod deleted (8 deletions at a
-time, as established); the ReplicaSets' re-creates, ${s1(f.lastReplacementCreatedS - f.firstReplacementCreatedS)} from the first replacement created to the last
-(each of the ${n0(f.victimPods)} ReplicaSets' syncs is a create and a status write in a row, on the established 5 workers of
-\`--concurrent-replicaset-syncs\`); then ${s1(f.toReplacedS - f.lastReplacementCreatedS)} for the last replacement to be scheduled and running (the
-simulated nodes start it at once here). The controllers, the scheduler and the nodes share the one process, on a machine whose load average was far above its
-two cores.${scaled}
+grace period to the taint); ${s1(f.toPodsDeletedS - f.toNoExecuteTaintS - s.tolerationS)} from the end of the toleration to the last pod deleted (every due pod
+of the node deleted at once: the established taint manager fires each pod's eviction on its own timer); the ReplicaSets'
+re-creates, ${s1(f.lastReplacementCreatedS - f.firstReplacementCreatedS)} from the first replacement created to the last (each affected ReplicaSet's sync is a create and
+a status write in a row, on the established 5 workers of \`--concurrent-replicaset-syncs\`); then ${s1(f.toReplacedS - f.lastReplacementCreatedS)} for the last
+replacement to be scheduled and running (the simulated nodes start it at once here). The controllers, the scheduler and
+the nodes share the one process; from the end of the toleration on it is CPU-bound (a profile of that window,
+\`BENCH_NODELIFECYCLE_PROFILE=<file>\`, shows it busy throughout: the API server's writes and watch fan-out, the informers,
+the scheduler), so every step after the taint stretches with the machine's load (load average at start
+${run.loadAtStart.toFixed(1)}, on two cores).${scaled}
 Process RSS at the end: ${n0(f.rssMiB)} MiB.
 `;
 }

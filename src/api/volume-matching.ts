@@ -67,8 +67,18 @@ export const volumeModeMismatch = (c: PersistentVolumeClaim, v: PersistentVolume
 
 /** The volume offers every access mode the claim asks for. */
 export function accessModesFit(c: PersistentVolumeClaim, v: PersistentVolume): boolean {
-  const offered = new Set(v.spec?.accessModes ?? []);
-  return (c.spec?.accessModes ?? []).every((m) => offered.has(m));
+  // A handful of modes at most: a scan, no Set per volume (the binder tries every unbound volume of a class).
+  const offered = v.spec?.accessModes ?? [];
+  for (const m of c.spec?.accessModes ?? []) if (!offered.includes(m)) return false;
+  return true;
+}
+
+/** How many distinct access modes the volume offers. */
+function distinctModes(v: PersistentVolume): number {
+  const modes = v.spec?.accessModes ?? [];
+  let n = 0;
+  for (let i = 0; i < modes.length; i++) if (modes.indexOf(modes[i]!) === i) n++;
+  return n;
 }
 
 /** The class's binding mode is WaitForFirstConsumer (a claim without a class binds at once). */
@@ -120,7 +130,7 @@ export function findBestMatch(c: PersistentVolumeClaim, volumes: readonly Persis
     if (volumeClass(v) !== cls) continue;
     if (!affinityOk) continue;
     if (!accessModesFit(c, v)) continue;
-    const modes = new Set(v.spec?.accessModes ?? []).size;
+    const modes = distinctModes(v);
     if (modes < bestModes || (modes === bestModes && size < bestSize)) {
       best = v;
       bestModes = modes;

@@ -19,6 +19,22 @@ export const name = 'DefaultPodTopologySpread';
 /** Weight of the zone part of the blended score (established 2/3). */
 const ZONE_WEIGHTING = 2 / 3;
 
+/**
+ * Parsed selectors by the selector object they came from: the listers hand out frozen cached
+ * objects, so one that is unchanged is the same object, and each pod's cycle need not validate
+ * and parse every ReplicaSet's selector of its namespace again (300 of them at 30,000 pods).
+ */
+const parsed = new WeakMap<object, ParsedSelector>();
+function cachedSelector(source: object, parse: () => ParsedSelector): ParsedSelector {
+  if (!Object.isFrozen(source)) return parse();
+  let sel = parsed.get(source);
+  if (!sel) {
+    sel = parse();
+    parsed.set(source, sel);
+  }
+  return sel;
+}
+
 /** Selectors of every workload that selects the pod; the pod spreads against pods matching any. */
 export function workloadSelectors(pod: Pod, listers: ClusterListers): ParsedSelector[] {
   const ns = pod.metadata.namespace ?? 'default';
@@ -29,15 +45,15 @@ export function workloadSelectors(pod: Pod, listers: ClusterListers): ParsedSele
   };
   for (const s of listers.services(ns)) {
     const m = s.spec?.selector;
-    if (m && Object.keys(m).length) add(labelSelectorFromMap(m));
+    if (m && Object.keys(m).length) add(cachedSelector(m, () => labelSelectorFromMap(m)));
   }
   for (const rc of listers.replicationControllers(ns)) {
     const m = rc.spec?.selector;
-    if (m && Object.keys(m).length) add(labelSelectorFromMap(m));
+    if (m && Object.keys(m).length) add(cachedSelector(m, () => labelSelectorFromMap(m)));
   }
   for (const w of [...listers.replicaSets(ns), ...listers.statefulSets(ns)]) {
     const sel = w.spec?.selector;
-    if (sel) add(labelSelectorFromObject(sel));
+    if (sel) add(cachedSelector(sel, () => labelSelectorFromObject(sel)));
   }
   return out;
 }
@@ -52,7 +68,17 @@ export function zoneKeyOf(node: NodeInfo): string | undefined {
 }
 
 class SpreadState implements CycleData {
-  constructor(readonly selectors: ParsedSelector[], readonly zoneCounts: Map<string, number>) {}
+  /**
+   * `nodeCounts`: the matching pods of each node pre-score counted for its zone, so the score of
+   * that node reads its count instead of walking the node's pods a second time in the same cycle
+   * (the snapshot does not change within a cycle; with 30 pods on each of 1,000 nodes the second
+   * walk was half of this plugin's time per pod).
+   */
+  constructor(
+    readonly selectors: ParsedSelector[],
+    readonly zoneCounts: Map<string, number>,
+    readonly nodeCounts: Map<string, number>,
+  ) {}
   clone(): SpreadState {
     return this;
   }
@@ -60,7 +86,50 @@ class SpreadState implements CycleData {
 
 const KEY = `${name}/preScore`;
 
+/**
+ * Live pods of a node by `namespace, label key, value`, as of the node's generation (every change
+ * to a NodeInfo gives it a new one): the common case — one workload whose selector is a single
+ * `key=value` — is then one lookup per node instead of a walk of its pods, which each pod's cycle
+ * did for every node twice (pre-score for the zones, score for the node): 30,000 label matches
+ * per pod scheduled at 1,000 nodes of 30 pods.
+ */
+const labelCounts = new WeakMap<NodeInfo, { generation: number; counts: Map<string, number> }>();
+const countKey = (namespace: string, key: string, value: string) => `${namespace}\u0000${key}\u0000${value}`;
+
+function countsOf(node: NodeInfo): Map<string, number> {
+  const cached = labelCounts.get(node);
+  if (cached && cached.generation === node.generation) return cached.counts;
+  const counts = new Map<string, number>();
+  for (const p of node.pods) {
+    const m = p.pod.metadata;
+    if (m.deletionTimestamp) continue;
+    const ns = m.namespace ?? '';
+    for (const [k, v] of Object.entries(m.labels ?? {})) {
+      const key = countKey(ns, k, v);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  labelCounts.set(node, { generation: node.generation, counts });
+  return counts;
+}
+
+/** The `key`/`value` of a selector that is exactly one equality requirement, else undefined. */
+function singleEquality(sel: ParsedSelector): { key: string; value: string } | undefined {
+  if (sel.requirements.length !== 1) return undefined;
+  const r = sel.requirements[0]!;
+  const equality = r.operator === '=' || r.operator === '==' || (r.operator === 'in' && r.values.length === 1);
+  return equality ? { key: r.key, value: r.values[0]! } : undefined;
+}
+
+/** Pods of the namespace on the node, not being deleted, matching any of the selectors. */
 export function countMatching(node: NodeInfo, selectors: readonly ParsedSelector[], namespace: string): number {
+  const single = selectors.length === 1 ? singleEquality(selectors[0]!) : undefined;
+  if (single) return countsOf(node).get(countKey(namespace, single.key, single.value)) ?? 0;
+  return countByWalking(node, selectors, namespace);
+}
+
+/** The same count by looking at every pod (any selectors); exported for the test that compares the two. */
+export function countByWalking(node: NodeInfo, selectors: readonly ParsedSelector[], namespace: string): number {
   let n = 0;
   for (const p of node.pods) {
     const m = p.pod.metadata;
@@ -76,11 +145,16 @@ export function preScore(state: CycleState, pod: PodInfo, snapshot: Snapshot, li
   if (selectors.length === 0) return skip();
   const ns = pod.pod.metadata.namespace ?? 'default';
   const zoneCounts = new Map<string, number>();
+  const nodeCounts = new Map<string, number>();
   for (const n of snapshot.nodeInfoList) {
     const z = zoneKeyOf(n);
-    if (z !== undefined) zoneCounts.set(z, (zoneCounts.get(z) ?? 0) + countMatching(n, selectors, ns));
+    if (z === undefined) continue;
+    const count = countMatching(n, selectors, ns);
+    zoneCounts.set(z, (zoneCounts.get(z) ?? 0) + count);
+    const nodeName = n.node?.metadata.name;
+    if (nodeName !== undefined) nodeCounts.set(nodeName, count);
   }
-  state.write(KEY, new SpreadState(selectors, zoneCounts));
+  state.write(KEY, new SpreadState(selectors, zoneCounts, nodeCounts));
   return success();
 }
 
@@ -108,7 +182,9 @@ export function factory(_args: Readonly<Record<string, unknown>>, handle: Framew
     preScore: (state, pod) => preScore(state, pod, handle.snapshot(), handle.listers),
     score: (state, pod, node) => {
       const st = state.read<SpreadState>(KEY);
-      return st ? countMatching(node, st.selectors, pod.pod.metadata.namespace ?? 'default') : 0;
+      if (!st) return 0;
+      const counted = node.node?.metadata.name !== undefined ? st.nodeCounts.get(node.node.metadata.name) : undefined;
+      return counted ?? countMatching(node, st.selectors, pod.pod.metadata.namespace ?? 'default');
     },
     normalizeScores: (state, _pod, scores) => {
       const snap = handle.snapshot();
