@@ -19,6 +19,7 @@ import type { ApiServerConfig } from '../apiserver/config.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, inputLimitsFor } from '../apiserver/input-limits.js';
 import { MAX_CIDR_BITS, ServiceIPRange } from '../apiserver/services/ip-range.js';
 import { linearRegExpError } from '../api/validation/linear-regexp.js';
+import { builtinResources, ResourceRegistry } from '../api/registry.js';
 import { readFlagFile, resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
 import { checkGatePrerequisites } from './feature-gates.js';
 import { FlagValueError, parseBool, parseCidrs, parseStringSlice, type PortRange } from './flag-types.js';
@@ -583,6 +584,11 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   // A plugin asked for by name that this server cannot run would be a check silently skipped.
   const unbuilt = admissionPluginsNotBuilt(enable);
   if (unbuilt.length > 0) fail(`--enable-admission-plugins=${unbuilt.join(',')}: not built yet, so it would have no effect; built so far: ${builtAdmissionPlugins().join(', ')}`);
+  // PodPreset reads the alpha settings API: without it the plugin could apply nothing (the
+  // established server does not start either: its informer's kind is not served).
+  if (admissionPlugins.includes('PodPreset') && !podPresetsServed(f.map('--runtime-config'))) {
+    fail('--enable-admission-plugins=PodPreset needs the settings.k8s.io/v1alpha1 API (an alpha API, off by default): add --runtime-config=settings.k8s.io/v1alpha1=true');
+  }
 
   // Authorization.
   const modes = f.list('--authorization-mode');
@@ -1053,4 +1059,13 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     logger,
     ...(c.profiling ? { extraHandlers: [createProfilingHandler()] } : {}),
   };
+}
+
+/** Whether --runtime-config serves PodPresets (a bad --runtime-config is reported where the registry is built). */
+function podPresetsServed(runtimeConfig: Record<string, string>): boolean {
+  try {
+    return new ResourceRegistry(builtinResources(), runtimeConfig).lookup('settings.svc.io', 'v1alpha1', 'podpresets') !== undefined;
+  } catch {
+    return true;
+  }
 }

@@ -35,6 +35,7 @@ import { limitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity
 import { securityContextDeny } from './security-context-deny.js';
 import { alwaysAdmit } from './always-admit.js';
 import { alwaysDeny } from './always-deny.js';
+import { podPresetAdmission } from './pod-preset.js';
 import type { IngressClass, LimitRange, PriorityClass, RuntimeClass } from '../../api/generated/kinds.js';
 import { pluginConfigError, type AdmissionPluginConfigurations, type PluginConfiguration } from './config-file.js';
 import { eventRateLimit, parseEventRateLimitConfiguration } from './event-rate-limit.js';
@@ -152,7 +153,7 @@ const sectionOf = (ctx: AdmissionContext, plugin: string): PluginConfiguration |
 /**
  * Built plugins, in the established run order (the established server's AllOrderedPlugins, of
  * which these are built): AlwaysAdmit, NamespaceAutoProvision, NamespaceLifecycle, NamespaceExists,
- * SecurityContextDeny, LimitPodHardAntiAffinityTopology, LimitRanger, ServiceAccount,
+ * SecurityContextDeny, LimitPodHardAntiAffinityTopology, PodPreset, LimitRanger, ServiceAccount,
  * NodeRestriction, TaintNodesByCondition, AlwaysPullImages, ImagePolicyWebhook, PodSecurityPolicy,
  * PodNodeSelector, Priority, DefaultTolerationSeconds, PodTolerationRestriction, DenyEscalatingExec,
  * DenyExecOnPrivileged, EventRateLimit, ExtendedResourceToleration, DefaultStorageClass,
@@ -187,6 +188,17 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
   }],
   ['SecurityContextDeny', () => securityContextDeny()],
   ['LimitPodHardAntiAffinityTopology', () => limitPodHardAntiAffinityTopology()],
+  ['PodPreset', (ctx) => {
+    const def = ctx.registry.lookup('settings.svc.io', 'v1alpha1', 'podpresets');
+    // The options refuse PodPreset without the API (src/cli/apiserver-options.ts); this guards in-process configurations.
+    if (!def) throw pluginConfigError('PodPreset', undefined, 'needs the settings.k8s.io/v1alpha1 API (an alpha API, off by default): add --runtime-config=settings.k8s.io/v1alpha1=true');
+    const store = ctx.storeFor(def);
+    return podPresetAdmission({
+      // resourceVersion 0: from the watch cache, as the established plugin reads its informer.
+      presets: async (namespace) => (await store.list({ namespace, resourceVersion: '0', filtered: false })).items.map((v) => v.object),
+      ...(ctx.logger ? { logger: ctx.logger.child({ plugin: 'PodPreset' }) } : {}),
+    });
+  }],
   ['LimitRanger', (ctx) => {
     const store = storeOf(ctx, '', 'limitranges');
     return limitRanger({
