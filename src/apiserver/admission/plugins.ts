@@ -36,6 +36,7 @@ import { securityContextDeny } from './security-context-deny.js';
 import { alwaysAdmit } from './always-admit.js';
 import { alwaysDeny } from './always-deny.js';
 import { podPresetAdmission } from './pod-preset.js';
+import { persistentVolumeLabel, type VolumeLabeler } from './persistent-volume-label.js';
 import type { IngressClass, LimitRange, PriorityClass, RuntimeClass } from '../../api/generated/kinds.js';
 import { pluginConfigError, type AdmissionPluginConfigurations, type PluginConfiguration } from './config-file.js';
 import { eventRateLimit, parseEventRateLimitConfiguration } from './event-rate-limit.js';
@@ -91,6 +92,8 @@ export interface AdmissionContext {
   pluginConfigurations?: AdmissionPluginConfigurations;
   /** --proxy-client-cert-file / --proxy-client-key-file (PEM): the certificate admission webhooks are called with. */
   proxyClient?: ClientIdentity;
+  /** --cloud-provider's answer about volumes (PersistentVolumeLabel; absent: no cloud, the plugin does nothing). */
+  volumeLabeler?: VolumeLabeler;
   /** The server's admission metrics (absent: none recorded). */
   metrics?: AdmissionMetrics;
   logger?: Logger;
@@ -156,7 +159,7 @@ const sectionOf = (ctx: AdmissionContext, plugin: string): PluginConfiguration |
  * SecurityContextDeny, LimitPodHardAntiAffinityTopology, PodPreset, LimitRanger, ServiceAccount,
  * NodeRestriction, TaintNodesByCondition, AlwaysPullImages, ImagePolicyWebhook, PodSecurityPolicy,
  * PodNodeSelector, Priority, DefaultTolerationSeconds, PodTolerationRestriction, DenyEscalatingExec,
- * DenyExecOnPrivileged, EventRateLimit, ExtendedResourceToleration, DefaultStorageClass,
+ * DenyExecOnPrivileged, EventRateLimit, ExtendedResourceToleration, PersistentVolumeLabel, DefaultStorageClass,
  * StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, PersistentVolumeClaimResize,
  * RuntimeClass, the Certificate* three, DefaultIngressClass, MutatingAdmissionWebhook,
  * ValidatingAdmissionWebhook, then ResourceQuota and AlwaysDeny last.
@@ -251,6 +254,7 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
   ['DenyExecOnPrivileged', (ctx) => denyExecOnPrivileged(liveReader(ctx, 'pods'))],
   ['EventRateLimit', (ctx) => eventRateLimit(parseEventRateLimitConfiguration(sectionOf(ctx, 'EventRateLimit')))],
   ['ExtendedResourceToleration', () => extendedResourceToleration()],
+  ['PersistentVolumeLabel', (ctx) => persistentVolumeLabel(ctx.volumeLabeler, ctx.logger?.child({ plugin: 'PersistentVolumeLabel' }))],
   ['DefaultStorageClass', (ctx) => {
     const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
     const store = def ? ctx.storeFor(def) : undefined;

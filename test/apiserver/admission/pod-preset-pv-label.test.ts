@@ -1,10 +1,17 @@
-// PodPreset through a real apiserver process over HTTPS (the merge rules themselves are unit-tested
-// in pod-preset-rules.test.ts):
+// The two selectable plugins that need more than the chain, through one real apiserver process over
+// HTTPS (their rules are unit-tested in pod-preset-rules.test.ts and persistent-volume-label-rules.test.ts).
+// PodPreset:
 // - refused at start without its alpha API, the --runtime-config that serves it named;
 // - the settings.k8s.io/v1alpha1 PodPreset kind served in both spellings, validated as established;
 // - a matching pod gets the preset's env, envFrom, mounts (containers and init containers) and
 //   volumes, and the applied preset's resourceVersion in an annotation; a pod that does not match,
 //   one excluded by annotation and one whose env conflicts are stored as sent (the conflict logged).
+// PersistentVolumeLabel with --cloud-provider=cloudy: a PersistentVolume on a cloudy disk gets its
+// zone and region labels and node affinity from the cloud's file; another volume gets nothing; a
+// disk in a zone the cloud does not have is refused.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApiServer, type ApiServerProcess } from '../../helpers/apiserver.js';
@@ -13,6 +20,7 @@ import { eventually } from '../../helpers/client.js';
 type Loose = Record<string, any>;
 
 let api: ApiServerProcess;
+const dir = mkdtempSync(join(tmpdir(), 'svc-pp-pvl-'));
 const NS = 'presets';
 const PRESETS = `/apis/settings.k8s.io/v1alpha1/namespaces/${NS}/podpresets`;
 
@@ -48,7 +56,9 @@ async function create(p: Loose): Promise<Loose> {
 }
 
 test.before(async () => {
-  api = await startApiServer({ args: ['--runtime-config=settings.k8s.io/v1alpha1=true', '--enable-admission-plugins=PodPreset'] });
+  api = await startApiServer({
+    args: ['--runtime-config=settings.k8s.io/v1alpha1=true', '--enable-admission-plugins=PodPreset,PersistentVolumeLabel', '--cloud-provider=cloudy', `--cloud-config=${join(dir, 'cloud.json')}`],
+  });
   const r = await api.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   assert.is(r.status, 201, r.text);
 });
@@ -56,6 +66,7 @@ test.before(async () => {
 test.after(async () => {
   await api?.stop();
   api?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('without settings.k8s.io/v1alpha1 the plugin is refused at start, naming the --runtime-config to add', async () => {
@@ -117,6 +128,27 @@ test('not matching, excluded, or conflicting: the pod is stored as sent, the con
   }
   assert.equal(conflicting['spec']['containers'][0]['env'], [{ name: 'DB_PORT', value: '5432' }]);
   await eventually(() => /conflict occurred while applying podpresets: allow-database on pod: .*merging env for allow-database has a conflict on DB_PORT/.test(api.output()), 10_000, 'the conflict logged');
+});
+
+const ZONE = 'failure-domain.beta.svc.io/zone';
+const REGION = 'failure-domain.beta.svc.io/region';
+const volume = (name: string, source: Loose): Loose => ({
+  apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], ...source },
+});
+
+test('PersistentVolumeLabel: a cloudy disk labelled and pinned to its zone, other volumes untouched, an unknown zone refused', async () => {
+  const disk = await api.request('POST', '/api/v1/persistentvolumes', volume('disk-b', { csi: { driver: 'cloudy.svc.io', volumeHandle: 'projects/svc-project/zones/cloudy-central1-b/disks/d1' } }));
+  assert.is(disk.status, 201, disk.text);
+  assert.equal(disk.json.metadata.labels, { [ZONE]: 'cloudy-central1-b', [REGION]: 'cloudy-central1' });
+  assert.equal(disk.json.spec.nodeAffinity.required.nodeSelectorTerms, [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['cloudy-central1-b'] }, { key: REGION, operator: 'In', values: ['cloudy-central1'] }] }]);
+  const local = await api.request('POST', '/api/v1/persistentvolumes', volume('local', { hostPath: { path: '/data' } }));
+  assert.is(local.status, 201, local.text);
+  assert.is(local.json.metadata.labels, undefined);
+  assert.is(local.json.spec.nodeAffinity, undefined);
+  const lost = await api.request('POST', '/api/v1/persistentvolumes', volume('lost', { csi: { driver: 'cloudy.svc.io', volumeHandle: 'projects/svc-project/zones/mars-1a/disks/d2' } }));
+  assert.is(lost.status, 403, lost.text);
+  assert.match(lost.json.message, /persistentvolumes "lost" is forbidden: error querying the cloud about volume lost: cloudy: .*zone mars-1a is not one of/);
+  assert.match(api.output(), /PersistentVolumeLabel admission controller is deprecated/);
 });
 
 test.run();
