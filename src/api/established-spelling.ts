@@ -36,6 +36,7 @@ export const GROUP_ALIASES: readonly GroupAlias[] = [
   { canonical: 'node.svc.io', established: 'node.k8s.io' },
   { canonical: 'rbac.authorization.svc.io', established: 'rbac.authorization.k8s.io' },
   { canonical: 'scheduling.svc.io', established: 'scheduling.k8s.io' },
+  { canonical: 'settings.svc.io', established: 'settings.k8s.io' },
   { canonical: 'storage.svc.io', established: 'storage.k8s.io' },
 ];
 

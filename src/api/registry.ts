@@ -23,7 +23,7 @@ import {
   subjectAccessReviewDefinition, localSubjectAccessReviewDefinition, volumeAttachmentDefinition, tokenReviewDefinition, selfSubjectReviewDefinition,
   mutatingWebhookConfigurationDefinition, mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationDefinition,
   validatingWebhookConfigurationV1beta1Definition,
-  flowSchemaDefinition, priorityLevelConfigurationDefinition, auditSinkDefinition,
+  flowSchemaDefinition, priorityLevelConfigurationDefinition, auditSinkDefinition, podPresetDefinition,
 } from './kinds/index.js';
 
 /**
@@ -52,6 +52,7 @@ const BUILTIN: readonly ResourceDefinition[] = [
   flowSchemaDefinition, priorityLevelConfigurationDefinition,
   podSecurityPolicyDefinition,
   auditSinkDefinition,
+  podPresetDefinition,
   cronJobV1beta1Definition, podDisruptionBudgetV1beta1Definition, endpointSliceV1beta1Definition,
   horizontalPodAutoscalerV2beta2Definition, horizontalPodAutoscalerV1Definition, runtimeClassV1beta1Definition,
   mutatingWebhookConfigurationV1beta1Definition, validatingWebhookConfigurationV1beta1Definition,
@@ -106,7 +107,7 @@ export function compareVersions(a: string, b: string): number {
 const GROUP_ORDER = [
   // apiregistration first among the named groups, as the established aggregator lists it.
   '', 'apiregistration.svc.io', 'apps', 'events.svc.io', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io',
-  'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
+  'networking.svc.io', 'policy', 'rbac.authorization.svc.io', 'settings.svc.io', 'storage.svc.io', 'admissionregistration.svc.io',
   'apiextensions.svc.io', 'scheduling.svc.io', 'coordination.svc.io', 'node.svc.io', 'discovery.svc.io', 'flowcontrol.apiserver.svc.io', 'auditregistration.svc.io', 'metrics.svc.io',
 ];
 

@@ -13,6 +13,7 @@ import type { InputLimits } from './input-limits.js';
 import type { StorageConfig } from '../storage/config.js';
 import type { AuthenticationConfig, AuthorizationConfig } from './auth/config.js';
 import type { AdmissionPluginConfigurations } from './admission/config-file.js';
+import type { VolumeLabeler } from './admission/persistent-volume-label.js';
 
 export type SniCallback = (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
 
@@ -145,6 +146,8 @@ export interface ApiServerConfig {
    * Absent: no file (plugins that need a configuration, e.g. EventRateLimit, then stop the start).
    */
   admissionPluginConfigurations?: AdmissionPluginConfigurations;
+  /** The cloud provider's answer about volumes (--cloud-provider; PersistentVolumeLabel asks it). Absent: no cloud. */
+  volumeLabeler?: VolumeLabeler;
   /** Continue-token lifetime (default 5 minutes). */
   continueTokenTtlMs: number;
   /** Version reported by /version. */

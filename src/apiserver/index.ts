@@ -166,7 +166,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
     config,
     authentication: await buildAuthentication({ ...authContext, config: authentication }),
     authorizer,
-    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, metrics: new AdmissionMetrics(metrics.registry), featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}), ...(config.proxyClient ? { proxyClient: config.proxyClient } : {}), logger: logger.child({ module: 'admission' }) }),
+    admission: buildAdmission(config.admissionPlugins, { registry, storeFor, metrics: new AdmissionMetrics(metrics.registry), featureGates: config.featureGates, authorizer: () => authorizer, ...(config.defaultTolerationSeconds ? { defaultTolerationSeconds: config.defaultTolerationSeconds } : {}), ...(config.admissionPluginConfigurations ? { pluginConfigurations: config.admissionPluginConfigurations } : {}), ...(config.proxyClient ? { proxyClient: config.proxyClient } : {}), ...(config.volumeLabeler ? { volumeLabeler: config.volumeLabeler } : {}), logger: logger.child({ module: 'admission' }) }),
     storeFor,
     ...(tokenRequests ? { serviceAccountTokens: tokenRequests } : {}),
     ...(openid ? { issuerDiscovery: openid } : {}),

@@ -19,6 +19,8 @@ import type { ApiServerConfig } from '../apiserver/config.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, inputLimitsFor } from '../apiserver/input-limits.js';
 import { MAX_CIDR_BITS, ServiceIPRange } from '../apiserver/services/ip-range.js';
 import { linearRegExpError } from '../api/validation/linear-regexp.js';
+import { builtinResources, ResourceRegistry } from '../api/registry.js';
+import { CloudProviderError, cloudProviderFromFlags } from '../cloud/registry.js';
 import { readFlagFile, resolveCommonOptions, OptionsError, type CommonOptions } from './common-options.js';
 import { checkGatePrerequisites } from './feature-gates.js';
 import { FlagValueError, parseBool, parseCidrs, parseStringSlice, type PortRange } from './flag-types.js';
@@ -125,8 +127,9 @@ function admissionStorageGeneralFlags(): FlagSpec[] {
     { flags: '--allow-privileged', type: 'bool', ...NOT_YET, help: 'Allow privileged containers.' },
     { flags: '--apiserver-count', type: 'int', default: 1, help: 'Number of API servers (positive). Used when endpoint reconciler type is master-count.' },
     { flags: '--endpoint-reconciler-type', type: 'string', default: 'lease', choices: ['master-count', 'lease', 'none'], help: 'One of master-count, lease, none: how the kubernetes Service\'s Endpoints list the API servers (lease: Leases in svc-system that each server renews).' },
-    { flags: '--cloud-config', type: 'string', ...NOT_YET, help: 'Cloud provider config file. Empty means none.' },
-    { flags: '--cloud-provider', type: 'string', ...NOT_YET, help: 'Cloud provider. Empty means none.' },
+    // Read by the PersistentVolumeLabel admission plugin (the cloud places its disks), as established.
+    { flags: '--cloud-config', type: 'string', help: 'Cloud provider config file. Empty means none.' },
+    { flags: '--cloud-provider', type: 'string', help: 'Cloud provider. Empty means none. The API server asks it where its disks are (PersistentVolumeLabel admission plugin).' },
     { flags: '--cloudx-container-registry-config', type: 'string', ...NOT_YET, help: 'Registry configuration file.' },
     { flags: '--cloud-provider-cloudy-l7lb-src-cidrs', type: 'cidrs', default: ['130.211.0.0/22', '35.191.0.0/16'], ...NOT_YET, help: 'L7 firewall CIDRs.' },
     { flags: '--default-not-ready-toleration-seconds', type: 'int', default: 300, help: 'tolerationSeconds of the default notReady:NoExecute toleration added to pods (admission plugin DefaultTolerationSeconds).' },
@@ -437,6 +440,8 @@ export interface ApiServerOptions {
   masterServiceNodePort: number;
   /** Enabled admission plugins after --enable/--disable-admission-plugins. */
   admissionPlugins: string[];
+  /** --cloud-provider / --cloud-config (the provider made by buildApiServerConfig; PersistentVolumeLabel asks it). */
+  cloud: { provider: string; cloudConfig: string };
   /** --admission-control-config-file (read by buildApiServerConfig). */
   admissionControlConfigFile?: string;
   /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (DefaultTolerationSeconds). */
@@ -583,6 +588,11 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
   // A plugin asked for by name that this server cannot run would be a check silently skipped.
   const unbuilt = admissionPluginsNotBuilt(enable);
   if (unbuilt.length > 0) fail(`--enable-admission-plugins=${unbuilt.join(',')}: not built yet, so it would have no effect; built so far: ${builtAdmissionPlugins().join(', ')}`);
+  // PodPreset reads the alpha settings API: without it the plugin could apply nothing (the
+  // established server does not start either: its informer's kind is not served).
+  if (admissionPlugins.includes('PodPreset') && !podPresetsServed(f.map('--runtime-config'))) {
+    fail('--enable-admission-plugins=PodPreset needs the settings.k8s.io/v1alpha1 API (an alpha API, off by default): add --runtime-config=settings.k8s.io/v1alpha1=true');
+  }
 
   // Authorization.
   const modes = f.list('--authorization-mode');
@@ -705,6 +715,7 @@ export function resolveApiServerOptions(opts: Record<string, unknown>, explicit:
     apiserverCount: f.number('--apiserver-count'),
     masterServiceNodePort: masterNodePort,
     admissionPlugins,
+    cloud: { provider: f.string('--cloud-provider'), cloudConfig: f.string('--cloud-config') },
     ...(f.optionalString('--admission-control-config-file') ? { admissionControlConfigFile: f.optionalString('--admission-control-config-file')! } : {}),
     ...(f.optionalString('--proxy-client-cert-file') ? { proxyClient: { certFile: f.optionalString('--proxy-client-cert-file')!, keyFile: f.optionalString('--proxy-client-key-file')! } } : {}),
     defaultTolerationSeconds: { notReadySeconds: f.number('--default-not-ready-toleration-seconds'), unreachableSeconds: f.number('--default-unreachable-toleration-seconds') },
@@ -1041,6 +1052,7 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     ...(o.proxyClient ? { proxyClient: readProxyClient(o.proxyClient) } : {}),
     defaultTolerationSeconds: { ...o.defaultTolerationSeconds },
     admissionPluginConfigurations: admissionConfiguration(o),
+    ...volumeLabelerOf(o),
     version: { major: v.major, minor: v.minor, gitVersion: v.gitVersion },
     svclet: {
       https: o.svclet.https,
@@ -1053,4 +1065,29 @@ export async function buildApiServerConfig(o: ApiServerOptions, logger: Logger):
     logger,
     ...(c.profiling ? { extraHandlers: [createProfilingHandler()] } : {}),
   };
+}
+
+/** Whether --runtime-config serves PodPresets (a bad --runtime-config is reported where the registry is built). */
+function podPresetsServed(runtimeConfig: Record<string, string>): boolean {
+  try {
+    return new ResourceRegistry(builtinResources(), runtimeConfig).lookup('settings.svc.io', 'v1alpha1', 'podpresets') !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The cloud's answer about volumes for PersistentVolumeLabel: made from --cloud-provider and
+ * --cloud-config (none, `external`, or a provider without disks: nothing, and the plugin labels nothing).
+ */
+function volumeLabelerOf(o: ApiServerOptions): Pick<ApiServerConfig, 'volumeLabeler'> {
+  let provider;
+  try {
+    provider = cloudProviderFromFlags({ provider: o.cloud.provider, cloudConfig: o.cloud.cloudConfig });
+  } catch (e) {
+    if (e instanceof CloudProviderError) throw new OptionsError(e.message);
+    throw e;
+  }
+  const labels = provider?.volumeLabels?.bind(provider);
+  return labels ? { volumeLabeler: { volumeLabels: labels } } : {};
 }

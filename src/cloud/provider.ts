@@ -18,7 +18,7 @@
  * The shapes follow the established interface (instances, zones, load balancers, routes,
  * clusters); names are camelCase and results are plain objects.
  */
-import type { Node, Service } from '../api/generated/kinds.js';
+import type { Node, PersistentVolume, Service } from '../api/generated/kinds.js';
 
 /** A node address as a Node's status carries it (`InternalIP`, `ExternalIP`, `Hostname`, ...). */
 export interface NodeAddress {
@@ -119,6 +119,13 @@ export interface CloudProvider {
   loadBalancer(): LoadBalancer | undefined;
   routes(): Routes | undefined;
   clusters(): Clusters | undefined;
+  /**
+   * The zone and region labels of a PersistentVolume backed by one of this cloud's disks (the
+   * established PVLabeler, which the API server's PersistentVolumeLabel admission plugin asks):
+   * undefined for a volume that is not the cloud's; throws when it is the cloud's but the cloud
+   * cannot place it (the plugin then refuses the volume). Optional: a provider without disks.
+   */
+  volumeLabels?(pv: PersistentVolume): Promise<Record<string, string> | undefined>;
   /** What the cloud holds now, for people (optional: a provider without it has no cloud panel). */
   inspect?(): Promise<CloudInspection>;
   /** Stops what the provider runs in the background (file watchers). */

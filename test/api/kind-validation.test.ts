@@ -129,7 +129,7 @@ test('every built-in kind has the established shape: selectable metadata fields,
     assert.is(d.subresources.includes('scale'), d.scale !== undefined, d.plural);
     assert.is(d.hasStatus, d.subresources.includes('status'), d.plural);
   }
-  assert.is(builtinResources().length, 65);
+  assert.is(builtinResources().length, 66);
 });
 
 test.run();

@@ -12,7 +12,7 @@ test('by default every built-in GA and beta group/version is served', () => {
     'networking.svc.io/v1', 'node.svc.io/v1', 'node.svc.io/v1beta1', 'policy/v1', 'policy/v1beta1', 'rbac.authorization.svc.io/v1', 'scheduling.svc.io/v1',
     'storage.svc.io/v1', 'v1',
   ]);
-  // Every kind but the alpha ones (AuditSink).
+  // Every kind but the alpha ones (AuditSink, PodPreset).
   assert.is(r.enabledResources().length, builtinResources().filter((d) => !/alpha/.test(d.version)).length);
 });
 
@@ -21,6 +21,12 @@ test('an alpha group/version is served when asked for, its group in either spell
     const r = new ResourceRegistry(builtinResources(), { [key]: 'true' });
     assert.ok(gvs(r).includes('auditregistration.svc.io/v1alpha1'), key);
   }
+  for (const key of ['settings.k8s.io/v1alpha1', 'settings.svc.io/v1alpha1']) {
+    const r = new ResourceRegistry(builtinResources(), { [key]: 'true' });
+    assert.ok(r.lookup('settings.svc.io', 'v1alpha1', 'podpresets')?.namespaced, key);
+    assert.not.ok(gvs(r).includes('auditregistration.svc.io/v1alpha1'), 'one alpha group/version does not bring the others');
+  }
+  assert.not.ok(new ResourceRegistry(builtinResources(), {}).lookup('settings.svc.io', 'v1alpha1', 'podpresets'), 'off by default');
   const off = new ResourceRegistry(builtinResources(), { 'flowcontrol.apiserver.k8s.io/v1beta1': 'false' });
   assert.not.ok(gvs(off).includes('flowcontrol.apiserver.svc.io/v1beta1'));
 });

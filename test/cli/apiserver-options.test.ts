@@ -112,7 +112,11 @@ test('cross-flag rules name the flags involved', () => {
   assert.ok(parse(['--enable-admission-plugins=NodeRestriction']).options.admissionPlugins.includes('NodeRestriction'));
   assert.not.ok(parse([]).options.admissionPlugins.includes('NodeRestriction'), 'NodeRestriction is not in the default list');
   assert.not.ok(parse(['--disable-admission-plugins=NamespaceLifecycle']).options.admissionPlugins.includes('NamespaceLifecycle'));
-  assert.throws(() => parse(['--enable-admission-plugins=NodeRestriction,PodPreset']), /--enable-admission-plugins=PodPreset: not built yet/);
+  assert.ok(parse(['--enable-admission-plugins=NodeRestriction,PersistentVolumeLabel']).options.admissionPlugins.includes('PersistentVolumeLabel'));
+  assert.equal(parse(['--cloud-provider=cloudy', '--cloud-config=/c.json']).options.cloud, { provider: 'cloudy', cloudConfig: '/c.json' });
+  // PodPreset reads an alpha API: refused with the --runtime-config that turns it on named.
+  assert.throws(() => parse(['--enable-admission-plugins=PodPreset']), /PodPreset needs the settings.k8s.io\/v1alpha1 API .*--runtime-config=settings.k8s.io\/v1alpha1=true/);
+  assert.ok(parse(['--enable-admission-plugins=PodPreset', '--runtime-config=settings.k8s.io/v1alpha1=true']).options.admissionPlugins.includes('PodPreset'));
   assert.equal(parse(['--authorization-mode=RBAC,AlwaysDeny']).options.authorization.modes, ['RBAC', 'AlwaysDeny'], 'RBAC is built');
   assert.throws(() => parse(['--authorization-mode=']), /at least one mode/);
   assert.throws(() => parse(['--oidc-issuer-url=https://issuer']), /--oidc-client-id/);

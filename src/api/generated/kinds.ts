@@ -1391,6 +1391,94 @@ export interface AuditSinkSpec {
   };
 }
 
+/** Part of PodPreset (settings.svc.io/v1alpha1). */
+export interface PodPresetSpec {
+  selector?: LabelSelectorSpec;
+  env?: {
+    name?: string;
+    value?: string;
+    valueFrom?: Record<string, unknown>;
+  }[];
+  envFrom?: Array<Record<string, unknown>>;
+  volumes?: {
+    name?: string;
+    persistentVolumeClaim?: {
+      claimName?: string;
+      readOnly?: boolean;
+    };
+    hostPath?: {
+      path?: string;
+      type?: string;
+      [field: string]: unknown;
+    };
+    emptyDir?: {
+      medium?: string;
+      sizeLimit?: number | string;
+      [field: string]: unknown;
+    };
+    configMap?: {
+      name?: string;
+      optional?: boolean;
+      defaultMode?: number;
+      [field: string]: unknown;
+    };
+    secret?: {
+      secretName?: string;
+      optional?: boolean;
+      defaultMode?: number;
+      [field: string]: unknown;
+    };
+    gcePersistentDisk?: {
+      pdName?: string;
+      fsType?: string;
+      partition?: number;
+      readOnly?: boolean;
+    };
+    awsElasticBlockStore?: {
+      volumeID?: string;
+      fsType?: string;
+      partition?: number;
+      readOnly?: boolean;
+    };
+    iscsi?: {
+      targetPortal?: string;
+      iqn?: string;
+      lun?: number;
+      iscsiInterface?: string;
+      fsType?: string;
+      readOnly?: boolean;
+      portals?: string[];
+      chapAuthDiscovery?: boolean;
+      chapAuthSession?: boolean;
+      secretRef?: {
+        name?: string;
+      };
+      initiatorName?: string;
+    };
+    rbd?: {
+      monitors?: string[];
+      image?: string;
+      fsType?: string;
+      pool?: string;
+      user?: string;
+      keyring?: string;
+      secretRef?: {
+        name?: string;
+      };
+      readOnly?: boolean;
+    };
+    [field: string]: unknown;
+  }[];
+  volumeMounts?: {
+    name?: string;
+    readOnly?: boolean;
+    mountPath?: string;
+    subPath?: string;
+    mountPropagation?: string;
+    subPathExpr?: string;
+  }[];
+}
+
 /** Part of HorizontalPodAutoscaler (autoscaling/v1). */
 export interface HorizontalPodAutoscalerV1Spec {
   scaleTargetRef?: {
@@ -1888,6 +1976,11 @@ export interface AuditSink extends SvcObject {
   spec?: AuditSinkSpec;
 }
 
+/** PodPreset (settings.svc.io/v1alpha1, namespaced). */
+export interface PodPreset extends SvcObject {
+  spec?: PodPresetSpec;
+}
+
 /** EndpointSlice (discovery.svc.io/v1beta1, namespaced). */
 export interface EndpointSliceV1beta1 extends SvcObject {
   addressType?: string;
@@ -1997,6 +2090,7 @@ export interface BuiltinKinds {
   prioritylevelconfigurations: PriorityLevelConfiguration;
   podsecuritypolicies: PodSecurityPolicy;
   auditsinks: AuditSink;
+  podpresets: PodPreset;
   "cronjobs.v1beta1.batch": CronJob;
   "poddisruptionbudgets.v1beta1.policy": PodDisruptionBudget;
   "endpointslices.v1beta1.discovery.svc.io": EndpointSliceV1beta1;

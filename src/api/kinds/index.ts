@@ -29,6 +29,7 @@ export * from './storage/storage.js';
 export * from './node/runtimeclass.js';
 export * from './admissionregistration/webhook-configurations.js';
 export * from './auditregistration/audit-sink.js';
+export * from './settings/pod-preset.js';
 export * from './events/event.js';
 export * from './columns/networking.js';
 export * from './columns/scaling.js';

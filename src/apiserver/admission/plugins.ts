@@ -35,6 +35,8 @@ import { limitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity
 import { securityContextDeny } from './security-context-deny.js';
 import { alwaysAdmit } from './always-admit.js';
 import { alwaysDeny } from './always-deny.js';
+import { podPresetAdmission } from './pod-preset.js';
+import { persistentVolumeLabel, type VolumeLabeler } from './persistent-volume-label.js';
 import type { IngressClass, LimitRange, PriorityClass, RuntimeClass } from '../../api/generated/kinds.js';
 import { pluginConfigError, type AdmissionPluginConfigurations, type PluginConfiguration } from './config-file.js';
 import { eventRateLimit, parseEventRateLimitConfiguration } from './event-rate-limit.js';
@@ -90,6 +92,8 @@ export interface AdmissionContext {
   pluginConfigurations?: AdmissionPluginConfigurations;
   /** --proxy-client-cert-file / --proxy-client-key-file (PEM): the certificate admission webhooks are called with. */
   proxyClient?: ClientIdentity;
+  /** --cloud-provider's answer about volumes (PersistentVolumeLabel; absent: no cloud, the plugin does nothing). */
+  volumeLabeler?: VolumeLabeler;
   /** The server's admission metrics (absent: none recorded). */
   metrics?: AdmissionMetrics;
   logger?: Logger;
@@ -152,10 +156,10 @@ const sectionOf = (ctx: AdmissionContext, plugin: string): PluginConfiguration |
 /**
  * Built plugins, in the established run order (the established server's AllOrderedPlugins, of
  * which these are built): AlwaysAdmit, NamespaceAutoProvision, NamespaceLifecycle, NamespaceExists,
- * SecurityContextDeny, LimitPodHardAntiAffinityTopology, LimitRanger, ServiceAccount,
+ * SecurityContextDeny, LimitPodHardAntiAffinityTopology, PodPreset, LimitRanger, ServiceAccount,
  * NodeRestriction, TaintNodesByCondition, AlwaysPullImages, ImagePolicyWebhook, PodSecurityPolicy,
  * PodNodeSelector, Priority, DefaultTolerationSeconds, PodTolerationRestriction, DenyEscalatingExec,
- * DenyExecOnPrivileged, EventRateLimit, ExtendedResourceToleration, DefaultStorageClass,
+ * DenyExecOnPrivileged, EventRateLimit, ExtendedResourceToleration, PersistentVolumeLabel, DefaultStorageClass,
  * StorageObjectInUseProtection, OwnerReferencesPermissionEnforcement, PersistentVolumeClaimResize,
  * RuntimeClass, the Certificate* three, DefaultIngressClass, MutatingAdmissionWebhook,
  * ValidatingAdmissionWebhook, then ResourceQuota and AlwaysDeny last.
@@ -187,6 +191,17 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
   }],
   ['SecurityContextDeny', () => securityContextDeny()],
   ['LimitPodHardAntiAffinityTopology', () => limitPodHardAntiAffinityTopology()],
+  ['PodPreset', (ctx) => {
+    const def = ctx.registry.lookup('settings.svc.io', 'v1alpha1', 'podpresets');
+    // The options refuse PodPreset without the API (src/cli/apiserver-options.ts); this guards in-process configurations.
+    if (!def) throw pluginConfigError('PodPreset', undefined, 'needs the settings.k8s.io/v1alpha1 API (an alpha API, off by default): add --runtime-config=settings.k8s.io/v1alpha1=true');
+    const store = ctx.storeFor(def);
+    return podPresetAdmission({
+      // resourceVersion 0: from the watch cache, as the established plugin reads its informer.
+      presets: async (namespace) => (await store.list({ namespace, resourceVersion: '0', filtered: false })).items.map((v) => v.object),
+      ...(ctx.logger ? { logger: ctx.logger.child({ plugin: 'PodPreset' }) } : {}),
+    });
+  }],
   ['LimitRanger', (ctx) => {
     const store = storeOf(ctx, '', 'limitranges');
     return limitRanger({
@@ -239,6 +254,7 @@ const FACTORIES: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFact
   ['DenyExecOnPrivileged', (ctx) => denyExecOnPrivileged(liveReader(ctx, 'pods'))],
   ['EventRateLimit', (ctx) => eventRateLimit(parseEventRateLimitConfiguration(sectionOf(ctx, 'EventRateLimit')))],
   ['ExtendedResourceToleration', () => extendedResourceToleration()],
+  ['PersistentVolumeLabel', (ctx) => persistentVolumeLabel(ctx.volumeLabeler, ctx.logger?.child({ plugin: 'PersistentVolumeLabel' }))],
   ['DefaultStorageClass', (ctx) => {
     const def = ctx.registry.lookup('storage.svc.io', 'v1', 'storageclasses');
     const store = def ? ctx.storeFor(def) : undefined;

@@ -43,6 +43,7 @@ const PRIORITIES: Readonly<Record<string, ApiServicePriority>> = {
   'policy/v1': { group: 17100, version: 15 },
   'policy/v1beta1': { group: 17100, version: 9 },
   'rbac.authorization.svc.io/v1': { group: 17000, version: 15 },
+  'settings.svc.io/v1alpha1': { group: 16900, version: 9 },
   'storage.svc.io/v1': { group: 16800, version: 15 },
   'storage.svc.io/v1beta1': { group: 16800, version: 9 },
   'storage.svc.io/v1alpha1': { group: 16800, version: 1 },

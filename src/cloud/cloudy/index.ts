@@ -10,7 +10,8 @@
  * in `failures` fails (its next `count` calls, or all while listed); load balancers are limited by
  * `quotas.loadBalancers`. Instances never existed for nodes the cloud was not told of.
  */
-import type { Node, Service } from '../../api/generated/kinds.js';
+import type { Node, PersistentVolume, Service } from '../../api/generated/kinds.js';
+import { LABEL_BETA_REGION, LABEL_BETA_ZONE } from '../../api/well-known-labels.js';
 import { bigIntToIp, familyOf, ipToBigInt, lastAddress, parseCidr, type Cidr } from '../../api/net/ip-address.js';
 import { CloudError, type CloudInspection, type CloudProvider, type InstanceMetadata, type LoadBalancerStatus, type Route } from '../provider.js';
 import { inspectCloudyDocument } from './inspection.js';
@@ -18,6 +19,12 @@ import { CloudyFile, type CloudyDocument, type CloudyInstance, type InstanceStat
 
 export const CLOUDY = 'cloudy';
 export const CLOUDY_SCHEME = 'cloudy://';
+/**
+ * The CSI driver name of cloudy's disks. A PersistentVolume `csi: {driver: cloudy.svc.io,
+ * volumeHandle: projects/<project>/zones/<zone>/disks/<name>}` is one of its disks (the handle
+ * shaped as the established GCE PD CSI driver's); the disk lives in that zone of the file's region.
+ */
+export const CLOUDY_CSI_DRIVER = 'cloudy.svc.io';
 /** The node agents' health-check port the L4 health checks probe when a Service has no healthCheckNodePort (established 10256). */
 export const PROXY_HEALTH_CHECK_PORT = 10256;
 
@@ -313,6 +320,19 @@ export class Cloudy implements CloudProvider {
       if (method) delete d.failures[method];
       else d.failures = {};
     });
+  }
+
+  /** Zone and region of a cloudy disk (see CLOUDY_CSI_DRIVER); undefined for any other volume. */
+  async volumeLabels(pv: PersistentVolume): Promise<Record<string, string> | undefined> {
+    const csi = (pv.spec as { csi?: { driver?: unknown; volumeHandle?: unknown } } | undefined)?.csi;
+    if (!csi || csi.driver !== CLOUDY_CSI_DRIVER) return undefined;
+    const doc = await this.call('volumeLabels');
+    const handle = String(csi.volumeHandle ?? '');
+    const m = /^projects\/([^/]+)\/zones\/([^/]+)\/disks\/([^/]+)$/.exec(handle);
+    if (!m) throw new CloudError(`cloudy: volume handle ${JSON.stringify(handle)} is not projects/<project>/zones/<zone>/disks/<name>`);
+    if (m[1] !== doc.project) throw new CloudError(`cloudy: disk ${handle} is not in project ${doc.project}`);
+    if (!doc.zones.includes(m[2]!)) throw new CloudError(`cloudy: disk ${handle}: zone ${m[2]} is not one of ${doc.zones.join(', ')}`);
+    return { [LABEL_BETA_ZONE]: m[2]!, [LABEL_BETA_REGION]: doc.region };
   }
 
   /** The cloud as its file holds it, for its component's page (./inspection.ts). */

@@ -120,12 +120,12 @@ test('AlwaysAdmit admits; AlwaysDeny refuses every write, deletes too', async ()
 
 test('the one list runs in the established order', () => {
   const order = builtAdmissionPlugins();
-  // The established AllOrderedPlugins, less the names not built (PodPreset, PersistentVolumeLabel, the webhooks).
+  // The established AllOrderedPlugins (every one is built).
   const established = [
     'AlwaysAdmit', 'NamespaceAutoProvision', 'NamespaceLifecycle', 'NamespaceExists', 'SecurityContextDeny', 'LimitPodHardAntiAffinityTopology',
-    'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'AlwaysPullImages', 'ImagePolicyWebhook', 'PodSecurityPolicy',
+    'PodPreset', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'AlwaysPullImages', 'ImagePolicyWebhook', 'PodSecurityPolicy',
     'PodNodeSelector', 'Priority', 'DefaultTolerationSeconds', 'PodTolerationRestriction', 'DenyEscalatingExec', 'DenyExecOnPrivileged',
-    'EventRateLimit', 'ExtendedResourceToleration', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement',
+    'EventRateLimit', 'ExtendedResourceToleration', 'PersistentVolumeLabel', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'OwnerReferencesPermissionEnforcement',
     'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction',
     'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny',
   ];

@@ -34,6 +34,11 @@ export const probe = (): SchemaNode =>
     failureThreshold: int32(),
   });
 
+/** A container's `env` entry, `volumeMounts` entry (also PodPreset's: src/api/kinds/settings/pod-preset.ts). */
+export const envVarSchema = (): SchemaNode => obj({ name: str(), value: str(), valueFrom: freeform() });
+export const volumeMountSchema = (): SchemaNode =>
+  obj({ name: str(), readOnly: bool(), mountPath: str(), subPath: str(), mountPropagation: str(), subPathExpr: str() });
+
 export const containerSchema = (): SchemaNode =>
   obj({
     name: str(),
@@ -43,9 +48,9 @@ export const containerSchema = (): SchemaNode =>
     workingDir: str(),
     ports: mapList(['containerPort', 'protocol'], obj({ name: str(), hostPort: int32(), containerPort: int32(), protocol: str({ default: 'TCP' }), hostIP: str() })),
     envFrom: atomicList(freeform()),
-    env: mapList(['name'], obj({ name: str(), value: str(), valueFrom: freeform() })),
+    env: mapList(['name'], envVarSchema()),
     resources: obj({ limits: resourceList(), requests: resourceList() }),
-    volumeMounts: mapList(['mountPath'], obj({ name: str(), readOnly: bool(), mountPath: str(), subPath: str(), mountPropagation: str(), subPathExpr: str() })),
+    volumeMounts: mapList(['mountPath'], volumeMountSchema()),
     volumeDevices: mapList(['devicePath'], obj({ name: str(), devicePath: str() })),
     livenessProbe: probe(),
     readinessProbe: probe(),
@@ -79,7 +84,7 @@ export const affinitySchema = (): SchemaNode =>
   });
 
 /** A pod volume: the sources the scheduler and node agents read are typed, the others kept as given. */
-const volumeSchema = (): SchemaNode =>
+export const volumeSchema = (): SchemaNode =>
   openObj({
     name: str(),
     persistentVolumeClaim: obj({ claimName: str(), readOnly: bool() }),
