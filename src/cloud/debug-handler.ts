@@ -16,19 +16,9 @@
  * out here as a plain object: src/cloud does not depend on the runtime).
  */
 import { statusObject } from '../api/status.js';
+import { sendDebugJson as json, type DebugHttpRequest as Request, type DebugHttpResponse as Response } from '../api/debug-http.js';
 import type { CloudInspection, CloudProvider } from './provider.js';
 
-/** What the handler reads of a request (node's http and http2 requests both fit). */
-interface Request {
-  readonly method?: string | undefined;
-  readonly url?: string | undefined;
-}
-
-/** What the handler uses of a response (node's http and http2 compatibility responses both fit). */
-interface Response {
-  writeHead(code: number, headers?: Record<string, string>): unknown;
-  end(chunk?: string): unknown;
-}
 
 export const DEBUG_CLOUD_PATH = '/debug/cloud';
 const OVERVIEW = 'overview';
@@ -54,10 +44,6 @@ export function cloudPanel(running: readonly string[]) {
   };
 }
 
-function json(res: Response, code: number, body: unknown): void {
-  res.writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-  res.end(`${JSON.stringify(body, null, 2)}\n`);
-}
 
 function counts(i: CloudInspection): Record<string, number> {
   return Object.fromEntries(Object.entries(i.objects).map(([k, v]) => [k, v.length]));

@@ -13,6 +13,7 @@
  * (not reconciled since this process took the lead, deleted, or beyond the tracker's bound), 503
  * while no controller runs here (a follower of leader election, or caches still syncing).
  */
+import { sendDebugJson as json, type DebugHttpResponse as Response } from '../api/debug-http.js';
 import { statusObject, type StatusReason } from '../api/status.js';
 import { ControllerActivity } from './controller-activity.js';
 import type { DebugRequest } from './inspection/debug-machines-handler.js';
@@ -20,15 +21,6 @@ import type { MachineInspector } from './inspection/machine-inspector.js';
 
 export const DEBUG_CONTROLLERS_PATH = '/debug/controllers';
 
-interface Response {
-  writeHead(code: number, headers?: Record<string, string>): unknown;
-  end(chunk?: string): unknown;
-}
-
-function json(res: Response, code: number, body: unknown): void {
-  res.writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-  res.end(`${JSON.stringify(body, null, 2)}\n`);
-}
 
 const fail = (res: Response, code: number, reason: StatusReason, message: string) => json(res, code, statusObject('Failure', code, message, reason));
 

@@ -10,20 +10,10 @@
  * attempted, or finished long ago and left the recent ring).
  */
 import { statusObject } from '../api/status.js';
+import { sendDebugJson as json, type DebugHttpRequest as Request, type DebugHttpResponse as Response } from '../api/debug-http.js';
 import type { DetailPanel } from '../runtime/inspection/debug-machines-page.js';
 import type { Scheduler } from './scheduler.js';
 
-/** What the handler reads of a request (node's http and http2 requests both fit). */
-interface Request {
-  readonly method?: string | undefined;
-  readonly url?: string | undefined;
-}
-
-/** What the handler uses of a response (node's http and http2 compatibility responses both fit). */
-interface Response {
-  writeHead(code: number, headers?: Record<string, string>): unknown;
-  end(chunk?: string): unknown;
-}
 
 export const DEBUG_SCHEDULER_PREFIX = '/debug/scheduler/';
 
@@ -37,11 +27,6 @@ export const PENDING_PODS_PANEL: DetailPanel = {
   itemPath: `${DEBUG_SCHEDULER_PREFIX}pods/`,
 };
 
-function json(res: Response, code: number, body: unknown): void {
-  const text = JSON.stringify(body, null, 2);
-  res.writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(text);
-}
 
 /** A handler for the component server: answers `/debug/scheduler/...`, leaves other paths. */
 export function debugSchedulerHandler(scheduler: () => Scheduler | undefined): (req: Request, res: Response) => Promise<boolean> {
