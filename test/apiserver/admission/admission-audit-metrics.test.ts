@@ -28,6 +28,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApiServer, type ApiServerProcess } from '../../helpers/apiserver.js';
 import { createCA, type CertificateAuthority } from '../../helpers/pki.js';
+import { answerReview } from '../../helpers/admission-review.js';
 import { eventually } from '../../helpers/client.js';
 
 type Loose = Record<string, any>;
@@ -46,9 +47,7 @@ const calls: { path: string; cn: string; auth: string; object: Loose }[] = [];
 const NS = 'injected';
 const POD_RULES = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }];
 
-function answer(res: ServerResponse, review: Loose, response: Loose): void {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: review['apiVersion'], kind: 'AdmissionReview', response: { uid: review['request']['uid'], ...response } }));
-}
+const answer = answerReview;
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const chunks: Buffer[] = [];

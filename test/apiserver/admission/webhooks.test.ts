@@ -13,6 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, startApiServer, type ApiServerProcess } from '../../helpers/apiserver.js';
 import { createCA, type CertificateAuthority } from '../../helpers/pki.js';
+import { answerReview } from '../../helpers/admission-review.js';
 import { eventually } from '../../helpers/client.js';
 import { kubeconfigFor, kubectl } from '../../helpers/kubectl.js';
 
@@ -31,9 +32,7 @@ const received: { path: string; review: Loose; clientCN: string }[] = [];
 const NS = 'hooked';
 const RULES = [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];
 
-function answer(res: ServerResponse, review: Loose, response: Loose): void {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: review['apiVersion'], kind: 'AdmissionReview', response: { uid: review['request']['uid'], ...response } }));
-}
+const answer = answerReview;
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const chunks: Buffer[] = [];
