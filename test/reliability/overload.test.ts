@@ -26,7 +26,9 @@ const WRITE_LIMIT = soak(20, 200);
 // Two rounds at least: the first round's memory is measured from a cold server and reported, not
 // judged (the TLS state of its ~1,000 connections stays in glibc's heap as free small blocks, about
 // +30-40% of a cold server's RSS, reused by every later round); each later round must come back
-// within RSS_SLACK of what it started from.
+// within RSS_SLACK of what it started from, or of the warm level the first round reached (its RSS
+// at its end): glibc sometimes returns the warm-up's blocks while settling, and the next round then
+// takes them again, which is the same warm-up, not growth.
 const ROUNDS = soak(2, 5);
 const ROUND_MS = soak(10_000, 30_000);
 const SETTLE_MS = soak(25_000, 60_000);
@@ -326,6 +328,8 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
   const pid = server.proc.pid!;
   await sleep(2_000);
   const problems: string[] = [];
+  /** The first round's RSS at its end: what a warmed server holds (see ROUNDS). */
+  let warm = 0;
   for (let round = 0; round < ROUNDS; round++) {
     await eventLoopLagMaxMs(server);
     const before = rssBytes(pid);
@@ -350,6 +354,7 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
     const cpu = cpuSeconds(pid) - cpuBefore;
     const lagMs = await eventLoopLagMaxMs(server);
     const atEnd = rssBytes(pid);
+    if (round === 0) warm = atEnd;
     // RSS after the load, the probe still running (/readyz must be answered while memory comes back too).
     await sleep(SETTLE_MS);
     const after = rssBytes(pid);
@@ -375,7 +380,10 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
     for (const code of Object.keys(slow.byStatus)) if (!['201', '429'].includes(code)) problems.push(`${r}: slow uploaders answered ${code} x${slow.byStatus[code]}`);
     if (slow.failures.length) problems.push(`${r}: ${slow.failures.length} slow uploads unanswered: ${slow.failures.slice(0, 3).join('; ')}`);
     if (watches.failures.length) problems.push(`${r}: ${watches.failures.length} watch-list watches failed: ${watches.failures.slice(0, 3).join('; ')}`);
-    if (round > 0 && after > before * (1 + RSS_SLACK)) problems.push(`${r}: RSS ${mib(after)} ${SETTLE_MS / 1000} s after the round, more than ${RSS_SLACK * 100}% over ${mib(before)} before it`);
+    const base = Math.max(before, warm);
+    if (round > 0 && after > base * (1 + RSS_SLACK)) {
+      problems.push(`${r}: RSS ${mib(after)} ${SETTLE_MS / 1000} s after the round, more than ${RSS_SLACK * 100}% over ${mib(base)} (the larger of its start, ${mib(before)}, and the first round's warm level, ${mib(warm)})`);
+    }
   }
   assert.equal(problems, [], problems.join('\n'));
   assert.is((await server.request('GET', `/api/v1/namespaces/${READ_NS}/configmaps?limit=1`)).status, 200, 'the server still serves');
