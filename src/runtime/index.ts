@@ -15,10 +15,10 @@ export {
   type ControllerDefinition, type ReconcileLifecycle, type ControllerEnd, type ControllerTrigger, type ControllerHost, type ControllerMachineParts, type ControllerSpec, type ReconcileContext, type RunningController,
 } from './define-controller.js';
 export {
-  defineLifecycle, evaluateLifecycle, leafPath, lifecycleStates, type LifecycleDefinition, type LifecycleState, type LifecycleStateMeta, type ObservedEvent,
+  defineLifecycle, evaluateLifecycle, leafPath, lifecycleStates, restingStates, type LifecycleDefinition, type LifecycleState, type LifecycleStateMeta, type ObservedEvent,
 } from './lifecycle.js';
 export {
-  LifecycleTracker, restingStates, type LifecycleFacts, type LifecycleObjectFacts, type LifecycleTrackerOptions, type LifecycleTransition,
+  LifecycleTracker, type LifecycleFacts, type LifecycleObjectFacts, type LifecycleTrackerOptions, type LifecycleTransition,
 } from './lifecycle-tracker.js';
 export { EventRecorder, type EventRecorderOptions, type EventType, type RecordOutcome } from './event-recorder.js';
 export * from './inspection/index.js';

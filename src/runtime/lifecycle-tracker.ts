@@ -9,7 +9,7 @@
  * A deleted object is forgotten when its reconcile says so (`forget`).
  */
 import { systemClock, type Clock } from './clock.js';
-import { evaluateLifecycle, type LifecycleDefinition, type LifecycleState } from './lifecycle.js';
+import { evaluateLifecycle, restingStates, type LifecycleDefinition, type LifecycleState } from './lifecycle.js';
 
 export interface LifecycleTransition {
   from: string;
@@ -160,19 +160,4 @@ export class LifecycleTracker<F = unknown> {
       transitions: e.transitions.map(([from, to, at]) => ({ from, to, at: new Date(at).toISOString() })),
     };
   }
-}
-
-/** The atomic states the machine tags `resting` (`complete`, `satisfied`): where objects stay when nothing is to be done. */
-export function restingStates(def: LifecycleDefinition): string[] {
-  const out: string[] = [];
-  const visit = (node: LifecycleDefinition['machine']['root'], prefix: string) => {
-    for (const [key, child] of Object.entries(node.states)) {
-      const path = prefix ? `${prefix}.${key}` : key;
-      if (Object.keys(child.states).length === 0) {
-        if (child.tags.includes('resting')) out.push(path);
-      } else visit(child, path);
-    }
-  };
-  visit(def.machine.root, '');
-  return out;
 }

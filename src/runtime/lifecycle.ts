@@ -171,19 +171,28 @@ function stateMeta<F>(machine: AnyStateMachine, path: string): LifecycleStateMet
   return node.meta as LifecycleStateMeta<F> | undefined;
 }
 
+/** The machine's atomic state nodes with their paths (`progressing.surging`), in document order. */
+function atomicStates(machine: AnyStateMachine): Array<[string, AnyStateMachine['root']]> {
+  const out: Array<[string, AnyStateMachine['root']]> = [];
+  const visit = (node: AnyStateMachine['root'], prefix: string) => {
+    for (const [key, child] of Object.entries(node.states)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (Object.keys(child.states).length === 0) out.push([path, child]);
+      else visit(child, path);
+    }
+  };
+  visit(machine.root, '');
+  return out;
+}
+
 /** Every atomic state's path: what a chart draws and a coverage test expects to see entered. */
 export function lifecycleStates(def: LifecycleDefinition): string[] {
-  const out: string[] = [];
-  const visit = (node: AnyStateMachine['root'], prefix: string) => {
-    const children = Object.entries(node.states);
-    if (children.length === 0) {
-      if (prefix) out.push(prefix);
-      return;
-    }
-    for (const [key, child] of children) visit(child, prefix ? `${prefix}.${key}` : key);
-  };
-  visit(def.machine.root, '');
   // The initial state, before anything was observed, is never an object's state.
   const initial = leafPath(initialOf(def.machine).value as StateValue);
-  return out.filter((p) => p !== initial);
+  return atomicStates(def.machine).map(([path]) => path).filter((p) => p !== initial);
+}
+
+/** The atomic states the machine tags `resting` (`complete`, `satisfied`): where objects stay when nothing is to be done. */
+export function restingStates(def: LifecycleDefinition): string[] {
+  return atomicStates(def.machine).filter(([, node]) => node.tags.includes('resting')).map(([path]) => path);
 }

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DaemonSet, Pod, ReplicaSet, StatefulSet } from '../../src/api/generated/kinds.js';
 import { evaluateLifecycle, lifecycleStates } from '../../src/runtime/lifecycle.js';
-import { restingStates } from '../../src/runtime/lifecycle-tracker.js';
+import { restingStates } from '../../src/runtime/lifecycle.js';
 import { daemonSetLifecycle, replicaSetLifecycle, statefulSetLifecycle, LIFECYCLES } from '../../machines/lifecycles/index.js';
 import { replicaFacts } from '../../controllers/replicaset/sync.js';
 import { statefulSetPlan } from '../../controllers/statefulset/sync.js';

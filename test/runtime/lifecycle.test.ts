@@ -4,9 +4,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setup } from 'xstate';
-import { defineLifecycle, evaluateLifecycle, evaluateWithXstate, lifecycleStates } from '../../src/runtime/lifecycle.js';
+import { defineLifecycle, evaluateLifecycle, evaluateWithXstate, lifecycleStates, restingStates } from '../../src/runtime/lifecycle.js';
 import { LIFECYCLES } from '../../machines/lifecycles/index.js';
-import { LifecycleTracker, restingStates } from '../../src/runtime/lifecycle-tracker.js';
+import { LifecycleTracker } from '../../src/runtime/lifecycle-tracker.js';
 import { deploymentLifecycle } from '../../machines/lifecycles/deployment.js';
 
 interface Facts { ready: number; want: number; failed: boolean }
