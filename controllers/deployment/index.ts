@@ -34,7 +34,7 @@ import { claim, controllerRefOf, controllerRefTo } from '../../src/runtime/owner
 import { deploymentLifecycle } from '../../machines/lifecycles/deployment.js';
 import {
   deploymentFacts, deploymentStatus, findNewReplicaSet, historyToDelete, maxRevision, newReplicaSetFor, newReplicaSetReplicas, proportionalScale,
-  replicaSetAnnotations, revisionOf, scaleDownOld,
+  replicaSetAnnotations, revisionOf, rollingSteps,
 } from './sync.js';
 import { templateHash } from '../internal/revisions.js';
 
@@ -98,7 +98,9 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
   let progressed: Progress;
   const active = () => current().filter((rs) => (rs.spec?.replicas ?? 0) > 0 || rs === newRS);
   const old = () => current().filter((rs) => rs !== newRS);
-  const { state } = ctx.lifecycle.observe(deploymentLifecycle, deploymentFacts(d, current(), newRS, recreateOldPodsLeft(ctx, d, old())));
+  // The rolling-update rules' answer, once: the facts read it and the surging/draining steps carry it out.
+  const steps = rollingSteps(d, current(), newRS);
+  const { state } = ctx.lifecycle.observe(deploymentLifecycle, deploymentFacts(d, current(), newRS, recreateOldPodsLeft(ctx, d, old()), steps));
 
   if (state === 'paused' || state === 'scaling') {
     // A resize (or a paused Deployment): sizes follow spec.replicas, in proportion; no rollout step.
@@ -128,12 +130,13 @@ async function sync(ctx: ReconcileContext<Deployment>, o: DeploymentControllerOp
     const updating = { reason: 'ReplicaSetUpdated', message: `ReplicaSet "${newRS.metadata.name}" is progressing.` };
     // The one step of the state observed (the established controller also takes one per sync).
     switch (state) {
+      // A revision bump above changes annotations and minReadySeconds only: the steps still hold.
       case 'progressing.surging':
-        await write(newRS, newReplicaSetReplicas(d, current(), newRS), replicaSetAnnotations(d, newRS, undefined));
+        await write(newRS, steps!.newReplicasWanted, replicaSetAnnotations(d, newRS, undefined));
         progressed = updating;
         break;
       case 'progressing.drainingOld':
-        for (const [rs, size] of scaleDownOld(d, current(), newRS, old())) await write(rs, size);
+        for (const [rs, size] of steps!.drain) await write(rs, size);
         progressed = updating;
         break;
       case 'progressing.recreate.scalingDownOld':

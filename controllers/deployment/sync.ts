@@ -238,11 +238,24 @@ export function isComplete(d: Deployment, all: readonly ReplicaSet[], newRS: Rep
   return !!newRS && (newRS.status?.replicas ?? 0) === replicas && (newRS.status?.availableReplicas ?? 0) >= replicas && total === replicas;
 }
 
+/** A rolling update's possible steps now: the new ReplicaSet's size and the old ones' new sizes. */
+export interface RollingSteps {
+  newReplicasWanted: number;
+  drain: Map<ReplicaSet, number>;
+}
+
+/** The rolling-update rules' steps for the sets observed; undefined for Recreate or without a new ReplicaSet. */
+export function rollingSteps(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet | undefined): RollingSteps | undefined {
+  if (!newRS || d.spec?.strategy?.type === 'Recreate') return undefined;
+  return { newReplicasWanted: newReplicaSetReplicas(d, all, newRS), drain: scaleDownOld(d, all, newRS, all.filter((rs) => rs !== newRS)) };
+}
+
 /**
  * What the reconcile observed, for the Deployment's lifecycle (machines/lifecycles/deployment.ts):
- * each fact from the rule that acts on it, so the state the machine names is the step those rules take.
+ * each fact from the rule that acts on it (`steps` are the rolling-update rules' own answer, which
+ * the reconcile then carries out), so the state the machine names is the step those rules take.
  */
-export function deploymentFacts(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet | undefined, oldPodsLeft: number): DeploymentFacts {
+export function deploymentFacts(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet | undefined, oldPodsLeft: number, steps: RollingSteps | undefined): DeploymentFacts {
   const replicas = d.spec?.replicas ?? 1;
   const old = all.filter((rs) => rs !== newRS);
   const { maxSurge, maxUnavailable } = surgeAndUnavailable(d);
@@ -257,10 +270,10 @@ export function deploymentFacts(d: Deployment, all: readonly ReplicaSet[], newRS
     scalingEvent: !!newRS && isScalingEvent(d, all.filter((rs) => specReplicas(rs) > 0)),
     hasNewReplicaSet: !!newRS,
     newReplicas: newRS ? specReplicas(newRS) : 0,
-    newReplicasWanted: newRS && !recreate ? newReplicaSetReplicas(d, all, newRS) : newRS ? specReplicas(newRS) : 0,
+    newReplicasWanted: steps ? steps.newReplicasWanted : newRS ? specReplicas(newRS) : 0,
     newAvailable: newRS ? available(newRS) : 0,
     oldReplicas: sumSpec(old),
-    canDrainOld: !!newRS && !recreate && scaleDownOld(d, all, newRS, old).size > 0,
+    canDrainOld: (steps?.drain.size ?? 0) > 0,
     available: sumAvailable(all),
     oldPodsLeft,
     complete: isComplete(d, all, newRS),
