@@ -52,6 +52,8 @@ test('the secure port serves /healthz, /metrics, /debug/pprof/ and /debug/machin
   try {
     await p.waitFor((l) => l.msg === 'serving securely', 10_000, 'serving');
     await p.waitFor((l) => l.msg === 'started leading', 10_000, 'leading');
+    // Leading comes first, then the caches sync: the controller machine is 'running' only after both.
+    await p.waitFor((l) => l.msg === 'caches synced; running', 10_000, 'running');
     agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'svc-run.crt'), 'utf8'), servername: 'localhost' } });
     const get = async (path: string) => {
       const r = await request(`https://127.0.0.1:${port}${path}`, { dispatcher: agent });
