@@ -14,10 +14,18 @@
  * runs one full GC. Under steady load they keep moving, so it never adds a collection to V8's own;
  * once idle it collects at most once per burst (the slack is gone after the collection).
  * Process-wide: start it once per process (the daemons' entry points do).
+ *
+ * Native memory (resident, outside V8's heap and `external`: glibc's) `thresholdBytes` above its
+ * low since the last collection is a burst too: closed connections' TLS state is freed only when a
+ * collection finds their sockets dead. At the next settled reading after a collection it asks the
+ * C allocator to give its free pages back (./native-heap.ts: glibc keeps the freed TLS state and
+ * small Buffers of a burst resident otherwise), and again at each reading while a trim releases
+ * 16 MiB or more. Where there is no glibc it only collects.
  */
 import type { Logger } from 'pino';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { nativeHeapTrimmer, type NativeHeapTrimmer } from './native-heap.js';
 
 export interface MemoryReclaimerOptions {
   intervalMs?: number;
@@ -25,6 +33,8 @@ export interface MemoryReclaimerOptions {
   quietBytes?: number;
   heapSlackBytes?: number;
   logger?: Logger;
+  /** The C allocator's trim; default: glibc's where there is one (undefined: never trims). */
+  trimmer?: NativeHeapTrimmer | undefined;
 }
 
 /** V8's full collection: `gc` when node runs with --expose-gc, else exposed at run time (no node flag needed). */
@@ -34,6 +44,9 @@ function fullGc(): () => void {
   setFlagsFromString('--expose-gc');
   return runInNewContext('gc') as () => void;
 }
+
+/** A trim that gave back this much is followed by another at the next reading. */
+const RELEASED_MUCH = 16 * 2 ** 20;
 
 export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(): void } {
   const intervalMs = opts.intervalMs ?? 2_000;
@@ -45,23 +58,65 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
   let afterGc = start.external;
   let slackAfterGc = start.heapTotal - start.heapUsed;
   let previous = { external: start.external, heapUsed: start.heapUsed };
+  const trimmer = 'trimmer' in opts ? opts.trimmer : nativeHeapTrimmer();
+  /** Resident memory outside V8's heap and Buffers: the C allocator's (TLS state, small Buffers, sockets). */
+  const nativeOf = (m: NodeJS.MemoryUsage) => m.rss - m.heapTotal - m.external;
+  let nativeLow = nativeOf(start);
+  /** A trim is due at the next settled reading (after a collection, or while trims keep releasing). */
+  let trimDue = false;
+  let trimming = false;
+  const trim = () => {
+    if (!trimmer || trimming) return;
+    trimming = true;
+    const before = process.memoryUsage().rss;
+    trimmer.trim().then(
+      (done) => {
+        trimming = false;
+        const after = process.memoryUsage();
+        nativeLow = nativeOf(after);
+        const released = before - after.rss;
+        // Sockets and TLS state are freed by finalizers that run after the collection found them
+        // dead, some later than the first trim: trim again while a trim still gives back much.
+        trimDue = released >= RELEASED_MUCH;
+        if (done) opts.logger?.debug({ rssBefore: before, rssAfter: after.rss, ms: Math.round(done.ms) }, 'load ended: free native memory returned');
+      },
+      (err: unknown) => {
+        trimming = false;
+        trimDue = false;
+        opts.logger?.warn({ err }, 'returning free native memory failed');
+      },
+    );
+  };
   const timer = setInterval(() => {
-    const { external, heapUsed, heapTotal } = process.memoryUsage();
+    const usage = process.memoryUsage();
+    const { external, heapUsed, heapTotal } = usage;
     const settled = Math.abs(external - previous.external) < quiet && Math.abs(heapUsed - previous.heapUsed) < quiet;
     previous = { external, heapUsed };
     if (external < afterGc) afterGc = external;
     if (heapTotal - heapUsed < slackAfterGc) slackAfterGc = heapTotal - heapUsed;
-    if (!settled || (external - afterGc < threshold && heapTotal - heapUsed - slackAfterGc < heapSlack)) return;
+    if (nativeOf(usage) < nativeLow) nativeLow = nativeOf(usage);
+    if (!settled) return;
+    // Native memory counts too: a closed connection's TLS state is freed only when a collection
+    // finds its socket dead, and an idle process does not collect by itself.
+    const burstEnded = external - afterGc >= threshold || heapTotal - heapUsed - slackAfterGc >= heapSlack || (trimmer !== undefined && nativeOf(usage) - nativeLow >= threshold);
+    if (!burstEnded) {
+      if (trimDue) trim();
+      return;
+    }
     const started = performance.now();
     gc();
     start = process.memoryUsage();
     afterGc = start.external;
     slackAfterGc = start.heapTotal - start.heapUsed;
     previous = { external: start.external, heapUsed: start.heapUsed };
+    nativeLow = nativeOf(start);
     opts.logger?.debug(
       { externalBefore: external, externalAfter: afterGc, heapTotalBefore: heapTotal, heapTotalAfter: start.heapTotal, ms: Math.round(performance.now() - started) },
       'load ended: full garbage collection',
     );
+    // What the collection freed goes back to the C allocator, now or from finalizers soon after:
+    // the next settled reading gives it to the system.
+    trimDue = true;
   }, intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -90,6 +90,42 @@ test('each turn serves the oldest ready streams, a bounded number of them, and a
   assert.is(scheduler.size, 0);
 });
 
+test('answers go before older watches, for their share of the turn; watches keep the rest and take whole turns alone', async () => {
+  const scheduler = new FairStreamScheduler(1, 10, 64, 0.5);
+  const order: string[] = [];
+  const busy = (name: string, lane: 'answer' | 'watch', steps: number) => {
+    let left = steps;
+    return {
+      lane,
+      step(): StepResult {
+        order.push(name);
+        const until = performance.now() + 1;
+        while (performance.now() < until) {
+          // a step's CPU work: 1 ms
+        }
+        return --left > 0 ? 'more' : 'done';
+      },
+    };
+  };
+  // The watches are the oldest streams.
+  for (let i = 0; i < 20; i++) scheduler.schedule(busy('w', 'watch', 3));
+  for (let i = 0; i < 20; i++) scheduler.schedule(busy('a', 'answer', 1));
+  await turnOf();
+  const first = order.join('');
+  // About 5 ms of answer steps (half of the 10 ms turn), then watches to the end of the turn (at
+  // least one, however long the answers took).
+  assert.match(first, /^a{1,6}w+$/, first);
+  order.length = 0;
+  // Once no answer is left, watches have whole turns.
+  while (order.filter((n) => n === 'a').length + (first.match(/a/g) ?? []).length < 20) await turnOf();
+  order.length = 0;
+  await turnOf();
+  assert.match(order.join(''), /^w+$/, order.join(''));
+  assert.ok(order.length > 3, `a whole turn of watch steps: ${order.join('')}`);
+  for (let i = 0; i < 100 && scheduler.size > 0; i++) await turnOf();
+  assert.is(scheduler.size, 0);
+});
+
 test('scheduling a stream that waits for its turn does not queue it twice; a stream that throws is dropped', async () => {
   const scheduler = new FairStreamScheduler(10, 1_000);
   let calls = 0;

@@ -16,6 +16,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { type ApiServerProcess, startApiServer } from '../helpers/apiserver.js';
@@ -86,13 +87,20 @@ function quantile(sorted: number[], q: number): number {
 /** Errors raised before a request could be sent (no connection): not a lost answer. */
 const NOT_SENT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'ECONNREFUSED']);
 
+/** The four kinds of short request the loops send. */
+type RequestKind = 'get' | 'list' | 'create' | 'update';
+
 interface Traffic {
   byStatus: Record<string, number>;
   missingRetryAfter: number;
   /** Admitted (not 429) short requests: milliseconds from sending to the whole answer read. */
   latencies: number[];
+  /** The same, by kind of request. */
+  byKind: Record<RequestKind, number[]>;
   lost: string[];
   notSent: number;
+  /** The load generator's own longest event-loop delay during the round (ms): its latencies include it. */
+  clientLagMaxMs: number;
 }
 
 /** Closed loops of reads and writes at twice the limits over warmed-up HTTP/1.1 connections. */
@@ -100,22 +108,29 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
   const readers = 2 * READ_LIMIT;
   const writers = 2 * WRITE_LIMIT;
   const pool = new Pool(server.url, { connections: readers + writers, pipelining: 1, connect: { ca, servername: SERVERNAME, timeout: 30_000 } });
-  const t: Traffic = { byStatus: {}, missingRetryAfter: 0, latencies: [], lost: [], notSent: 0 };
+  const t: Traffic = { byStatus: {}, missingRetryAfter: 0, latencies: [], byKind: { get: [], list: [], create: [], update: [] }, lost: [], notSent: 0, clientLagMaxMs: 0 };
+  const lag = monitorEventLoopDelay({ resolution: 10 });
   try {
     // Connections first (health probes take no in-flight slot), so the round measures requests, not handshakes.
     await Promise.all(Array.from({ length: readers + writers }, () => pool.request({ method: 'GET', path: '/healthz' }).then((r) => r.body.text())));
     const end = now() + durationMs;
+    lag.enable();
     let created = 0;
-    const one = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: string) => {
+    const one = async (kind: RequestKind, method: 'GET' | 'POST' | 'PUT', path: string, body?: string) => {
       const started = now();
       try {
         const res = await pool.request({ method, path, body, headers: body ? { 'content-type': 'application/json' } : {} });
-        await res.body.text();
+        // Read to the end without decoding: the generator shares the machine with the server.
+        for await (const _ of res.body);
         t.byStatus[res.statusCode] = (t.byStatus[res.statusCode] ?? 0) + 1;
         if (res.statusCode === 429) {
           if (!res.headers['retry-after']) t.missingRetryAfter++;
           await sleep(5);
-        } else t.latencies.push(now() - started);
+        } else {
+          const ms = now() - started;
+          t.latencies.push(ms);
+          t.byKind[kind].push(ms);
+        }
       } catch (err) {
         const code = (err as { code?: string }).code ?? '';
         if (NOT_SENT.has(code)) t.notSent++;
@@ -125,22 +140,24 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
     };
     const read = async () => {
       for (let i = 0; now() < end; i++) {
-        if (i % 10 < 7) await one('GET', `/api/v1/namespaces/${READ_NS}/configmaps/cm-${Math.floor(Math.random() * SEEDED)}`);
-        else await one('GET', `/api/v1/namespaces/${READ_NS}/configmaps`);
+        if (i % 10 < 7) await one('get', 'GET', `/api/v1/namespaces/${READ_NS}/configmaps/cm-${Math.floor(Math.random() * SEEDED)}`);
+        else await one('list', 'GET', `/api/v1/namespaces/${READ_NS}/configmaps`);
       }
     };
     const write = async (w: number) => {
       for (let i = 0; now() < end; i++) {
         if (i % 2 === 0) {
           const name = `r${round}-${created++}`;
-          await one('POST', `/api/v1/namespaces/${WRITE_NS}/configmaps`, configMap(WRITE_NS, name, round));
+          await one('create', 'POST', `/api/v1/namespaces/${WRITE_NS}/configmaps`, configMap(WRITE_NS, name, round));
         } else {
-          await one('PUT', `/api/v1/namespaces/${WRITE_NS}/configmaps/upd-${w}`, configMap(WRITE_NS, `upd-${w}`, round * 1_000_000 + i));
+          await one('update', 'PUT', `/api/v1/namespaces/${WRITE_NS}/configmaps/upd-${w}`, configMap(WRITE_NS, `upd-${w}`, round * 1_000_000 + i));
         }
       }
     };
     await Promise.all([...Array.from({ length: readers }, read), ...Array.from({ length: writers }, (_, w) => write(w))]);
   } finally {
+    lag.disable();
+    t.clientLagMaxMs = lag.max / 1e6;
     await pool.destroy().catch(() => {});
   }
   return t;
@@ -366,7 +383,12 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
     const tooMany = traffic.byStatus['429'] ?? 0;
     const r = `round ${round + 1}/${ROUNDS}`;
     console.log(`[figure] overload ${r}: ${admitted} admitted (${(admitted / (ROUND_MS / 1000)).toFixed(0)}/s, ${(admitted / Math.max(cpu, 0.01)).toFixed(0)} per server CPU-second), ${tooMany} answered 429; statuses ${JSON.stringify(traffic.byStatus)}; ${traffic.notSent} never connected`);
-    console.log(`[figure] overload ${r}: admitted short requests p50 ${quantile(sorted, 0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted[sorted.length - 1]?.toFixed(0)} ms`);
+    console.log(`[figure] overload ${r}: admitted short requests p50 ${quantile(sorted, 0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted[sorted.length - 1]?.toFixed(0)} ms; the load generator's own longest event-loop delay ${traffic.clientLagMaxMs.toFixed(0)} ms`);
+    const kinds = Object.entries(traffic.byKind).map(([k, l]) => {
+      const ls = [...l].sort((a, b) => a - b);
+      return `${k} ${ls.length} p50 ${quantile(ls, 0.5).toFixed(0)} / p99 ${quantile(ls, 0.99).toFixed(0)} ms`;
+    });
+    console.log(`[figure] overload ${r}: by kind: ${kinds.join('; ')}`);
     console.log(`[figure] overload ${r}: /readyz ${probed.probes} probes, slowest ${probed.slowestMs.toFixed(0)} ms; the server's longest event-loop delay during the round ${lagMs.toFixed(0)} ms, its CPU ${((cpu / ROUND_MS) * 100_000).toFixed(0)}% of one core`);
     console.log(`[figure] overload ${r}: slow uploaders ${JSON.stringify(slow.byStatus)}; watch-list burst ${watches.opened}/${WATCHES} got their initial state, p50 ${quantile([...watches.openMs].sort((a, b) => a - b), 0.5).toFixed(0)} ms, slowest ${Math.max(0, ...watches.openMs).toFixed(0)} ms`);
     console.log(`[figure] overload ${r}: RSS before ${mib(before)}, peak ${mib(peak)}, at the end ${mib(atEnd)}, ${SETTLE_MS / 1000} s after ${mib(after)} (${(((after - before) / before) * 100).toFixed(1)}%)`);

@@ -211,7 +211,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
     }
     return backlog.drained ? 'done' : 'more';
   };
-  const stream: FairStream = { step };
+  const stream: FairStream = { step, lane: 'watch' };
   const onDrain = () => {
     blocked = false;
     if (!closed) fairStreams.schedule(stream);

@@ -1,0 +1,62 @@
+// The memory reclaimer (src/apiserver/memory-reclaimer.ts) in this process: once a burst of Buffers
+// ends and allocation stops, one full collection frees them, and at the next settled reading the C
+// allocator is asked to give its free pages back (a counting trimmer stands in for glibc's here;
+// test/apiserver/native-heap.test.ts checks the real one); under steady allocation nothing runs.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startMemoryReclaimer } from '../../src/apiserver/memory-reclaimer.js';
+import type { NativeHeapTrimmer } from '../../src/apiserver/native-heap.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function countingTrimmer(): NativeHeapTrimmer & { calls: number } {
+  const t = {
+    calls: 0,
+    trim: async () => {
+      t.calls++;
+      return { ms: 0 };
+    },
+  };
+  return t;
+}
+
+test('a burst of Buffers that ends: one collection frees them, then a trim', async () => {
+  const trimmer = countingTrimmer();
+  const reclaimer = startMemoryReclaimer({ intervalMs: 50, thresholdBytes: 16 * 2 ** 20, quietBytes: 2 ** 20, trimmer });
+  try {
+    let burst: Buffer[] | undefined = Array.from({ length: 64 }, () => Buffer.alloc(2 ** 20, 1));
+    const held = process.memoryUsage().external;
+    assert.ok(burst.length === 64);
+    burst = undefined;
+    for (let i = 0; i < 60 && trimmer.calls === 0; i++) await sleep(50);
+    const after = process.memoryUsage().external;
+    assert.ok(held - after >= 48 * 2 ** 20, `the collection freed the burst: external ${held} -> ${after}`);
+    assert.ok(trimmer.calls >= 1, 'the C allocator was asked to give its free pages back');
+    // The trim released little (nothing here): no more trims while nothing changes.
+    const calls = trimmer.calls;
+    await sleep(400);
+    assert.ok(trimmer.calls <= calls + 1, `no trim after trim: ${trimmer.calls} calls`);
+  } finally {
+    reclaimer.stop();
+  }
+});
+
+test('under steady allocation it neither collects nor trims', async () => {
+  const trimmer = countingTrimmer();
+  const reclaimer = startMemoryReclaimer({ intervalMs: 50, thresholdBytes: 16 * 2 ** 20, quietBytes: 2 ** 20, trimmer });
+  try {
+    const live: Buffer[] = [];
+    const until = Date.now() + 600;
+    while (Date.now() < until) {
+      // 4 MiB every 20 ms: the readings never find the process settled.
+      live.push(Buffer.alloc(4 * 2 ** 20, 1));
+      if (live.length > 40) live.splice(0, 10);
+      await sleep(20);
+    }
+    assert.is(trimmer.calls, 0);
+  } finally {
+    reclaimer.stop();
+  }
+});
+
+test.run();
