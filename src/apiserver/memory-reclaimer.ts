@@ -15,9 +15,10 @@
  * once idle it collects at most once per burst (the slack is gone after the collection).
  * Process-wide: start it once per process (the daemons' entry points do).
  *
- * Native memory (resident, outside V8's heap and `external`: glibc's) `thresholdBytes` above its
- * low since the last collection is a burst too: closed connections' TLS state is freed only when a
- * collection finds their sockets dead. At the next settled reading after a collection it asks the
+ * Resident memory `residentGrowthBytes` above its size at rest (after the last such reclaim) is a
+ * burst too, once the process has been settled for five readings in a row: closed connections'
+ * TLS state lives in glibc's heap, not V8's, and is freed only when a collection finds their
+ * sockets dead. That collection is made once per quiet period. At the next settled reading after a collection it asks the
  * C allocator to give its free pages back (./native-heap.ts: glibc keeps the freed TLS state and
  * small Buffers of a burst resident otherwise), and again at each reading while a trim releases
  * 16 MiB or more. Where there is no glibc it only collects.
@@ -32,40 +33,61 @@ export interface MemoryReclaimerOptions {
   thresholdBytes?: number;
   quietBytes?: number;
   heapSlackBytes?: number;
+  /** Resident memory above its size at rest that counts as a burst once the process is quiet (default 16 MiB). */
+  residentGrowthBytes?: number;
   logger?: Logger;
   /** The C allocator's trim; default: glibc's where there is one (undefined: never trims). */
   trimmer?: NativeHeapTrimmer | undefined;
 }
 
-/** V8's full collection: `gc` when node runs with --expose-gc, else exposed at run time (no node flag needed). */
+/** V8's `gc` (exposed at run time when node did not get --expose-gc: no node flag needed). */
+type ExposedGc = (options?: { type?: 'major' | 'minor'; execution?: 'sync' | 'async' }) => void;
+
+/**
+ * A full collection that also gives V8's unused pages back. `gc()` with no options collects but
+ * keeps the young generation at the size the burst grew it to (measured: 36 MiB of a 37 MiB heap
+ * unused after it, again and again); `{ type: 'major' }` lets V8 shrink it when allocation has
+ * slowed, as it has once a burst ended (the same heap: 5 MiB).
+ */
 function fullGc(): () => void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
+  let exposed = (globalThis as { gc?: ExposedGc }).gc;
+  if (!exposed) {
+    setFlagsFromString('--expose-gc');
+    exposed = runInNewContext('gc') as ExposedGc;
+  }
+  const gc = exposed;
+  return () => gc({ type: 'major', execution: 'sync' });
 }
 
 /** A trim that gave back this much is followed by another at the next reading. */
 const RELEASED_MUCH = 16 * 2 ** 20;
+/** Settled readings in a row before resident growth alone counts as a burst that ended. */
+const QUIET_READINGS = 5;
 
 export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(): void } {
   const intervalMs = opts.intervalMs ?? 2_000;
   const threshold = opts.thresholdBytes ?? 64 * 2 ** 20;
   const quiet = opts.quietBytes ?? 4 * 2 ** 20;
   const heapSlack = opts.heapSlackBytes ?? 24 * 2 ** 20;
+  const residentGrowth = opts.residentGrowthBytes ?? 16 * 2 ** 20;
   const gc = fullGc();
   let start = process.memoryUsage();
   let afterGc = start.external;
   let slackAfterGc = start.heapTotal - start.heapUsed;
   let previous = { external: start.external, heapUsed: start.heapUsed };
   const trimmer = 'trimmer' in opts ? opts.trimmer : nativeHeapTrimmer();
-  /** Resident memory outside V8's heap and Buffers: the C allocator's (TLS state, small Buffers, sockets). */
-  const nativeOf = (m: NodeJS.MemoryUsage) => m.rss - m.heapTotal - m.external;
-  let nativeLow = nativeOf(start);
+  /**
+   * Resident size after the last quiet reclaim: what the process holds at rest. Only a reclaim made
+   * after QUIET_READINGS settled readings sets it; one made in a lull of a burst would set it at
+   * the burst's level, and the burst's end would then look like no growth.
+   */
+  let rssAtRest = start.rss;
+  let quietReadings = 0;
+  let reclaimedThisQuiet = false;
   /** A trim is due at the next settled reading (after a collection, or while trims keep releasing). */
   let trimDue = false;
   let trimming = false;
-  const trim = () => {
+  const trim = (atRest: boolean) => {
     if (!trimmer || trimming) return;
     trimming = true;
     const before = process.memoryUsage().rss;
@@ -73,7 +95,7 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
       (done) => {
         trimming = false;
         const after = process.memoryUsage();
-        nativeLow = nativeOf(after);
+        if (atRest) rssAtRest = after.rss;
         const released = before - after.rss;
         // Sockets and TLS state are freed by finalizers that run after the collection found them
         // dead, some later than the first trim: trim again while a trim still gives back much.
@@ -87,29 +109,13 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
       },
     );
   };
-  const timer = setInterval(() => {
-    const usage = process.memoryUsage();
-    const { external, heapUsed, heapTotal } = usage;
-    const settled = Math.abs(external - previous.external) < quiet && Math.abs(heapUsed - previous.heapUsed) < quiet;
-    previous = { external, heapUsed };
-    if (external < afterGc) afterGc = external;
-    if (heapTotal - heapUsed < slackAfterGc) slackAfterGc = heapTotal - heapUsed;
-    if (nativeOf(usage) < nativeLow) nativeLow = nativeOf(usage);
-    if (!settled) return;
-    // Native memory counts too: a closed connection's TLS state is freed only when a collection
-    // finds its socket dead, and an idle process does not collect by itself.
-    const burstEnded = external - afterGc >= threshold || heapTotal - heapUsed - slackAfterGc >= heapSlack || (trimmer !== undefined && nativeOf(usage) - nativeLow >= threshold);
-    if (!burstEnded) {
-      if (trimDue) trim();
-      return;
-    }
+  const collect = (external: number, heapTotal: number) => {
     const started = performance.now();
     gc();
     start = process.memoryUsage();
     afterGc = start.external;
     slackAfterGc = start.heapTotal - start.heapUsed;
     previous = { external: start.external, heapUsed: start.heapUsed };
-    nativeLow = nativeOf(start);
     opts.logger?.debug(
       { externalBefore: external, externalAfter: afterGc, heapTotalBefore: heapTotal, heapTotalAfter: start.heapTotal, ms: Math.round(performance.now() - started) },
       'load ended: full garbage collection',
@@ -117,6 +123,30 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
     // What the collection freed goes back to the C allocator, now or from finalizers soon after:
     // the next settled reading gives it to the system.
     trimDue = true;
+  };
+  const timer = setInterval(() => {
+    const usage = process.memoryUsage();
+    const { external, heapUsed, heapTotal } = usage;
+    const settled = Math.abs(external - previous.external) < quiet && Math.abs(heapUsed - previous.heapUsed) < quiet;
+    previous = { external, heapUsed };
+    if (external < afterGc) afterGc = external;
+    if (heapTotal - heapUsed < slackAfterGc) slackAfterGc = heapTotal - heapUsed;
+    if (!settled) {
+      quietReadings = 0;
+      reclaimedThisQuiet = false;
+      return;
+    }
+    quietReadings++;
+    if (external - afterGc >= threshold || heapTotal - heapUsed - slackAfterGc >= heapSlack) return collect(external, heapTotal);
+    // Resident growth counts too, once the process has been quiet a while: a closed connection's
+    // TLS state (glibc's, not V8's) is freed only when a collection finds its socket dead, and an
+    // idle process does not collect by itself.
+    if (trimmer && !reclaimedThisQuiet && quietReadings >= QUIET_READINGS && usage.rss - rssAtRest >= residentGrowth) {
+      reclaimedThisQuiet = true;
+      collect(external, heapTotal);
+      return;
+    }
+    if (trimDue) trim(reclaimedThisQuiet);
   }, intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
