@@ -161,9 +161,9 @@ test('a rollout held by readiness: /debug/controllers, /debug/machines and svc e
     };
     await ctx.topo.api.client.create(resources.deployments, 'ops', d);
     await eventually(async () => (await get<LifecycleObjectFacts>('/debug/controllers/deployment/objects/ops/held')).body.state === 'complete', 60_000, 'first complete');
-    // The new template's pods become ready 15 s after they start: the rollout waits on each, one surge at a time.
+    // The new template's pods become ready 8 s after they start: the rollout waits on each, one surge at a time.
     await ctx.topo.api.client.patch(resources.deployments, 'ops', 'held', 'merge', {
-      spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28', readinessProbe: { httpGet: { port: 80 }, initialDelaySeconds: 15, periodSeconds: 1 } }] } } },
+      spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28', readinessProbe: { httpGet: { port: 80 }, initialDelaySeconds: 8, periodSeconds: 1 } }] } } },
     });
     let held: LifecycleObjectFacts | undefined;
     await eventually(async () => {

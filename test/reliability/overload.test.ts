@@ -1,5 +1,5 @@
 // Issue 23, "Overload and fairness": a real apiserver process over HTTPS, rounds of mixed traffic at
-// twice its in-flight limits (GETs and LISTs on one side, creates and updates on the other), slow
+// twice its in-flight limits (GETs and LISTs on one side, creates, updates and deletes on the other), slow
 // uploaders and a burst of watch-list watches (initial state, then the initial-events-end bookmark)
 // running alongside. Asserted for every round:
 // - the excess is 429 with Retry-After; no 5xx; no admitted request loses its answer (a reset or
@@ -90,8 +90,8 @@ function quantile(sorted: number[], q: number): number {
 /** Errors raised before a request could be sent (no connection): not a lost answer. */
 const NOT_SENT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'ECONNREFUSED']);
 
-/** The four kinds of short request the loops send. */
-type RequestKind = 'get' | 'list' | 'create' | 'update';
+/** The kinds of short request the loops send. */
+type RequestKind = 'get' | 'list' | 'create' | 'update' | 'delete';
 
 interface Traffic {
   byStatus: Record<string, number>;
@@ -111,7 +111,7 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
   const readers = 2 * READ_LIMIT;
   const writers = 2 * WRITE_LIMIT;
   const pool = new Pool(server.url, { connections: readers + writers, pipelining: 1, connect: { ca, servername: SERVERNAME, timeout: 30_000 } });
-  const t: Traffic = { byStatus: {}, missingRetryAfter: 0, latencies: [], byKind: { get: [], list: [], create: [], update: [] }, lost: [], notSent: 0, clientLagMaxMs: 0 };
+  const t: Traffic = { byStatus: {}, missingRetryAfter: 0, latencies: [], byKind: { get: [], list: [], create: [], update: [], delete: [] }, lost: [], notSent: 0, clientLagMaxMs: 0 };
   const lag = monitorEventLoopDelay({ resolution: 10 });
   try {
     // Connections first (health probes take no in-flight slot), so the round measures requests, not handshakes.
@@ -119,7 +119,8 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
     const end = now() + durationMs;
     lag.enable();
     let created = 0;
-    const one = async (kind: RequestKind, method: 'GET' | 'POST' | 'PUT', path: string, body?: string) => {
+    /** The answer's status, or undefined when there was none. */
+    const one = async (kind: RequestKind, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: string): Promise<number | undefined> => {
       const started = now();
       try {
         const res = await pool.request({ method, path, body, headers: body ? { 'content-type': 'application/json' } : {} });
@@ -134,12 +135,14 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
           t.latencies.push(ms);
           t.byKind[kind].push(ms);
         }
+        return res.statusCode;
       } catch (err) {
         const code = (err as { code?: string }).code ?? '';
         if (NOT_SENT.has(code)) t.notSent++;
         else if (t.lost.length < 20) t.lost.push(`${method} ${path}: ${code} ${(err as Error).message}`);
         else t.lost.push('...');
       }
+      return undefined;
     };
     const read = async () => {
       for (let i = 0; now() < end; i++) {
@@ -147,13 +150,18 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
         else await one('list', 'GET', `/api/v1/namespaces/${READ_NS}/configmaps`);
       }
     };
+    // Creates, updates and deletes of what the writer created: the stored data stays about the same
+    // size from round to round, so the memory checked after a round is the server's, not the data's.
     const write = async (w: number) => {
+      const mine: string[] = [];
       for (let i = 0; now() < end; i++) {
-        if (i % 2 === 0) {
+        if (i % 3 === 0) {
           const name = `r${round}-${created++}`;
-          await one('create', 'POST', `/api/v1/namespaces/${WRITE_NS}/configmaps`, configMap(WRITE_NS, name, round));
-        } else {
+          if ((await one('create', 'POST', `/api/v1/namespaces/${WRITE_NS}/configmaps`, configMap(WRITE_NS, name, round))) === 201) mine.push(name);
+        } else if (i % 3 === 1) {
           await one('update', 'PUT', `/api/v1/namespaces/${WRITE_NS}/configmaps/upd-${w}`, configMap(WRITE_NS, `upd-${w}`, round * 1_000_000 + i));
+        } else if (mine.length > 0) {
+          if ((await one('delete', 'DELETE', `/api/v1/namespaces/${WRITE_NS}/configmaps/${mine[0]}`)) === 200) mine.shift();
         }
       }
     };
