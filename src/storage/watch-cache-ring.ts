@@ -2,7 +2,8 @@
  * The event history of a watch cache: a growable circular buffer ordered by revision.
  *
  * Retention: at least `capacity` events, plus every event younger than `windowMs`, never more than
- * `maxEvents`. Eviction happens on append (O(1) amortized); finding where a replay starts is a binary
+ * `maxEvents`. Eviction happens on append (O(1) amortized) and from `evictExpired` (the cache calls it
+ * on a timer, so an idle resource lets its old events go too); finding where a replay starts is a binary
  * search on revision.
  */
 export interface RingEvent {
@@ -49,6 +50,20 @@ export class EventRing<E extends RingEvent> {
     this.slots[i] = event;
     this.times[i] = at;
     this.len++;
+  }
+
+  /**
+   * Drop what has aged out of the window (beyond `capacity`) without waiting for the next append:
+   * an idle resource would otherwise keep its last burst's events, and their objects, for good.
+   */
+  evictExpired(now: number): number {
+    const expired = now - this.windowMs;
+    let n = 0;
+    while (this.len > this.capacity && this.times[this.head]! <= expired) {
+      this.evictHead();
+      n++;
+    }
+    return n;
   }
 
   /** Events with revision > `after`, oldest first. */

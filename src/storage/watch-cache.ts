@@ -41,6 +41,9 @@ export interface CacheEvent {
   prevObject?: SvcObject;
 }
 
+/** How often events that aged out of the history window are let go when no change arrives. */
+const EXPIRY_CHECK_MS = 15_000;
+
 export interface WatchCacheOptions {
   store: KVStore;
   /** Store key prefix of the resource, e.g. `/registry/configmaps/`. */
@@ -129,6 +132,8 @@ export class WatchCache {
   private readonly directWatchers = new Set<CacheWatcher>();
   private waiters: RevisionWaiter[] = [];
   private relistTimer: NodeJS.Timeout | undefined;
+  /** Lets events that aged out of the history window go while no change arrives (./watch-cache-ring.ts). */
+  private expiryTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: WatchCacheOptions) {
     this.store = opts.store;
@@ -146,6 +151,8 @@ export class WatchCache {
   /** List the prefix at the current revision, then watch from it. Resolves once the list is loaded. */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('watch cache already started');
+    this.expiryTimer = setInterval(() => this.ring.evictExpired(this.now()), EXPIRY_CHECK_MS);
+    this.expiryTimer.unref();
     try {
       await this.load();
     } catch (err) {
@@ -229,6 +236,7 @@ export class WatchCache {
     this.storeWatch?.close();
     this.storeWatch = undefined;
     if (this.relistTimer) clearTimeout(this.relistTimer);
+    if (this.expiryTimer) clearInterval(this.expiryTimer);
     for (const w of [...this.watchers, ...this.directWatchers, ...this.waitingForList]) {
       w.closed = true;
       w.direct?.close();

@@ -15,6 +15,17 @@ test('the ring keeps at least capacity events and drops older ones once past the
   assert.is(ring.evictedRevision, 8);
 });
 
+test('events that aged out go without a new append (an idle resource keeps only its capacity)', () => {
+  const ring = new EventRing(3, 1000, 100);
+  for (let r = 1; r <= 10; r++) ring.append(ev(r), r * 100);
+  assert.is(ring.evictExpired(1000), 0, 'all still inside the window');
+  assert.is(ring.evictExpired(1550), 5, 'revisions 1-5 (times 100-500) aged out');
+  assert.equal(ring.since(0).map((e) => e.revision), [6, 7, 8, 9, 10]);
+  assert.is(ring.evictExpired(60_000), 2, 'never below capacity');
+  assert.equal(ring.since(0).map((e) => e.revision), [8, 9, 10]);
+  assert.is(ring.evictedRevision, 7);
+});
+
 test('the ring never holds more than maxEvents, even inside the window', () => {
   const ring = new EventRing(2, 60_000, 5);
   for (let r = 1; r <= 40; r++) ring.append(ev(r), r);
