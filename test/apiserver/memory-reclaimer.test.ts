@@ -43,17 +43,18 @@ test('a burst of Buffers that ends: one collection frees them, then a trim', asy
 
 test('under steady allocation it neither collects nor trims', async () => {
   const trimmer = countingTrimmer();
-  const reclaimer = startMemoryReclaimer({ intervalMs: 50, thresholdBytes: 16 * 2 ** 20, quietBytes: 2 ** 20, trimmer });
+  const reclaimer = startMemoryReclaimer({ intervalMs: 100, thresholdBytes: 16 * 2 ** 20, quietBytes: 2 ** 20, trimmer });
   try {
     const live: Buffer[] = [];
     const until = Date.now() + 600;
     while (Date.now() < until) {
-      // 4 MiB every 20 ms: the readings never find the process settled.
-      live.push(Buffer.alloc(4 * 2 ** 20, 1));
-      if (live.length > 40) live.splice(0, 10);
-      await sleep(20);
+      // 2 MiB every 10 ms, all kept: ten allocations between two readings, which never find the
+      // process settled (each sees `external` grow by far more than quietBytes).
+      live.push(Buffer.alloc(2 * 2 ** 20, 1));
+      await sleep(10);
     }
     assert.is(trimmer.calls, 0);
+    assert.ok(live.length > 10);
   } finally {
     reclaimer.stop();
   }
