@@ -18,10 +18,10 @@
  * Resident memory `residentGrowthBytes` above its size at rest (after the last such reclaim) is a
  * burst too, once the process has been settled for five readings in a row: closed connections'
  * TLS state lives in glibc's heap, not V8's, and is freed only when a collection finds their
- * sockets dead. That collection is made once per quiet period. At the next settled reading after a collection it asks the
- * C allocator to give its free pages back (./native-heap.ts: glibc keeps the freed TLS state and
- * small Buffers of a burst resident otherwise), and again at each reading while a trim releases
- * 16 MiB or more. Where there is no glibc it only collects.
+ * sockets dead. That collection is made once per quiet period. At the next settled reading after
+ * any collection it asks the C allocator to give its free pages back (./native-heap.ts: glibc
+ * keeps the freed TLS state and small Buffers of a burst resident otherwise), and again at each
+ * reading while a trim releases 16 MiB or more. Where there is no glibc it only collects.
  */
 import type { Logger } from 'pino';
 import { setFlagsFromString } from 'node:v8';
