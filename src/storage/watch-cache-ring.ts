@@ -41,10 +41,9 @@ export class EventRing<E extends RingEvent> {
 
   /** Append an event (revisions must increase); `at` is the time it was received. */
   append(event: E, at: number): void {
-    const expired = at - this.windowMs;
-    while (this.len > 0 && (this.len >= this.hardMax || (this.len >= this.capacity && this.times[this.head]! <= expired))) {
-      this.evictHead();
-    }
+    while (this.len >= this.hardMax) this.evictHead();
+    // Room for the new event within `capacity`.
+    this.evictAgedOut(at, this.capacity - 1);
     if (this.len === this.slots.length) this.grow();
     const i = (this.head + this.len) % this.slots.length;
     this.slots[i] = event;
@@ -57,9 +56,14 @@ export class EventRing<E extends RingEvent> {
    * an idle resource would otherwise keep its last burst's events, and their objects, for good.
    */
   evictExpired(now: number): number {
+    return this.evictAgedOut(now, this.capacity);
+  }
+
+  /** Evicts events older than the window from the head while more than `keep` remain; how many went. */
+  private evictAgedOut(now: number, keep: number): number {
     const expired = now - this.windowMs;
     let n = 0;
-    while (this.len > this.capacity && this.times[this.head]! <= expired) {
+    while (this.len > 0 && this.len > keep && this.times[this.head]! <= expired) {
       this.evictHead();
       n++;
     }
