@@ -93,7 +93,13 @@ function orderedCause(c: StatusCause): StatusCause {
 export class StatusError extends Error {
   readonly status: Status;
   constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
+    // No stack: a StatusError is an answer, not a fault (an unexpected error keeps its own stack
+    // through toStatusError), and capturing one cost 2% of the server's CPU when it answered
+    // 1,400 requests a second with 429 under overload.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'StatusError';
     this.status = statusObject('Failure', code, message, reason, details);
   }

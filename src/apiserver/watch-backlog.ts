@@ -50,6 +50,11 @@ export class WatchBacklog<Item, Change> {
     return this.empty && this.snapshotEndReported;
   }
 
+  /** The oldest change not yet handed out (undefined when none is queued). */
+  get headChange(): Change | undefined {
+    return this.head < this.batches.length ? this.batches[this.head]![this.batchAt] : undefined;
+  }
+
   push(batch: readonly Change[]): void {
     if (batch.length === 0) return;
     this.batches.push(batch);

@@ -8,6 +8,8 @@
  * - `watch(after)` delivers every change under the prefix with revision > `after`, in revision
  *   order, exactly once: from memory when `after >= oldestRevision()`, otherwise from a direct store
  *   watch (so a watch fails with CompactedError only when the store itself compacted that history).
+ *   A watcher that names a `scope` (a key prefix: one namespace) may be spared live changes outside
+ *   it (it must still filter: a replay and a direct store watch deliver the whole prefix).
  * - One decode per change and at most one JSON serialization, made when first asked for: the
  *   `object` and `json` of a `CacheEvent` and of an `ObjectView` are shared by every reader and
  *   watcher; objects are deep-frozen.
@@ -44,13 +46,20 @@ export interface CacheEvent {
 /** How often events that aged out of the history window are let go when no change arrives. */
 const EXPIRY_CHECK_MS = 15_000;
 
+/**
+ * Events younger than this stay in memory beyond the cache size: the established cache's "fresh"
+ * duration (its bookmark period of 60 s plus a margin), so a watcher resuming from its last bookmark
+ * is served from memory. An older start is still served, from the store's own history.
+ */
+export const HISTORY_WINDOW_MS = 75_000;
+
 export interface WatchCacheOptions {
   store: KVStore;
   /** Store key prefix of the resource, e.g. `/registry/configmaps/`. */
   prefix: string;
   /** Minimum number of events kept in memory. */
   capacity: number;
-  /** Events younger than this are kept too, up to maxEvents. Default 5 minutes. */
+  /** Events younger than this are kept too, up to maxEvents. Default HISTORY_WINDOW_MS (75 s). */
   historyWindowMs?: number;
   /** Hard bound on events kept in memory. Default 100_000 (never below capacity). */
   maxEvents?: number;
@@ -66,6 +75,8 @@ type Delivery = { events: CacheEvent[] } | { error: Error };
 interface CacheWatcher {
   /** Only events with a revision above this are delivered. */
   after: number;
+  /** Live changes whose key does not start with this are not delivered (undefined: the whole prefix). */
+  scope: string | undefined;
   onEvents: (events: CacheEvent[]) => void;
   onError: (err: Error) => void;
   pending: Delivery[];
@@ -96,6 +107,14 @@ interface RevisionWaiter {
 
 const LIST_PAGE = 5000;
 const RELIST_BACKOFF_MS = [100, 200, 500, 1000, 2000, 5000, 10_000];
+
+/** The events of `batch` whose key starts with `scope`: the batch itself when all of them do. */
+function inScope(batch: CacheEvent[], scope: string): CacheEvent[] {
+  let n = 0;
+  for (const e of batch) if (e.key.startsWith(scope)) n++;
+  if (n === batch.length) return batch;
+  return n === 0 ? [] : batch.filter((e) => e.key.startsWith(scope));
+}
 
 /** An event sharing its object's JSON, made when the first watcher needs it. */
 function changeEvent(type: CacheEvent['type'], cached: ObjectView, prevObject: SvcObject | undefined): CacheEvent {
@@ -143,7 +162,7 @@ export class WatchCache {
     this.log = opts.logger;
     this.ring = new EventRing<CacheEvent>(
       opts.capacity,
-      opts.historyWindowMs ?? 5 * 60_000,
+      opts.historyWindowMs ?? HISTORY_WINDOW_MS,
       opts.maxEvents ?? 100_000,
     );
   }
@@ -211,8 +230,9 @@ export class WatchCache {
     afterRevision: number,
     onEvents: (events: CacheEvent[]) => void,
     onError: (err: Error) => void,
+    scope?: string,
   ): CacheWatchHandle {
-    const w: CacheWatcher = { after: afterRevision, onEvents, onError, pending: [], scheduled: false, closed: false };
+    const w: CacheWatcher = { after: afterRevision, scope: scope && scope !== this.prefix ? scope : undefined, onEvents, onError, pending: [], scheduled: false, closed: false };
     if (this.state === 'stopped') this.push(w, { error: new StorageUnavailableError('watch cache stopped') });
     else if (this.state === 'watching') this.attach(w);
     else this.waitingForList.push(w);
@@ -356,9 +376,13 @@ export class WatchCache {
     if (batch.length > 0) {
       // A snapshot: a callback may open a watch, whose replay already holds this batch.
       for (const w of [...this.watchers]) {
-        if (batch[0]!.revision > w.after) this.deliver(w, batch);
+        // One namespace's watchers are not handed another's changes: with many namespaced
+        // watchers, each change would otherwise cost every one of them a backlog step.
+        const events = w.scope ? inScope(batch, w.scope) : batch;
+        if (events.length === 0) continue;
+        if (events[0]!.revision > w.after) this.deliver(w, events);
         else {
-          const newer = batch.filter((e) => e.revision > w.after);
+          const newer = events.filter((e) => e.revision > w.after);
           if (newer.length > 0) this.deliver(w, newer);
         }
       }

@@ -222,4 +222,20 @@ test('the watch backlog reports the end of its snapshot only when a later drain 
   assert.ok(backlog.drained);
 });
 
+test('the watch backlog names the oldest change it still owes (what decides a watch too far behind)', () => {
+  const backlog = new WatchBacklog<number, { revision: number }>([1]);
+  assert.is(backlog.headChange, undefined);
+  backlog.push([{ revision: 5 }, { revision: 6 }]);
+  backlog.push([{ revision: 9 }]);
+  assert.is(backlog.headChange?.revision, 5, 'the snapshot first: every change is still owed');
+  let budget = 3; // the item, the snapshot's end, one change
+  backlog.drain(() => budget-- > 0, () => {}, () => {}, () => {});
+  assert.is(backlog.headChange?.revision, 6);
+  budget = 1;
+  backlog.drain(() => budget-- > 0, () => {}, () => {});
+  assert.is(backlog.headChange?.revision, 9, 'the next batch once one is handed out');
+  backlog.drain(() => true, () => {}, () => {});
+  assert.is(backlog.headChange, undefined);
+});
+
 test.run();

@@ -75,7 +75,7 @@ export function collectStoreWatch(store: KVStore, prefix: string, after: number)
 }
 
 /** Record everything a watch-cache watcher receives. */
-export function collectCacheWatch(cache: WatchCache, after: number) {
+export function collectCacheWatch(cache: WatchCache, after: number, scope?: string) {
   const events: CacheEvent[] = [];
   const batches: CacheEvent[][] = [];
   const errors: Error[] = [];
@@ -86,6 +86,7 @@ export function collectCacheWatch(cache: WatchCache, after: number) {
       events.push(...evs);
     },
     (err) => errors.push(err),
+    scope,
   );
   return { events, batches, errors, handle };
 }

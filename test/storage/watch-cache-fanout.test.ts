@@ -73,4 +73,30 @@ test('a watcher closed by another watcher in the same pass receives nothing more
   }
 });
 
+test('a watcher with a scope gets only the live changes under it; a replay from the window is whole', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/');
+    const from = cache.revision;
+    const all = collectCacheWatch(cache, from);
+    const ns1 = collectCacheWatch(cache, from, '/cm/ns1/');
+    const quiet = collectCacheWatch(cache, from, '/cm/quiet/');
+    await store.create('/cm/ns1/a', configMap('a', 'ns1'));
+    await store.create('/cm/ns2/b', configMap('b', 'ns2'));
+    await store.create('/cm/ns1/c', configMap('c', 'ns1'));
+    await until(() => all.events.length === 3 && ns1.events.length === 2);
+    await sleep(10);
+    assert.equal(ns1.events.map((e) => e.key), ['/cm/ns1/a', '/cm/ns1/c']);
+    assert.is(quiet.batches.length, 0, 'no delivery at all for a scope without changes');
+    // A replay is not narrowed (the watch handler filters it): a late scoped watcher gets all three.
+    const late = collectCacheWatch(cache, from, '/cm/ns1/');
+    await until(() => late.events.length === 3);
+    for (const w of [all, ns1, quiet, late]) w.handle.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
 test.run();

@@ -218,8 +218,14 @@ export async function handleWatch(s: RequestScope): Promise<void> {
   };
   // Behind the cache's event window, what it still has to send is held only by this watch. A watch
   // that started before the window (served by a direct store watch) is held to the count instead.
+  // The oldest change it still owes, not the last it sent: a watcher of a quiet namespace is not
+  // handed other namespaces' changes, so what it sent last can be old without it being behind.
   const cache = store.cache && after >= store.cache.oldestRevision() ? store.cache : undefined;
-  const tooFarBehind = () => (cache ? lastSent < cache.oldestRevision() : backlog.queuedChanges > MAX_QUEUED_CHANGES);
+  const tooFarBehind = () => {
+    if (!cache) return backlog.queuedChanges > MAX_QUEUED_CHANGES;
+    const owed = backlog.headChange;
+    return owed !== undefined && owed.revision <= cache.oldestRevision();
+  };
 
   const deliver = (changes: Change[]) => {
     if (closed) return;
@@ -281,6 +287,7 @@ export async function handleWatch(s: RequestScope): Promise<void> {
         after,
         (events: CacheEvent[]) => deliver(events),
         (err) => fail(err),
+        nameKey ?? scope,
       );
     } else {
       handle = store.kv.watch(store.keys.resourcePrefix, after, {
