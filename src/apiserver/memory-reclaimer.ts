@@ -7,11 +7,13 @@
  * V8's own heap likewise stays as large as the burst made it (measured: 83 MiB total, 43 MiB used,
  * 60 s after a 2x in-flight overload; a full collection brought it back to 32 MiB).
  *
- * Contract: every `intervalMs` (unref'd timer) it reads `process.memoryUsage()`; when `external` is
+ * Contract: every `intervalMs` (unref'd timer) it reads `process.memoryUsage()`. A reading is
+ * settled when neither external nor heapUsed grew by `quietBytes` since the previous one
+ * (allocation has stopped: the burst is over; a drop is a collection V8 made by itself, which it
+ * keeps making for a while after a burst, and must not count as activity). When `external` is
  * `thresholdBytes` above what the last full collection left, or V8's heap holds `heapSlackBytes`
- * more unused space (heapTotal - heapUsed) than the last full collection left, AND neither external nor heapUsed moved
- * more than `quietBytes` since the previous reading (allocation has stopped: the burst is over), it
- * runs one full GC. Under steady load they keep moving, so it never adds a collection to V8's own;
+ * more unused space (heapTotal - heapUsed) than the last full collection left, at the second
+ * settled reading in a row it runs one full GC. Under steady load they keep moving, so it never adds a collection to V8's own;
  * once idle it collects at most once per burst (the slack is gone after the collection).
  * Process-wide: start it once per process (the daemons' entry points do).
  *
@@ -22,6 +24,7 @@
  * any collection it asks the C allocator to give its free pages back (./native-heap.ts: glibc
  * keeps the freed TLS state and small Buffers of a burst resident otherwise), and again at each
  * reading while a trim releases 16 MiB or more. Where there is no glibc it only collects.
+ * `memoryReleased()` asks for one more collection and trim at the next settled reading.
  */
 import type { Logger } from 'pino';
 import { setFlagsFromString } from 'node:v8';
@@ -38,6 +41,8 @@ export interface MemoryReclaimerOptions {
   logger?: Logger;
   /** The C allocator's trim; default: glibc's where there is one (undefined: never trims). */
   trimmer?: NativeHeapTrimmer | undefined;
+  /** Where readings come from (default process.memoryUsage; injected in tests). */
+  memoryUsage?: () => NodeJS.MemoryUsage;
 }
 
 /** V8's `gc` (exposed at run time when node did not get --expose-gc: no node flag needed). */
@@ -59,6 +64,18 @@ function fullGc(): () => void {
   return () => gc({ type: 'major', execution: 'sync' });
 }
 
+/**
+ * Set by `memoryReleased()`: something let go of much memory while the process is quiet (sessions
+ * of clients that had gone, ended after the quiet period's reclaim), so the next settled reading
+ * collects and trims once more.
+ */
+let releasedWhileQuiet = false;
+
+/** Tells the reclaimer (if one runs in this process) that much memory has just become garbage. */
+export function memoryReleased(): void {
+  releasedWhileQuiet = true;
+}
+
 /** A trim that gave back this much is followed by another at the next reading. */
 const RELEASED_MUCH = 16 * 2 ** 20;
 /** Settled readings in a row before resident growth alone counts as a burst that ended. */
@@ -71,7 +88,8 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
   const heapSlack = opts.heapSlackBytes ?? 24 * 2 ** 20;
   const residentGrowth = opts.residentGrowthBytes ?? 16 * 2 ** 20;
   const gc = fullGc();
-  let start = process.memoryUsage();
+  const memoryUsage = opts.memoryUsage ?? (() => process.memoryUsage());
+  let start = memoryUsage();
   let afterGc = start.external;
   let slackAfterGc = start.heapTotal - start.heapUsed;
   let previous = { external: start.external, heapUsed: start.heapUsed };
@@ -90,11 +108,11 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
   const trim = (atRest: boolean) => {
     if (!trimmer || trimming) return;
     trimming = true;
-    const before = process.memoryUsage().rss;
+    const before = memoryUsage().rss;
     trimmer.trim().then(
       (done) => {
         trimming = false;
-        const after = process.memoryUsage();
+        const after = memoryUsage();
         if (atRest) rssAtRest = after.rss;
         const released = before - after.rss;
         // Sockets and TLS state are freed by finalizers that run after the collection found them
@@ -112,7 +130,7 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
   const collect = (external: number, heapTotal: number) => {
     const started = performance.now();
     gc();
-    start = process.memoryUsage();
+    start = memoryUsage();
     afterGc = start.external;
     slackAfterGc = start.heapTotal - start.heapUsed;
     previous = { external: start.external, heapUsed: start.heapUsed };
@@ -125,9 +143,9 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
     trimDue = true;
   };
   const timer = setInterval(() => {
-    const usage = process.memoryUsage();
+    const usage = memoryUsage();
     const { external, heapUsed, heapTotal } = usage;
-    const settled = Math.abs(external - previous.external) < quiet && Math.abs(heapUsed - previous.heapUsed) < quiet;
+    const settled = external - previous.external < quiet && heapUsed - previous.heapUsed < quiet;
     previous = { external, heapUsed };
     if (external < afterGc) afterGc = external;
     if (heapTotal - heapUsed < slackAfterGc) slackAfterGc = heapTotal - heapUsed;
@@ -137,7 +155,13 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
       return;
     }
     quietReadings++;
-    if (external - afterGc >= threshold || heapTotal - heapUsed - slackAfterGc >= heapSlack) return collect(external, heapTotal);
+    if (releasedWhileQuiet) {
+      releasedWhileQuiet = false;
+      return collect(external, heapTotal);
+    }
+    // Two settled readings: under load a reading just after one of V8's own collections can look
+    // settled by itself.
+    if (quietReadings >= 2 && (external - afterGc >= threshold || heapTotal - heapUsed - slackAfterGc >= heapSlack)) return collect(external, heapTotal);
     // Resident growth counts too, once the process has been quiet a while: a closed connection's
     // TLS state (glibc's, not V8's) is freed only when a collection finds its socket dead, and an
     // idle process does not collect by itself.

@@ -46,6 +46,8 @@ import type { UserInfo } from './auth/user.js';
 import type { Auditor, RequestAudit } from './audit/auditor.js';
 import type { Aggregator } from './aggregator/aggregator.js';
 import { ProbabilisticGoaway } from './goaway.js';
+import { memoryReleased } from './memory-reclaimer.js';
+import { watchSessionLiveness } from './session-liveness.js';
 import { throttledResponse } from './connection-throttle.js';
 
 /** Where requests enter the pipeline: the HTTPS listener, and in-process calls. */
@@ -133,6 +135,12 @@ export class ApiHttpServer implements RequestPipeline {
     this.server.on('session', (session: Http2Session) => {
       this.sessions.add(session);
       session.on('close', () => this.sessions.delete(session));
+      watchSessionLiveness(session, {
+        onDead: (s) => {
+          parts.logger.info({ remote: s.socket?.remoteAddress, port: s.socket?.remotePort }, 'HTTP/2 session of a client that is gone (GOAWAY with streams left open, or no answer to a PING): destroying it and its streams');
+          memoryReleased();
+        },
+      });
     });
     this.server.on('tlsClientError', () => {});
     // HTTP/1.1 requests node's parser refuses get a Status too (node's own answer has no body).

@@ -60,4 +60,27 @@ test('under steady allocation it neither collects nor trims', async () => {
   }
 });
 
+test("V8's own collections after a burst (the heap shrinking reading by reading) do not postpone the reclaim", async () => {
+  const trimmer = countingTrimmer();
+  const MiB = 2 ** 20;
+  let reading = 0;
+  // At rest 100 MiB resident; then the burst's end: 64 MiB more resident, and V8's memory reducer
+  // collecting 8 MiB of the heap at every reading, as it does for a while after load.
+  const memoryUsage = (): NodeJS.MemoryUsage => {
+    const n = reading++;
+    return n === 0
+      ? { rss: 100 * MiB, heapTotal: 120 * MiB, heapUsed: 100 * MiB, external: 4 * MiB, arrayBuffers: 0 }
+      : { rss: 164 * MiB, heapTotal: 120 * MiB, heapUsed: Math.max(20, 100 - 8 * n) * MiB, external: 4 * MiB, arrayBuffers: 0 };
+  };
+  const reclaimer = startMemoryReclaimer({ intervalMs: 20, quietBytes: 4 * MiB, trimmer, memoryUsage });
+  try {
+    for (let i = 0; i < 100 && trimmer.calls === 0; i++) await sleep(20);
+    assert.ok(trimmer.calls >= 1, `collected and trimmed after ${reading} readings`);
+    assert.ok(reading <= 12, `within a few readings of the quiet period (5 settled ones, then the trim): ${reading}`);
+  } finally {
+    reclaimer.stop();
+  }
+});
+
 test.run();
+

@@ -19,6 +19,8 @@ import { connect as tlsConnect } from 'node:tls';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
+import { join } from 'node:path';
+import { startBareServer } from '../../bench/server-process.js';
 import { type ApiServerProcess, startApiServer } from '../helpers/apiserver.js';
 import { soak } from '../helpers/soak.js';
 
@@ -62,6 +64,12 @@ function rssBytes(pid: number): number {
   return Number(m[1]) * 1024;
 }
 
+/** Resident bytes of the process's glibc main heap (`[heap]` in smaps): where its C allocations live. */
+function glibcHeapBytes(pid: number): number {
+  const m = /\[heap\]\n(?:.*\n)*?Rss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
 /** User + system CPU seconds of a process. */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -73,6 +81,18 @@ async function memoryOf(server: ApiServerProcess): Promise<string> {
   const text = (await server.request('GET', '/metrics')).text;
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
   return `heap ${mib(value('nodejs_heap_size_used_bytes'))}/${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}`;
+}
+
+/**
+ * Watches the server still holds (apiserver_registered_watchers): every watch-list of a round was
+ * closed by its client, so none may be left once the round has settled (a session whose client
+ * had gone used to keep its watches: src/apiserver/session-liveness.ts).
+ */
+async function registeredWatchers(server: ApiServerProcess): Promise<number> {
+  const text = (await server.request('GET', '/metrics')).text;
+  let n = 0;
+  for (const m of text.matchAll(/^apiserver_registered_watchers(?:\{[^}]*\})? (\S+)/gm)) n += Number(m[1]);
+  return n;
 }
 
 /** The server's longest event-loop delay since the last scrape of /metrics (prom-client resets it at each), in ms. */
@@ -174,6 +194,36 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
   return t;
 }
 
+/**
+ * What this machine allows for the LISTs alone, measured in the same run: a bare Node.js HTTPS
+ * server (bench/bare-server.ts, its own process) sending a fixed body of the LIST's size, nothing
+ * else running, to as many closed loops as the round has LIST loops, over the same client. The
+ * round's LIST latencies read against these.
+ */
+async function listFloor(server: ApiServerProcess, bytes: number, loops: number, durationMs: number): Promise<{ perS: number; p50: number; p99: number }> {
+  const bare = await startBareServer(server.caFile, join(server.certDir, 'apiserver.key'));
+  const pool = bare.pool(loops);
+  const latencies: number[] = [];
+  try {
+    const end = now() + durationMs;
+    await Promise.all(
+      Array.from({ length: loops }, async () => {
+        while (now() < end) {
+          const started = now();
+          const res = await pool.request({ method: 'GET', path: `/sized/${bytes}` });
+          for await (const _ of res.body);
+          latencies.push(now() - started);
+        }
+      }),
+    );
+  } finally {
+    await pool.destroy().catch(() => {});
+    await bare.stop();
+  }
+  latencies.sort((a, b) => a - b);
+  return { perS: latencies.length / (durationMs / 1000), p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+}
+
 interface SlowUploads {
   byStatus: Record<string, number>;
   failures: string[];
@@ -250,14 +300,18 @@ async function watchListBurst(server: ApiServerProcess, ca: string, count: numbe
         while ((nl = buf.indexOf('\n')) >= 0) {
           const line = buf.slice(0, nl);
           buf = buf.slice(nl + 1);
-          const ev = JSON.parse(line) as { type: string; object: { metadata?: { annotations?: Record<string, string> } } };
-          if (ev.type === 'ADDED') added++;
-          else if (ev.type === 'BOOKMARK' && ev.object.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true') {
+          // By prefix, not JSON.parse: 400 watches x 1,000 events would cost the load generator,
+          // which shares the machine with the server, more than the server spends sending them.
+          if (line.startsWith('{"type":"ADDED"')) added++;
+          else if (line.startsWith('{"type":"BOOKMARK"')) {
+            const ev = JSON.parse(line) as { object: { metadata?: { annotations?: Record<string, string> } } };
+            if (ev.object.metadata?.annotations?.['k8s.io/initial-events-end'] !== 'true') continue;
             if (added < SEEDED) return finish(`bookmark after ${added} of ${SEEDED} objects`);
             out.opened++;
             out.openMs.push(now() - started);
             return finish();
-          } else if (ev.type === 'ERROR') return finish(`ERROR event ${line.slice(0, 200)}`);
+          } else if (line.startsWith('{"type":"ERROR"')) return finish(`ERROR event ${line.slice(0, 200)}`);
+          else return finish(`not a watch event: ${line.slice(0, 200)}`);
         }
       });
       st.on('error', (e) => finish(e.message));
@@ -356,12 +410,18 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
   const pid = server.proc.pid!;
   await sleep(2_000);
   const problems: string[] = [];
+  // The floor for the LISTs (3 of every 10 reads), before the server has seen any load.
+  const listBytes = Buffer.byteLength((await server.request('GET', `/api/v1/namespaces/${READ_NS}/configmaps`)).text);
+  const listLoops = Math.round(2 * READ_LIMIT * 0.3);
+  const floor = await listFloor(server, listBytes, listLoops, soak(5_000, 15_000));
+  console.log(`[figure] overload floor: a bare HTTPS server sending ${(listBytes / 1024).toFixed(0)} KiB to ${listLoops} loops, nothing else running: ${floor.perS.toFixed(0)}/s, p50 ${floor.p50.toFixed(0)} ms, p99 ${floor.p99.toFixed(0)} ms`);
+  await sleep(2_000);
   /** RSS before the first round: the server before any load. */
   let coldStart = 0;
   for (let round = 0; round < ROUNDS; round++) {
     await eventLoopLagMaxMs(server);
     const before = rssBytes(pid);
-    const memoryBefore = await memoryOf(server);
+    const memoryBefore = `${await memoryOf(server)}, glibc heap ${mib(glibcHeapBytes(pid))}`;
     const cpuBefore = cpuSeconds(pid);
     const clientCpuBefore = process.cpuUsage();
     const readyz = probeReadyz(server, ca);
@@ -388,7 +448,8 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
     // RSS after the load, the probe still running (/readyz must be answered while memory comes back too).
     await sleep(SETTLE_MS);
     const after = rssBytes(pid);
-    const memoryAfter = await memoryOf(server);
+    const memoryAfter = `${await memoryOf(server)}, glibc heap ${mib(glibcHeapBytes(pid))}`;
+    const watchersLeft = await registeredWatchers(server);
     const probed = await readyz.stop();
 
     const sorted = [...traffic.latencies].sort((a, b) => a - b);
@@ -403,6 +464,8 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
       return `${k} ${ls.length} p50 ${quantile(ls, 0.5).toFixed(0)} / p99 ${quantile(ls, 0.99).toFixed(0)} ms`;
     });
     console.log(`[figure] overload ${r}: by kind: ${kinds.join('; ')}`);
+    const listP99 = quantile([...traffic.byKind.list].sort((a, b) => a - b), 0.99);
+    console.log(`[figure] overload ${r}: LIST p99 ${(listP99 / floor.p99).toFixed(1)}x the bare server's for the LISTs alone (${floor.p99.toFixed(0)} ms)`);
     console.log(`[figure] overload ${r}: /readyz ${probed.probes} probes, slowest ${probed.slowestMs.toFixed(0)} ms; the server's longest event-loop delay during the round ${lagMs.toFixed(0)} ms, its CPU ${((cpu / ROUND_MS) * 100_000).toFixed(0)}% of one core (the load generator's ${(((clientCpu.user + clientCpu.system) / 1000 / ROUND_MS) * 100).toFixed(0)}%)`);
     console.log(`[figure] overload ${r}: slow uploaders ${JSON.stringify(slow.byStatus)}; watch-list burst ${watches.opened}/${WATCHES} got their initial state, p50 ${quantile([...watches.openMs].sort((a, b) => a - b), 0.5).toFixed(0)} ms, slowest ${Math.max(0, ...watches.openMs).toFixed(0)} ms`);
     console.log(`[figure] overload ${r}: RSS before ${mib(before)}, peak ${mib(peak)}, at the end ${mib(atEnd)}, ${SETTLE_MS / 1000} s after ${mib(after)} (${(((after - before) / before) * 100).toFixed(1)}%); before: ${memoryBefore}, after: ${memoryAfter}`);
@@ -415,6 +478,7 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
     if (probed.bad.length) problems.push(`${r}: /readyz not 200 within ${READYZ_BOUND_MS} ms: ${probed.bad.join('; ')}`);
     for (const code of Object.keys(slow.byStatus)) if (!['201', '429'].includes(code)) problems.push(`${r}: slow uploaders answered ${code} x${slow.byStatus[code]}`);
     if (slow.failures.length) problems.push(`${r}: ${slow.failures.length} slow uploads unanswered: ${slow.failures.slice(0, 3).join('; ')}`);
+    if (watchersLeft > 0) problems.push(`${r}: ${watchersLeft} watches still registered ${SETTLE_MS / 1000} s after the round, whose clients had all closed them`);
     if (watches.failures.length) problems.push(`${r}: ${watches.failures.length} watch-list watches failed: ${watches.failures.slice(0, 3).join('; ')}`);
     // Against the larger of the round's start and the server's before any load: a round that starts
     // just after the previous one's memory came back (below the cold level) holds the probes'
