@@ -18,9 +18,10 @@
  * through the process's scheduler (../fair-streams.ts), round-robin with every other watch and
  * large LIST, so thousands of watch-lists opening at once never hold the event loop (a GET waited
  * 13 s behind 1,000 of them). A few live changes for a watch that is idle go out at once, in the
- * commit's own pass. A watch whose position falls out of the
- * cache's event window (or, without one, more than MAX_QUEUED_CHANGES behind) is ended, as the
- * established server ends a watcher that cannot keep up; its client resumes or re-lists.
+ * commit's own pass. A watch that still owes a change the cache's event window no longer holds
+ * (or, without a cache, owes more than MAX_QUEUED_CHANGES) is ended, as the established server
+ * ends a watcher that cannot keep up; its client resumes or re-lists. A watch of one namespace is
+ * handed only that namespace's live changes by the cache.
  */
 import { stringifyJson } from '../../api/json-walk.js';
 import type { SvcObject } from '../../api/types.js';
