@@ -1,5 +1,5 @@
 // The memory reclaimer (src/apiserver/memory-reclaimer.ts) in this process: once a burst of Buffers
-// ends and allocation stops, one full collection frees them, and at the next settled reading the C
+// ends and allocation stops, one full collection frees them, and at the next settled readings the C
 // allocator is asked to give its free pages back (a counting trimmer stands in for glibc's here;
 // test/apiserver/native-heap.test.ts checks the real one); under steady allocation nothing runs.
 import { test } from 'uvu';
@@ -32,10 +32,13 @@ test('a burst of Buffers that ends: one collection frees them, then a trim', asy
     const after = process.memoryUsage().external;
     assert.ok(held - after >= 48 * 2 ** 20, `the collection freed the burst: external ${held} -> ${after}`);
     assert.ok(trimmer.calls >= 1, 'the C allocator was asked to give its free pages back');
-    // The trim released little (nothing here): no more trims while nothing changes.
+    // A few more trims follow the collection (finalizers free native memory over seconds), then,
+    // as they released little (nothing here), none while nothing changes.
+    await sleep(600);
     const calls = trimmer.calls;
+    assert.ok(calls >= 2 && calls <= 6, `a few trims after the collection: ${calls}`);
     await sleep(400);
-    assert.ok(trimmer.calls <= calls + 1, `no trim after trim: ${trimmer.calls} calls`);
+    assert.is(trimmer.calls, calls, 'no trim once those are done');
   } finally {
     reclaimer.stop();
   }
