@@ -34,15 +34,24 @@ const WRITES_PER_STATIC_BIND = 5;
 
 const IN_FLIGHT = 32;
 
-async function inBatches(n: number, make: (i: number) => Promise<unknown>): Promise<void> {
+/** `make(0..n-1)`, IN_FLIGHT at a time. */
+export async function inBatches(n: number, make: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
     while (next < n) await make(next++);
   }));
 }
 
+/** The i-th Available static volume: 1-10 Gi, class `manual` (claim `c-i` asks for its size). */
+export const staticVolume = (i: number): PersistentVolume => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: { name: `pv-${i}` },
+  spec: { capacity: { storage: `${1 + (i % 10)}Gi` }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: `/tmp/pv-${i}` } },
+});
+
 /** Resolves when n claims of the namespace are Bound (a watch, so the measuring costs the server little). */
-function allBound(client: ApiClient, namespace: string, n: number, timeoutMs: number): Promise<void> {
+export function allBound(client: ApiClient, namespace: string, n: number, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const bound = new Set<string>();
     const timer = setTimeout(() => {
@@ -66,7 +75,8 @@ function allBound(client: ApiClient, namespace: string, n: number, timeoutMs: nu
   });
 }
 
-const claim = (name: string, size: string, storageClassName?: string): PersistentVolumeClaim => ({
+/** A ReadWriteOnce claim of `size`, of `storageClassName` when given. */
+export const claim = (name: string, size: string, storageClassName?: string): PersistentVolumeClaim => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: { name },
@@ -78,14 +88,7 @@ export async function measureVolumes(n: number, log: (m: string) => void): Promi
   try {
     const c = cluster.client;
     for (const ns of ['static', 'dynamic']) await c.create(resources.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await inBatches(n, (i) =>
-      c.create<PersistentVolume>(resources.persistentvolumes, '', {
-        apiVersion: 'v1',
-        kind: 'PersistentVolume',
-        metadata: { name: `pv-${i}` },
-        spec: { capacity: { storage: `${1 + (i % 10)}Gi` }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: `/tmp/pv-${i}` } },
-      }),
-    );
+    await inBatches(n, (i) => c.create<PersistentVolume>(resources.persistentvolumes, '', staticVolume(i)));
     log(`volumes: ${n} volumes created`);
     const ceilingBeforeWritesPerS = await measureCeiling(c, n);
     log(`volumes: the server's ceiling before: ${Math.round(ceilingBeforeWritesPerS)} volume updates/s`);

@@ -11,12 +11,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PersistentVolumeClaim } from '../src/api/generated/kinds.js';
 import { connect, resources } from '../src/client/index.js';
+import { allBound, claim, inBatches, staticVolume } from './measure-volumes.js';
 import { ROOT, startApiServer } from './server-process.js';
 
 const N = Number(process.env['N'] ?? 1000);
-const IN_FLIGHT = 32;
 const work = mkdtempSync(join(tmpdir(), 'svc-try-binder-'));
 const api = await startApiServer({ dataDir: join(work, 'data'), certDir: join(work, 'certs'), args: process.env['FSYNC'] === '1' ? [] : ['--data-dir-fsync=false'] });
 // The apiserver names the admin client configuration it wrote once it has written it.
@@ -28,39 +27,16 @@ for (let i = 0; i < 200 && !admin; i++) {
 if (!admin) throw new Error(`the apiserver named no admin client configuration:\n${api.output()}`);
 const cm = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'controller-manager.js'), `--svcconfig=${admin}`, '--controllers=persistentvolume-binder', '--leader-elect=false', '--svc-api-qps=100000', '--svc-api-burst=100000', '--secure-port=0'], { stdio: ['ignore', 'ignore', 'inherit'] });
 const { client, close } = connect({ svcconfig: admin, qps: 0 });
-const inBatches = async (n: number, make: (i: number) => Promise<unknown>) => {
-  let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < n) await make(next++);
-  }));
-};
 try {
   await client.create(resources.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'static' } });
-  await inBatches(N, (i) =>
-    client.create(resources.persistentvolumes, '', { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `pv-${i}` }, spec: { capacity: { storage: `${1 + (i % 10)}Gi` }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', hostPath: { path: `/tmp/pv-${i}` } } }),
-  );
+  await inBatches(N, (i) => client.create(resources.persistentvolumes, '', staticVolume(i)));
   // The controller manager's informers have the volumes before the claims come.
   await new Promise((r) => setTimeout(r, 5_000));
-  const bound = new Set<string>();
-  const allBound = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`only ${bound.size} of ${N} claims bound in 300 s`)), 300_000);
-    const sub = client.watch<PersistentVolumeClaim>(resources.persistentvolumeclaims, { namespace: 'static' }).subscribe({
-      next: (ev) => {
-        if (ev.object.status?.phase === 'Bound') bound.add(ev.object.metadata.name ?? '');
-        if (bound.size < N) return;
-        clearTimeout(timer);
-        sub.unsubscribe();
-        resolve();
-      },
-      error: (e: unknown) => reject(e instanceof Error ? e : new Error(String(e))),
-    });
-  });
+  const bound = allBound(client, 'static', N, 300_000);
   const t0 = performance.now();
-  await inBatches(N, (i) =>
-    client.create(resources.persistentvolumeclaims, 'static', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `c-${i}` }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: `${1 + (i % 10)}Gi` } }, storageClassName: 'manual' } }),
-  );
+  await inBatches(N, (i) => client.create(resources.persistentvolumeclaims, 'static', claim(`c-${i}`, `${1 + (i % 10)}Gi`, 'manual')));
   const createdS = (performance.now() - t0) / 1000;
-  await allBound;
+  await bound;
   const s = (performance.now() - t0) / 1000;
   console.log(`${N} claims created in ${createdS.toFixed(2)} s, all bound in ${s.toFixed(2)} s: ${(N / s).toFixed(0)} claims/s (store fsync ${process.env['FSYNC'] === '1' ? 'on' : 'off'})`);
 } finally {

@@ -126,7 +126,7 @@ export function startMemoryReclaimer(opts: MemoryReclaimerOptions = {}): { stop(
         // Sockets and TLS state are freed by finalizers that run after the collection found them
         // dead, some seconds later than the first trim: trim again at the next readings, and for
         // as long as a trim still gives back much.
-        trimsDue = released >= RELEASED_MUCH ? Math.max(trimsDue - 1, 1) : Math.max(trimsDue - 1, 0);
+        trimsDue = Math.max(trimsDue - 1, released >= RELEASED_MUCH ? 1 : 0);
         if (done) opts.logger?.debug({ rssBefore: before, rssAfter: after.rss, ms: Math.round(done.ms) }, 'load ended: free native memory returned');
       },
       (err: unknown) => {

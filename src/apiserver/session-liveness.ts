@@ -45,23 +45,24 @@ export function watchSessionLiveness(session: Http2Session, opts: SessionLivenes
     clearTimeout(deadline);
     deadline = undefined;
   };
-  const endAfter = (ms: number) => {
+  /** Destroys the session `timeoutMs` from now unless cleared. */
+  const endAfterTimeout = () => {
     deadline = setTimeout(() => {
       deadline = undefined;
       if (session.destroyed) return;
       opts.onDead?.(session);
       session.destroy();
-    }, ms);
+    }, timeoutMs);
     deadline.unref();
   };
   session.once('goaway', () => {
     stop();
-    if (!session.destroyed) endAfter(timeoutMs);
+    if (!session.destroyed) endAfterTimeout();
   });
   const ticker = setInterval(() => {
     if (session.destroyed || session.closed) return; // closed: by the peer (its own deadline) or by us
     if (deadline) return; // the last PING is still unanswered: its deadline decides
-    endAfter(timeoutMs);
+    endAfterTimeout();
     const answered = (err: Error | null) => {
       if (err) return; // failed: the deadline decides
       clearTimeout(deadline);

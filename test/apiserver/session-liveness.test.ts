@@ -5,35 +5,20 @@
 // answers is kept across several PINGs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateKeyPairSync } from 'node:crypto';
 import { connect as h2connect, createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { watchSessionLiveness } from '../../src/apiserver/session-liveness.js';
+import { createCA } from '../helpers/pki.js';
+import * as x509 from '@peculiar/x509';
 
 const INTERVAL_MS = 200;
 const TIMEOUT_MS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A self-signed certificate for localhost, made with openssl. */
-function certificate(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-liveness-'));
-  try {
-    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    writeFileSync(join(dir, 'key.pem'), key);
-    execFileSync('openssl', ['req', '-x509', '-key', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost']);
-    return { key, cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 interface Harness {
   url: string;
   port: number;
+  /** The CA the clients trust. */
   cert: string;
   server: Http2SecureServer;
   dead: Http2Session[];
@@ -42,9 +27,12 @@ interface Harness {
 }
 
 async function start(): Promise<Harness> {
-  const { key, cert } = certificate();
-  const server = createSecureServer({ key, cert });
-  const h: Harness = { url: '', port: 0, cert, server, dead: [], streams: [] };
+  // A serving certificate for localhost from a CA of the test's own (clients trust the CA).
+  const ca = await createCA('liveness-ca');
+  const serving = await ca.issue({ cn: 'localhost', dnsNames: ['localhost'], extendedKeyUsages: [x509.ExtendedKeyUsage.serverAuth] });
+  ca.cleanup();
+  const server = createSecureServer({ key: serving.keyPem, cert: serving.certPem });
+  const h: Harness = { url: '', port: 0, cert: ca.certPem, server, dead: [], streams: [] };
   server.on('session', (s: Http2Session) => watchSessionLiveness(s, { intervalMs: INTERVAL_MS, timeoutMs: TIMEOUT_MS, onDead: (d) => h.dead.push(d) }));
   server.on('stream', (stream: ServerHttp2Stream) => {
     h.streams.push(stream);

@@ -25,6 +25,7 @@ import { Pool } from 'undici';
 import { join } from 'node:path';
 import { startBareServer } from '../../bench/server-process.js';
 import { type ApiServerProcess, startApiServer } from '../helpers/apiserver.js';
+import { metric } from '../helpers/client.js';
 import { soak } from '../helpers/soak.js';
 
 const READ_LIMIT = soak(40, 400);
@@ -79,23 +80,11 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Where the server's memory is: V8's heap (used / total) and Buffers (`external`), from its /metrics; the rest of RSS is native. */
+/** Where the server's memory is: V8's heap (used / total) and Buffers (`external`), from its /metrics, and glibc's heap; the rest of RSS is native. */
 async function memoryOf(server: ApiServerProcess): Promise<string> {
   const text = (await server.request('GET', '/metrics')).text;
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
-  return `heap ${mib(value('nodejs_heap_size_used_bytes'))}/${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}`;
-}
-
-/**
- * Watches the server still holds (apiserver_registered_watchers): every watch-list of a round was
- * closed by its client, so none may be left once the round has settled (a session whose client
- * had gone used to keep its watches: src/apiserver/session-liveness.ts).
- */
-async function registeredWatchers(server: ApiServerProcess): Promise<number> {
-  const text = (await server.request('GET', '/metrics')).text;
-  let n = 0;
-  for (const m of text.matchAll(/^apiserver_registered_watchers(?:\{[^}]*\})? (\S+)/gm)) n += Number(m[1]);
-  return n;
+  return `heap ${mib(value('nodejs_heap_size_used_bytes'))}/${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}, glibc heap ${mib(glibcHeapBytes(server.proc.pid!))}`;
 }
 
 /** The server's longest event-loop delay since the last scrape of /metrics (prom-client resets it at each), in ms. */
@@ -424,7 +413,7 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
   for (let round = 0; round < ROUNDS; round++) {
     await eventLoopLagMaxMs(server);
     const before = rssBytes(pid);
-    const memoryBefore = `${await memoryOf(server)}, glibc heap ${mib(glibcHeapBytes(pid))}`;
+    const memoryBefore = await memoryOf(server);
     const cpuBefore = cpuSeconds(pid);
     const clientCpuBefore = process.cpuUsage();
     const readyz = probeReadyz(server, ca);
@@ -451,8 +440,10 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
     // RSS after the load, the probe still running (/readyz must be answered while memory comes back too).
     await sleep(SETTLE_MS);
     const after = rssBytes(pid);
-    const memoryAfter = `${await memoryOf(server)}, glibc heap ${mib(glibcHeapBytes(pid))}`;
-    const watchersLeft = await registeredWatchers(server);
+    const memoryAfter = await memoryOf(server);
+    // Every watch-list of the round was closed by its client: none may be left once it settled (a
+    // session whose client had gone used to keep its watches: src/apiserver/session-liveness.ts).
+    const watchersLeft = await metric(server, 'apiserver_registered_watchers');
     const probed = await readyz.stop();
 
     const sorted = [...traffic.latencies].sort((a, b) => a - b);
