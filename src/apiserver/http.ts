@@ -200,6 +200,11 @@ export function answerInEstablishedSpelling(res: Response): void {
   if (!(res instanceof InProcessResponse)) ESTABLISHED_SPELLING.add(res);
 }
 
+/** True when JSON written to `res` is rewritten to the established spelling. */
+export function answersInEstablishedSpelling(res: Response): boolean {
+  return ESTABLISHED_SPELLING.has(res);
+}
+
 /** JSON bytes as they go to this response: rewritten only when the request used the established spelling. */
 export function spelledJson(res: Response, json: Buffer): Buffer {
   if (!ESTABLISHED_SPELLING.has(res)) return json;

@@ -58,6 +58,11 @@ export interface ListResult {
   revision: number;
   continueToken: string;
   remainingItemCount?: number;
+  /**
+   * Set when `items` are every object under `scope` (no filter, no limit reached, no continue), read
+   * from the watch cache: `stamp` changes whenever anything under the scope does (./list-bodies.ts).
+   */
+  whole?: { scope: string; stamp: number };
 }
 
 export interface ResourceStoreOptions {
@@ -331,6 +336,7 @@ export class ResourceStore {
       } else more = i < all.length;
     }
     const result: ListResult = { items, revision, continueToken: '' };
+    if (!req.filter && !startKey && items.length === all.length) result.whole = { scope, stamp: cache.changedUnder(scope) };
     if (more) {
       const last = items[items.length - 1]!;
       result.continueToken = this.tokenAfter(last.key, revision, issuedAt);

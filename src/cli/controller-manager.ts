@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=64
+#!/usr/bin/env -S LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=64
 // --max-semi-space-size=64 (MiB): a young generation large enough that a busy daemon's short-lived objects die
 // before a scavenge copies them (scavenges took ~13% of CPU under load at the default 16). docs/running.md.
 // MALLOC_MMAP_THRESHOLD_=131072: glibc gives Buffers of 128 KiB and more (response bodies) their own mappings,

@@ -1,10 +1,11 @@
 /**
  * The event history of a watch cache: a growable circular buffer ordered by revision.
  *
- * Retention: at least `capacity` events, plus every event younger than `windowMs`, never more than
- * `maxEvents`. Eviction happens on append (O(1) amortized) and from `evictExpired` (the cache calls it
- * on a timer, so an idle resource lets its old events go too); finding where a replay starts is a binary
- * search on revision.
+ * Retention: at least `capacity` events, plus every event younger than `windowMs`, as long as the
+ * events beyond `capacity` hold no more than `maxBytes` (each event's size as its appender gives it)
+ * and there are never more than `maxEvents`. Eviction happens on append (O(1) amortized) and from
+ * `evictExpired` (the cache calls it on a timer, so an idle resource lets its old events go too);
+ * finding where a replay starts is a binary search on revision.
  */
 export interface RingEvent {
   readonly revision: number;
@@ -13,6 +14,9 @@ export interface RingEvent {
 export class EventRing<E extends RingEvent> {
   private slots: Array<E | undefined>;
   private times: number[];
+  private sizes: number[];
+  /** Sum of `sizes` over the events held. */
+  private held = 0;
   private head = 0;
   private len = 0;
   private readonly hardMax: number;
@@ -23,11 +27,13 @@ export class EventRing<E extends RingEvent> {
     private readonly capacity: number,
     private readonly windowMs: number,
     maxEvents: number,
+    private readonly maxBytes = Infinity,
   ) {
     this.hardMax = Math.max(1, capacity, maxEvents);
     const initial = Math.min(this.hardMax, Math.max(16, capacity));
     this.slots = new Array<E | undefined>(initial);
     this.times = new Array<number>(initial).fill(0);
+    this.sizes = new Array<number>(initial).fill(0);
   }
 
   get length(): number {
@@ -39,15 +45,23 @@ export class EventRing<E extends RingEvent> {
     return this.evicted;
   }
 
-  /** Append an event (revisions must increase); `at` is the time it was received. */
-  append(event: E, at: number): void {
+  /** Bytes held by the events (their sizes as appended). */
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** Append an event (revisions must increase); `at` is the time it was received, `bytes` its size. */
+  append(event: E, at: number, bytes = 0): void {
     while (this.len >= this.hardMax) this.evictHead();
-    // Room for the new event within `capacity`.
+    // Room for the new event within `capacity`, and within `maxBytes` beyond it.
     this.evictAgedOut(at, this.capacity - 1);
+    while (this.len >= this.capacity && this.len > 0 && this.held + bytes > this.maxBytes) this.evictHead();
     if (this.len === this.slots.length) this.grow();
     const i = (this.head + this.len) % this.slots.length;
     this.slots[i] = event;
     this.times[i] = at;
+    this.sizes[i] = bytes;
+    this.held += bytes;
     this.len++;
   }
 
@@ -89,6 +103,7 @@ export class EventRing<E extends RingEvent> {
     this.slots = new Array<E | undefined>(this.slots.length);
     this.head = 0;
     this.len = 0;
+    this.held = 0;
     this.evicted = revision;
   }
 
@@ -99,6 +114,7 @@ export class EventRing<E extends RingEvent> {
   private evictHead(): void {
     this.evicted = this.slots[this.head]!.revision;
     this.slots[this.head] = undefined;
+    this.held -= this.sizes[this.head]!;
     this.head = (this.head + 1) % this.slots.length;
     this.len--;
   }
@@ -107,13 +123,16 @@ export class EventRing<E extends RingEvent> {
     const size = Math.min(this.hardMax, this.slots.length * 2);
     const slots = new Array<E | undefined>(size);
     const times = new Array<number>(size).fill(0);
+    const sizes = new Array<number>(size).fill(0);
     for (let i = 0; i < this.len; i++) {
       const j = (this.head + i) % this.slots.length;
       slots[i] = this.slots[j];
       times[i] = this.times[j]!;
+      sizes[i] = this.sizes[j]!;
     }
     this.slots = slots;
     this.times = times;
+    this.sizes = sizes;
     this.head = 0;
   }
 }

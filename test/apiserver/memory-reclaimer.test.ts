@@ -79,7 +79,9 @@ test("V8's own collections after a burst (the heap shrinking reading by reading)
   try {
     for (let i = 0; i < 100 && trimmer.calls === 0; i++) await sleep(20);
     assert.ok(trimmer.calls >= 1, `collected and trimmed after ${reading} readings`);
-    assert.ok(reading <= 12, `within a few readings of the quiet period (5 settled ones, then the trim): ${reading}`);
+    // 5 settled readings, the collection, up to 4 follow-up collections (this scripted heap keeps
+    // shrinking, so each looks as if it freed more), then the trim; each collection reads once more.
+    assert.ok(reading <= 12 + 2 * 4, `within a few readings of the quiet period: ${reading}`);
   } finally {
     reclaimer.stop();
   }

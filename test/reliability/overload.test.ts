@@ -2,8 +2,8 @@
 // twice its in-flight limits (GETs and LISTs on one side, creates, updates and deletes on the other), slow
 // uploaders and a burst of watch-list watches (initial state, then the initial-events-end bookmark)
 // running alongside. Asserted for every round:
-// - the excess is 429 with Retry-After; no 5xx; no admitted request loses its answer (a reset or
-//   an error after the connection was up);
+// - the excess is 429 with Retry-After (which the loops honour, as the established clients do); no
+//   5xx; no admitted request loses its answer (a reset or an error after the connection was up);
 // - p99 of admitted short requests within a bound (the issue's goal is 1 s; the bounded form on a
 //   loaded 2-core machine allows more and prints the figure);
 // - /readyz always answered 200 within 1 s in full (5 s bounded), probed from a worker thread, so
@@ -68,10 +68,9 @@ function rssBytes(pid: number): number {
   return Number(m[1]) * 1024;
 }
 
-/** Resident bytes of the process's glibc main heap (`[heap]` in smaps): where its C allocations live. */
-function glibcHeapBytes(pid: number): number {
-  const m = /\[heap\]\n(?:.*\n)*?Rss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
+/** True when the process runs on jemalloc (its launcher preloads Debian's libjemalloc2). */
+function onJemalloc(pid: number): boolean {
+  return /libjemalloc\.so/.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
 }
 
 /** User + system CPU seconds of a process. */
@@ -80,11 +79,11 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Where the server's memory is: V8's heap (used / total) and Buffers (`external`), from its /metrics, and glibc's heap; the rest of RSS is native. */
+/** Where the server's memory is: V8's heap (used / total) and Buffers (`external`), from its /metrics; the rest of RSS is native. */
 async function memoryOf(server: ApiServerProcess): Promise<string> {
   const text = (await server.request('GET', '/metrics')).text;
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
-  return `heap ${mib(value('nodejs_heap_size_used_bytes'))}/${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}, glibc heap ${mib(glibcHeapBytes(server.proc.pid!))}`;
+  return `heap ${mib(value('nodejs_heap_size_used_bytes'))}/${mib(value('nodejs_heap_size_total_bytes'))}, external ${mib(value('nodejs_external_memory_bytes'))}`;
 }
 
 /** The server's longest event-loop delay since the last scrape of /metrics (prom-client resets it at each), in ms. */
@@ -141,7 +140,8 @@ async function mixedTraffic(server: ApiServerProcess, ca: string, round: number,
         t.byStatus[res.statusCode] = (t.byStatus[res.statusCode] ?? 0) + 1;
         if (res.statusCode === 429) {
           if (!res.headers['retry-after']) t.missingRetryAfter++;
-          await sleep(5);
+          // As the established clients do (client-go waits the Retry-After seconds, then retries).
+          await sleep(1000 * Number(res.headers['retry-after'] ?? 0) || 5);
         } else {
           const ms = now() - started;
           t.latencies.push(ms);
@@ -400,6 +400,8 @@ test.after(async () => {
 
 test('at twice the in-flight limits with slow uploaders and a watch-list burst: 429 for the excess, answers for the rest, /readyz answered, RSS comes back', async () => {
   const pid = server.proc.pid!;
+  // The launcher's allocator: with glibc's, memory freed after a round stays resident (native-heap.ts).
+  assert.ok(onJemalloc(pid), 'the server runs on jemalloc (apt install libjemalloc2; its launcher preloads it)');
   await sleep(2_000);
   const problems: string[] = [];
   // The floor for the LISTs (3 of every 10 reads), before the server has seen any load.

@@ -82,17 +82,23 @@ test('a watcher with a scope gets only the live changes under it; a replay from 
     const all = collectCacheWatch(cache, from);
     const ns1 = collectCacheWatch(cache, from, '/cm/ns1/');
     const quiet = collectCacheWatch(cache, from, '/cm/quiet/');
+    // One object's key: the scope of a watch with a metadata.name field selector.
+    const one = collectCacheWatch(cache, from, '/cm/ns1/c');
+    const closed = collectCacheWatch(cache, from, '/cm/ns1/');
+    closed.handle.close();
     await store.create('/cm/ns1/a', configMap('a', 'ns1'));
     await store.create('/cm/ns2/b', configMap('b', 'ns2'));
     await store.create('/cm/ns1/c', configMap('c', 'ns1'));
-    await until(() => all.events.length === 3 && ns1.events.length === 2);
+    await until(() => all.events.length === 3 && ns1.events.length === 2 && one.events.length === 1);
     await sleep(10);
     assert.equal(ns1.events.map((e) => e.key), ['/cm/ns1/a', '/cm/ns1/c']);
+    assert.equal(one.events.map((e) => e.key), ['/cm/ns1/c']);
     assert.is(quiet.batches.length, 0, 'no delivery at all for a scope without changes');
+    assert.is(closed.batches.length, 0, 'a closed watcher is out of its scope');
     // A replay is not narrowed (the watch handler filters it): a late scoped watcher gets all three.
     const late = collectCacheWatch(cache, from, '/cm/ns1/');
     await until(() => late.events.length === 3);
-    for (const w of [all, ns1, quiet, late]) w.handle.close();
+    for (const w of [all, ns1, quiet, one, late]) w.handle.close();
     cache.stop();
   } finally {
     await t.cleanup();

@@ -35,6 +35,29 @@ test('the ring never holds more than maxEvents, even inside the window', () => {
   assert.equal(ring.since(40), []);
 });
 
+test('beyond capacity, the ring holds no more than maxBytes of events, even inside the window', () => {
+  const ring = new EventRing(3, 60_000, 1000, 1000);
+  for (let r = 1; r <= 20; r++) ring.append(ev(r), r, 300);
+  // 3 events of 300 bytes fit in 1,000: the oldest go as each new one comes.
+  assert.is(ring.length, 3);
+  assert.is(ring.bytes, 900);
+  assert.equal(ring.since(0).map((e) => e.revision), [18, 19, 20]);
+  assert.is(ring.evictedRevision, 17);
+  // Larger events than the bound: the ring still keeps its capacity.
+  for (let r = 21; r <= 25; r++) ring.append(ev(r), r, 5000);
+  assert.equal(ring.since(0).map((e) => e.revision), [23, 24, 25]);
+  assert.is(ring.bytes, 15_000);
+  // Small ones again: beyond the capacity, only while the bytes fit.
+  const small = new EventRing(1, 60_000, 1000, 1000);
+  for (let r = 1; r <= 10; r++) small.append(ev(r), r, 100);
+  assert.is(small.length, 10);
+  small.append(ev(11), 11, 100);
+  assert.is(small.length, 10, 'the 11th pushed the oldest out');
+  assert.is(small.bytes, 1000);
+  small.clear(11);
+  assert.is(small.bytes, 0);
+});
+
 test('replay start is found by revision across wrap-around and growth', () => {
   const ring = new EventRing(4, 0, 1000);
   for (let r = 1; r <= 1000; r += 2) ring.append(ev(r), 0); // odd revisions, expired immediately

@@ -3,7 +3,8 @@
  * JSON, as a Table (src/codec/table.ts) or as Protobuf (src/codec/protobuf/).
  */
 import { includeObjectParam, objectTable, tableApiVersion, tableJsonSteps } from '../../codec/table.js';
-import { inProcessResponse, writeJson, writeJsonParts } from '../http.js';
+import { answersInEstablishedSpelling, inProcessResponse, writeJson, writeJsonParts } from '../http.js';
+import { ListBodies } from '../list-bodies.js';
 import { runInTurns } from '../input-limits.js';
 import { writeObject, writeProtobufList } from '../representation.js';
 import { intParam, type RequestScope } from '../scope.js';
@@ -22,6 +23,19 @@ export async function handleGet(s: RequestScope): Promise<void> {
 const ITEMS_OPEN = Buffer.from(',"items":[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
+
+/** Joined items of whole-scope LISTs, process-wide (one budget, like the fair scheduler). */
+const listBodies = new ListBodies();
+
+/** The items' JSON, comma-separated. */
+function joinItems(items: readonly { json: Buffer }[]): Buffer {
+  const parts: Buffer[] = [];
+  items.forEach((item, i) => {
+    if (i) parts.push(COMMA);
+    parts.push(item.json);
+  });
+  return Buffer.concat(parts);
+}
 
 export async function handleList(s: RequestScope): Promise<void> {
   const includeObject = includeObjectParam(s.query);
@@ -62,8 +76,14 @@ export async function handleList(s: RequestScope): Promise<void> {
   if (inProcessResponse(s.res)) {
     return writeJson(s.res, 200, { kind: s.def.listKind, apiVersion: groupVersion, metadata, items: result.items.map((i) => i.object) });
   }
-  // Items are already JSON: splice them instead of re-serialising every object.
+  // Items are already JSON: splice them instead of re-serialising every object; a whole scope's are
+  // joined once for as long as nothing under it changes (spelling rewrites need each item on its own).
   const head = Buffer.from(JSON.stringify({ kind: s.def.listKind, apiVersion: groupVersion, metadata }).slice(0, -1));
+  const { whole } = result;
+  if (whole && !answersInEstablishedSpelling(s.res)) {
+    const items = listBodies.get(s.store, whole.scope, whole.stamp, () => joinItems(result.items));
+    return writeJsonParts(s.res, 200, [head, ITEMS_OPEN, items, CLOSE]);
+  }
   const parts: Buffer[] = [head, ITEMS_OPEN];
   result.items.forEach((item, i) => {
     if (i) parts.push(COMMA);
