@@ -9,6 +9,7 @@
  * controller. CRDs are reconciled one at a time, in the order their changes arrive.
  */
 import type { Logger } from 'pino';
+import { memoryReleased } from './memory-reclaimer.js';
 import { CRD_CLEANUP_FINALIZER, crdSpecOf, customResourceDefinitions, groupVersion, storageVersionOf } from '../api/index.js';
 import type { NameConflict, ResourceRegistry } from '../api/registry.js';
 import type { ResourceDefinition, SvcObject } from '../api/types.js';
@@ -215,7 +216,7 @@ export class CrdController {
       const size = this.opts.cacheSize(def);
       if (!cache && size > 0) {
         const prefix = new StorageKeys(config.storage.prefix, def).resourcePrefix;
-        cache = new WatchCache({ store: kv, prefix, capacity: size, decode, logger: this.log.child({ cache: `${def.plural}.${def.group}/${def.version}` }) });
+        cache = new WatchCache({ store: kv, prefix, capacity: size, decode, onHistoryReleased: memoryReleased, logger: this.log.child({ cache: `${def.plural}.${def.group}/${def.version}` }) });
         await cache.start();
       }
       const store = new ResourceStore({ def, kv, cache, decode, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger: this.log });

@@ -5,6 +5,7 @@
 import { builtinResources, ResourceRegistry } from '../api/index.js';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from '../api/kinds/index.js';
 import type { ResourceDefinition } from '../api/types.js';
+import { memoryReleased } from './memory-reclaimer.js';
 import { readAs, storageDefinition, writeAs } from '../api/versions.js';
 import { openStorage, startCompactor, startCountPoller } from '../storage/index.js';
 import { WatchCache } from '../storage/watch-cache.js';
@@ -104,7 +105,7 @@ export async function startApiServer(config: ApiServerConfig): Promise<RunningAp
         const probe = new ResourceStore({ def, kv, storagePrefix: config.storage.prefix, continueTokenTtlMs: config.continueTokenTtlMs, logger });
         let cache: WatchCache | undefined;
         if (size > 0) {
-          cache = new WatchCache({ store: kv, prefix: probe.keys.resourcePrefix, capacity: size, decode: codec.decode ?? decodeFromStorage, logger: logger.child({ cache: def.plural }) });
+          cache = new WatchCache({ store: kv, prefix: probe.keys.resourcePrefix, capacity: size, decode: codec.decode ?? decodeFromStorage, onHistoryReleased: memoryReleased, logger: logger.child({ cache: def.plural }) });
           await cache.start();
           caches.push(cache);
         }

@@ -2,8 +2,8 @@
  * The event history of a watch cache: a growable circular buffer ordered by revision.
  *
  * Retention: at least `capacity` events, plus every event younger than `windowMs`, as long as the
- * events beyond `capacity` hold no more than `maxBytes` (each event's size as its appender gives it)
- * and there are never more than `maxEvents`. Eviction happens on append (O(1) amortized) and from
+ * events beyond `capacity` hold no more than `maxBytes` (each event's size as its appender gives it),
+ * which never takes an event younger than `minAgeMs`, and there are never more than `maxEvents`. Eviction happens on append (O(1) amortized) and from
  * `evictExpired` (the cache calls it on a timer, so an idle resource lets its old events go too);
  * finding where a replay starts is a binary search on revision.
  */
@@ -28,6 +28,7 @@ export class EventRing<E extends RingEvent> {
     private readonly windowMs: number,
     maxEvents: number,
     private readonly maxBytes = Infinity,
+    private readonly minAgeMs = 0,
   ) {
     this.hardMax = Math.max(1, capacity, maxEvents);
     const initial = Math.min(this.hardMax, Math.max(16, capacity));
@@ -55,7 +56,7 @@ export class EventRing<E extends RingEvent> {
     while (this.len >= this.hardMax) this.evictHead();
     // Room for the new event within `capacity`, and within `maxBytes` beyond it.
     this.evictAgedOut(at, this.capacity - 1);
-    while (this.len >= this.capacity && this.len > 0 && this.held + bytes > this.maxBytes) this.evictHead();
+    this.evictOverBytes(at, bytes);
     if (this.len === this.slots.length) this.grow();
     const i = (this.head + this.len) % this.slots.length;
     this.slots[i] = event;
@@ -70,7 +71,18 @@ export class EventRing<E extends RingEvent> {
    * an idle resource would otherwise keep its last burst's events, and their objects, for good.
    */
   evictExpired(now: number): number {
-    return this.evictAgedOut(now, this.capacity);
+    return this.evictAgedOut(now, this.capacity) + this.evictOverBytes(now, 0);
+  }
+
+  /** Evicts from the head, beyond `capacity` and past `minAgeMs`, until `incoming` more bytes fit in `maxBytes`; how many went. */
+  private evictOverBytes(now: number, incoming: number): number {
+    const youngest = now - this.minAgeMs;
+    let n = 0;
+    while (this.len >= this.capacity && this.len > 0 && this.held + incoming > this.maxBytes && this.times[this.head]! <= youngest) {
+      this.evictHead();
+      n++;
+    }
+    return n;
   }
 
   /** Evicts events older than the window from the head while more than `keep` remain; how many went. */

@@ -46,6 +46,9 @@ export interface CacheEvent {
 /** How often events that aged out of the history window are let go when no change arrives. */
 const EXPIRY_CHECK_MS = 15_000;
 
+/** Stored bytes let go at one expiry check that make `onHistoryReleased` worth calling (about 6 MiB in memory). */
+const HISTORY_RELEASED_MUCH = 4 * 2 ** 20;
+
 /**
  * Events younger than this stay in memory beyond the cache size: the established cache's "fresh"
  * duration (its bookmark period of 60 s plus a margin), so a watcher resuming from its last bookmark
@@ -54,14 +57,25 @@ const EXPIRY_CHECK_MS = 15_000;
 export const HISTORY_WINDOW_MS = 75_000;
 
 /**
- * Bytes of stored objects the history may hold beyond the cache size, per resource: under a heavy
- * write load the window would hold every change of the last 75 s (the overload suite's 2,300
- * writes/s filled the 100,000-event bound: 90 MiB of V8 heap still held a minute after the load).
- * A decoded object takes about 1.6 times its stored size in V8's heap, so this is about 13 MiB:
- * 15,000 changes of a 550-byte ConfigMap (6.5 s at that rate, the whole window at 200 writes/s).
- * An older start is served from the store's own history, as beyond the window.
+ * Bytes of stored objects the history may hold beyond the cache size, per resource, once its events
+ * are HISTORY_MIN_AGE_MS old: under a heavy write load the window would hold every change of the
+ * last 75 s (the overload suite's 2,300 writes/s filled the 100,000-event bound: 90 MiB of V8 heap
+ * still held a minute after the load). A decoded object takes about 1.6 times its stored size in
+ * V8's heap, so this is about 13 MiB: 15,000 changes of a 550-byte ConfigMap. An older start is served
+ * from the store's own history, as beyond the window.
  */
 export const HISTORY_MAX_BYTES = 8 * 2 ** 20;
+
+/**
+ * Events this young stay whatever their bytes: a client that lists and then watches from the list's
+ * revision, or resumes from its last bookmark, must find it in memory, or it falls back to a watch of
+ * the store, which decodes every change for it alone. Bounded by bytes alone (and with 10 s here), a
+ * burst of pod writes (30,000 pods started on 1,000 simulated nodes) left too short a history, the
+ * informers' watches started from their lists fell back to the store one by one, the process spent
+ * itself decoding for each, and the node-failure benchmark's setup did not finish in 20 minutes; at
+ * 30 s it took 104 s (98 s with no byte bound).
+ */
+export const HISTORY_MIN_AGE_MS = 30_000;
 
 export interface WatchCacheOptions {
   store: KVStore;
@@ -75,10 +89,17 @@ export interface WatchCacheOptions {
   maxEvents?: number;
   /** Bound on the stored bytes of the events kept beyond `capacity`. Default HISTORY_MAX_BYTES (8 MiB). */
   maxBytes?: number;
+  /** Events younger than this are kept whatever maxBytes says. Default HISTORY_MIN_AGE_MS (30 s). */
+  minAgeMs?: number;
   /** Decode a stored value; returns the object with metadata.resourceVersion set. */
   decode: (value: Uint8Array, modRevision: number) => SvcObject;
   /** Clock for the history window. Default Date.now. */
   now?: () => number;
+  /**
+   * Called when the history let go of much at once (HISTORY_RELEASED_MUCH of stored objects) while
+   * no change arrives: the memory reclaimer's cue that a collection now gives memory back.
+   */
+  onHistoryReleased?: () => void;
   logger?: Logger;
 }
 
@@ -140,6 +161,7 @@ export class WatchCache {
   private readonly decodeValue: WatchCacheOptions['decode'];
   private readonly now: () => number;
   private readonly log: Logger | undefined;
+  private readonly onHistoryReleased: (() => void) | undefined;
   private readonly ring: EventRing<CacheEvent>;
   private objects = new Map<string, ObjectView>();
   private readonly keys = new SortedKeys();
@@ -176,18 +198,24 @@ export class WatchCache {
     this.decodeValue = opts.decode;
     this.now = opts.now ?? Date.now;
     this.log = opts.logger;
+    this.onHistoryReleased = opts.onHistoryReleased;
     this.ring = new EventRing<CacheEvent>(
       opts.capacity,
       opts.historyWindowMs ?? HISTORY_WINDOW_MS,
       opts.maxEvents ?? 100_000,
       opts.maxBytes ?? HISTORY_MAX_BYTES,
+      opts.minAgeMs ?? HISTORY_MIN_AGE_MS,
     );
   }
 
   /** List the prefix at the current revision, then watch from it. Resolves once the list is loaded. */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('watch cache already started');
-    this.expiryTimer = setInterval(() => this.ring.evictExpired(this.now()), EXPIRY_CHECK_MS);
+    this.expiryTimer = setInterval(() => {
+      const held = this.ring.bytes;
+      this.ring.evictExpired(this.now());
+      if (held - this.ring.bytes >= HISTORY_RELEASED_MUCH) this.onHistoryReleased?.();
+    }, EXPIRY_CHECK_MS);
     this.expiryTimer.unref();
     try {
       await this.load();

@@ -109,7 +109,11 @@ async function churn(server: ApiServerProcess, scale: Scale, label: string, expe
     let changes = await churnConfigMaps({ log, lanes, namespaces: NAMESPACES, namesPerLane: scale.namesPerLane, changes: scale.changes, prefix: '' });
     // Where 410s are the point, history must move on while a watcher is away: keep writing (fresh
     // names per round) until two outages happened and the second has ended with writes after it.
-    for (let round = 1; expect.expectGone && (outages < 2 || Date.now() < secondOutageEnds + compactionMs) && Date.now() - writeStarted < 60_000; round++) {
+    // In every case, keep writing until the run has cut as many connections as it has watchers: a
+    // fast machine writes the planned changes before the chaos has made them.
+    const cutsSoFar = () => watchers.reduce((a, w) => a + w.proxy.cuts, 0);
+    const moreWanted = () => cutsSoFar() < scale.watchers || (expect.expectGone && (outages < 2 || Date.now() < secondOutageEnds + compactionMs));
+    for (let round = 1; moreWanted() && Date.now() - writeStarted < 60_000; round++) {
       changes += await churnConfigMaps({ log, lanes, namespaces: NAMESPACES, namesPerLane: 3, changes: 50, prefix: `r${round}-` });
     }
     const writeMs = Date.now() - writeStarted;

@@ -58,6 +58,16 @@ test('beyond capacity, the ring holds no more than maxBytes of events, even insi
   assert.is(small.bytes, 0);
 });
 
+test('the byte bound never takes an event younger than minAgeMs; the expiry check applies it once they age', () => {
+  const ring = new EventRing(1, 60_000, 1000, 1000, 100);
+  for (let r = 1; r <= 20; r++) ring.append(ev(r), 10 + r, 300);
+  assert.is(ring.length, 20, 'all younger than 100 ms at the last append: kept over the bound');
+  assert.is(ring.bytes, 6000);
+  assert.is(ring.evictExpired(50), 0, 'still young');
+  assert.is(ring.evictExpired(200), 17, 'aged: down to what fits in 1,000 bytes');
+  assert.equal(ring.since(0).map((e) => e.revision), [18, 19, 20]);
+});
+
 test('replay start is found by revision across wrap-around and growth', () => {
   const ring = new EventRing(4, 0, 1000);
   for (let r = 1; r <= 1000; r += 2) ring.append(ev(r), 0); // odd revisions, expired immediately
