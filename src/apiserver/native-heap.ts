@@ -44,14 +44,19 @@ function glibcRuntime(): string | undefined {
   return header?.glibcVersionRuntime;
 }
 
-/** The path of jemalloc when it is mapped into this process (preloaded), else undefined. */
+let jemalloc: string | undefined | null = null;
+
+/** The path of jemalloc when it is mapped into this process (preloaded), else undefined; read once. */
 function jemallocPath(): string | undefined {
-  if (process.platform !== 'linux') return undefined;
+  if (jemalloc !== null) return jemalloc;
+  jemalloc = undefined;
+  if (process.platform !== 'linux') return jemalloc;
   try {
-    return /\s(\/\S*libjemalloc\.so[.\d]*)$/m.exec(readFileSync('/proc/self/maps', 'utf8'))?.[1];
+    jemalloc = /\s(\/\S*libjemalloc\.so[.\d]*)$/m.exec(readFileSync('/proc/self/maps', 'utf8'))?.[1];
   } catch {
-    return undefined;
+    // no /proc: not on jemalloc as far as we can tell
   }
+  return jemalloc;
 }
 
 export type NativeAllocator = 'jemalloc' | 'glibc' | 'other';
@@ -75,9 +80,9 @@ export function nativeHeapTrimmer(): NativeHeapTrimmer | undefined {
   let call: (done: (err: unknown, result: number) => void) => void;
   try {
     const koffi = createRequire(import.meta.url)('koffi') as Koffi;
-    const jemalloc = jemallocPath();
-    if (jemalloc) {
-      const mallctl = koffi.load(jemalloc).func('int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)');
+    const path = jemallocPath();
+    if (path) {
+      const mallctl = koffi.load(path).func('int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)');
       call = (done) => mallctl.async(PURGE_ALL_ARENAS, null, null, null, 0, done);
     } else if (glibcRuntime()) {
       const mallocTrim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)');

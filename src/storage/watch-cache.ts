@@ -141,6 +141,11 @@ interface RevisionWaiter {
 const LIST_PAGE = 5000;
 const RELIST_BACKOFF_MS = [100, 200, 500, 1000, 2000, 5000, 10_000];
 
+/** The prefix a key's name follows: its namespace's (`<resource>/<ns>/`), or the resource's for a cluster-scoped key. */
+function parentOf(key: string): string {
+  return key.slice(0, key.lastIndexOf('/') + 1);
+}
+
 /** An event sharing its object's JSON, made when the first watcher needs it. */
 function changeEvent(type: CacheEvent['type'], cached: ObjectView, prevObject: SvcObject | undefined): CacheEvent {
   return {
@@ -432,8 +437,8 @@ export class WatchCache {
         else byScope.set(scope, [e]);
       };
       for (const e of batch) {
-        // The scopes that can hold this key: each prefix of it ending in '/', and the key itself.
-        for (let i = e.key.indexOf('/', this.prefix.length); i !== -1; i = e.key.indexOf('/', i + 1)) add(e.key.slice(0, i + 1), e);
+        // The scopes that can hold this key (watch()'s two forms): its namespace, and the key itself.
+        add(parentOf(e.key), e);
         add(e.key, e);
       }
       for (const [scope, events] of byScope) groups.push({ watchers: [...this.byScope.get(scope)!], events });
@@ -483,7 +488,7 @@ export class WatchCache {
       }
       this.rev = ev.modRevision;
       this.lastAnyChange = ev.modRevision;
-      this.lastChange.set(ev.key.slice(0, ev.key.lastIndexOf('/') + 1), ev.modRevision);
+      this.lastChange.set(parentOf(ev.key), ev.modRevision);
     }
     for (let i = 0; i < batch.length; i++) this.ring.append(batch[i]!, at, sizes[i]);
     if (batch.length > 0) this.fanOut(batch);

@@ -27,14 +27,14 @@ const CLOSE = Buffer.from(']}');
 /** Joined items of whole-scope LISTs, process-wide (one budget, like the fair scheduler). */
 const listBodies = new ListBodies();
 
-/** The items' JSON, comma-separated. */
-function joinItems(items: readonly { json: Buffer }[]): Buffer {
+/** The items' JSON with commas between, as parts of one body. */
+function itemParts(items: readonly { json: Buffer }[]): Buffer[] {
   const parts: Buffer[] = [];
   items.forEach((item, i) => {
     if (i) parts.push(COMMA);
     parts.push(item.json);
   });
-  return Buffer.concat(parts);
+  return parts;
 }
 
 export async function handleList(s: RequestScope): Promise<void> {
@@ -81,14 +81,8 @@ export async function handleList(s: RequestScope): Promise<void> {
   const head = Buffer.from(JSON.stringify({ kind: s.def.listKind, apiVersion: groupVersion, metadata }).slice(0, -1));
   const { whole } = result;
   if (whole && !answersInEstablishedSpelling(s.res)) {
-    const items = listBodies.get(s.store, whole.scope, whole.stamp, () => joinItems(result.items));
+    const items = listBodies.get(s.store, whole.scope, whole.stamp, () => Buffer.concat(itemParts(result.items)));
     return writeJsonParts(s.res, 200, [head, ITEMS_OPEN, items, CLOSE]);
   }
-  const parts: Buffer[] = [head, ITEMS_OPEN];
-  result.items.forEach((item, i) => {
-    if (i) parts.push(COMMA);
-    parts.push(item.json);
-  });
-  parts.push(CLOSE);
-  writeJsonParts(s.res, 200, parts);
+  writeJsonParts(s.res, 200, [head, ITEMS_OPEN, ...itemParts(result.items), CLOSE]);
 }
