@@ -7,7 +7,8 @@
  *   contents at `revision` are exactly the store's state under the prefix at that revision.
  * - `watch(after)` delivers every change under the prefix with revision > `after`, in revision
  *   order, exactly once: from memory when `after >= oldestRevision()`, otherwise from a direct store
- *   watch (so a watch fails with CompactedError only when the store itself compacted that history).
+ *   watch until it reaches the in-memory window, then from memory again (so a watch fails with
+ *   CompactedError only when the store itself compacted that history).
  *   A watcher that names a `scope` (a key prefix: one namespace) may be spared live changes outside
  *   it (it must still filter: a replay and a direct store watch deliver the whole prefix).
  * - One decode per change and at most one JSON serialization, made when first asked for: the
@@ -115,7 +116,7 @@ interface CacheWatcher {
   pending: Delivery[];
   scheduled: boolean;
   closed: boolean;
-  /** Set when served by a direct store watch (history older than the in-memory window). */
+  /** Set while served by a direct store watch (it started before the in-memory window); cleared when it rejoins. */
   direct?: WatchHandle;
 }
 
@@ -353,12 +354,31 @@ export class WatchCache {
           if (converted) out.push(converted);
         }
         if (out.length > 0) this.push(w, { events: out });
+        this.caughtUpFromStore(w, events[events.length - 1]?.modRevision ?? 0);
       },
+      onProgress: (rev) => this.caughtUpFromStore(w, rev),
       onError: (err) => {
         this.directWatchers.delete(w);
         this.push(w, { error: err });
       },
     });
+  }
+
+  /**
+   * A watcher served by the store has had every change up to `rev`: once that reaches the in-memory
+   * window it rejoins the cache (the rest from the history, then live), so a watch that started
+   * before the window costs one decode per change only while it catches up, not for its whole life.
+   * Its queue keeps the order: what the store delivered is queued before the history's replay.
+   */
+  private caughtUpFromStore(w: CacheWatcher, rev: number): void {
+    if (rev > w.after) w.after = rev;
+    if (w.closed || !w.direct || this.state !== 'watching' || w.after < this.oldestRevision()) return;
+    w.direct.close();
+    w.direct = undefined;
+    this.directWatchers.delete(w);
+    const replay = this.ring.since(w.after);
+    if (replay.length > 0) this.push(w, { events: replay });
+    this.addLive(w);
   }
 
   /** List at one revision (in pages), replace the contents, then watch the store from that revision. */

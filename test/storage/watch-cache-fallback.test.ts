@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CompactedError } from '../../src/storage/types.js';
-import { collectCacheWatch, configMap, openTempStore, startCache, until } from './embedded-fixture.js';
+import { collectCacheWatch, configMap, decodeObject, openTempStore, startCache, until } from './embedded-fixture.js';
 
 test('a watch older than the in-memory window is served by the store, with the same event shapes', async () => {
   const t = openTempStore();
@@ -53,10 +53,82 @@ test('only a watcher served from memory with nothing queued is caught up: one se
     assert.not.ok(memory.handle.caughtUp(), 'the replay of the last event is still queued');
     await until(() => direct.events.length === 11 && memory.events.length === 1);
     assert.ok(memory.handle.caughtUp(), 'served from memory, nothing queued');
-    assert.not.ok(direct.handle.caughtUp(), 'a store-served watcher stays behind the cache as far as bookmarks go');
+    // Its replay delivered, the store-served watcher has reached the window and rejoined the cache.
+    await until(() => direct.handle.caughtUp());
     memory.handle.close();
     assert.not.ok(memory.handle.caughtUp(), 'a closed watcher is not caught up');
     direct.handle.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a watcher served by the store rejoins the cache once it reaches the window: every change once, in order, no longer decoded for it alone', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    let decodes = 0;
+    const cache = await startCache(store, '/cm/', {
+      capacity: 3,
+      historyWindowMs: 0,
+      maxEvents: 3,
+      decode: (value, rev) => {
+        decodes++;
+        return decodeObject(value, rev);
+      },
+    });
+    const start = cache.revision;
+    let rec = await store.create('/cm/a', configMap('a'));
+    for (let i = 0; i < 10; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
+    assert.ok(await cache.waitForRevision(rec.modRevision, 1000));
+    assert.ok(cache.oldestRevision() > start);
+    const w = collectCacheWatch(cache, start);
+    assert.not.ok(w.handle.caughtUp(), 'replaying from the store');
+    await until(() => w.events.length === 11 && w.handle.caughtUp());
+    // Live changes now come from the cache: one decode each for the cache, none for this watcher.
+    const before = decodes;
+    for (let i = 0; i < 20; i++) rec = await store.update('/cm/a', configMap('a', 'default', { j: String(i) }), rec.modRevision);
+    await store.create('/cm/b', configMap('b'));
+    const end = await store.currentRevision();
+    await until(() => w.events.length === 32);
+    assert.is(decodes - before, 21, 'only the cache decoded the live changes');
+    assert.equal(w.events.map((e) => e.revision), Array.from({ length: 32 }, (_, i) => start + 1 + i));
+    assert.is(w.events[31]!.revision, end);
+    assert.is(w.errors.length, 0);
+    assert.ok(w.handle.caughtUp());
+    w.handle.close();
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('changes committed while a store-served watcher rejoins reach it exactly once', async () => {
+  // Writes race the rejoin: some land in the store watch's replay, some in the cache's history, some
+  // live. The watcher must see each exactly once, in order.
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/cm/', { capacity: 5, historyWindowMs: 0, maxEvents: 5 });
+    const start = cache.revision;
+    let rec = await store.create('/cm/a', configMap('a'));
+    for (let i = 0; i < 20; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
+    assert.ok(await cache.waitForRevision(rec.modRevision, 1000));
+    const watchers = [];
+    const writes: Promise<unknown>[] = [];
+    for (let k = 0; k < 8; k++) {
+      watchers.push(collectCacheWatch(cache, start + k));
+      writes.push(store.create(`/cm/w${k}`, configMap(`w${k}`)));
+    }
+    await Promise.all(writes);
+    const end = await store.currentRevision();
+    for (const [k, w] of watchers.entries()) {
+      await until(() => w.events.length === end - start - k && w.handle.caughtUp());
+      assert.equal(w.events.map((e) => e.revision), Array.from({ length: end - start - k }, (_, i) => start + k + 1 + i), `watcher ${k}`);
+      assert.is(w.errors.length, 0);
+      w.handle.close();
+    }
     cache.stop();
   } finally {
     await t.cleanup();
