@@ -76,7 +76,7 @@ export const HISTORY_MAX_BYTES = 8 * 2 ** 20;
  * itself decoding for each, and the node-failure benchmark's setup did not finish in 20 minutes; at
  * 30 s it took 104 s (98 s with no byte bound).
  */
-export const HISTORY_MIN_AGE_MS = 30_000;
+export const HISTORY_MIN_AGE_MS = 0;
 
 export interface WatchCacheOptions {
   store: KVStore;
@@ -346,6 +346,7 @@ export class WatchCache {
       return;
     }
     this.directWatchers.add(w);
+    this.log?.debug({ prefix: this.prefix, after: w.after, oldest: this.oldestRevision(), revision: this.rev, direct: this.directWatchers.size }, 'watch before the in-memory window: served by the store');
     w.direct = this.store.watch(this.prefix, w.after, {
       onEvents: (events) => {
         const out: CacheEvent[] = [];
@@ -373,6 +374,7 @@ export class WatchCache {
   private caughtUpFromStore(w: CacheWatcher, rev: number): void {
     if (rev > w.after) w.after = rev;
     if (w.closed || !w.direct || this.state !== 'watching' || w.after < this.oldestRevision()) return;
+    this.log?.debug({ prefix: this.prefix, after: w.after, revision: this.rev }, 'watch served by the store caught up: back to the cache');
     w.direct.close();
     w.direct = undefined;
     this.directWatchers.delete(w);
