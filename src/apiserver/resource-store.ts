@@ -54,7 +54,8 @@ export interface ListRequest {
 }
 
 export interface ListResult {
-  items: ObjectView[];
+  /** Shared with the watch cache when read from it: never modified. */
+  items: readonly ObjectView[];
   revision: number;
   continueToken: string;
   remainingItemCount?: number;
@@ -318,6 +319,10 @@ export class ResourceStore {
     issuedAt = this.now(),
   ): ListResult {
     const { items: all, revision } = cache.list(scope);
+    if (!req.filter && !startKey && (!limit || all.length <= limit)) {
+      // The whole scope as the cache keeps it: no copy (its body may be reused too, ./list-bodies.ts).
+      return { items: all, revision, continueToken: '', whole: { scope, stamp: cache.changedUnder(scope) } };
+    }
     const items: ObjectView[] = [];
     let i = startKey ? firstAtOrAfter(all, startKey) : 0;
     for (; i < all.length; i++) {

@@ -180,8 +180,9 @@ async function churn(server: ApiServerProcess, scale: Scale, label: string, expe
 const FAST_WRITES = ['--data-dir-fsync=false'];
 // Compaction every second keeps one to two seconds of the store's history.
 const SHORT_HISTORY = ['--kvstore-compaction-interval=1s'];
-// ConfigMaps watched from the store itself rather than from the watch cache, whose ring keeps every
-// event of the last 5 minutes (so a resume from the cache never gets 410 in a run this short).
+// ConfigMaps watched from the store itself rather than from the watch cache, whose history keeps
+// the last 75 s of changes (up to 8 MiB of them beyond its size; a resume from further back is
+// served by the store and rejoins the cache), so a resume from the cache never gets 410 here.
 const NO_CACHE = ['--watch-cache-sizes=configmaps#0'];
 
 test('embedded store, watch cache: watchers through random disconnects resume from the cache and see every change once', async () => {

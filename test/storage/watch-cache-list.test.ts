@@ -87,4 +87,39 @@ test('a cache started while writes race holds exactly the store state afterwards
   }
 });
 
+test('a namespace list is kept until something in it changes; the whole list until anything does', async () => {
+  const t = openTempStore();
+  const { store } = t;
+  try {
+    const cache = await startCache(store, '/registry/configmaps/');
+    await store.create('/registry/configmaps/a/x', configMap('x', 'a'));
+    const b = await store.create('/registry/configmaps/b/x', configMap('x', 'b'));
+    assert.ok(await cache.waitForRevision(b.modRevision, 1000));
+    const a1 = cache.list('/registry/configmaps/a/');
+    const all1 = cache.list();
+    assert.is(cache.list('/registry/configmaps/a/').items, a1.items, 'nothing changed: the same array');
+    assert.is(cache.list('/registry/configmaps/').items, all1.items, 'the whole resource by either spelling');
+
+    const b2 = await store.update('/registry/configmaps/b/x', configMap('x', 'b', { v: '2' }), b.modRevision);
+    assert.ok(await cache.waitForRevision(b2.modRevision, 1000));
+    const a2 = cache.list('/registry/configmaps/a/');
+    assert.is(a2.items, a1.items, 'a change in another namespace keeps it');
+    assert.is(a2.revision, b2.modRevision, 'at the cache revision');
+    const all2 = cache.list();
+    assert.is.not(all2.items, all1.items, 'any change drops the whole list');
+    assert.equal(all2.items.find((i) => i.key === '/registry/configmaps/b/x')!.object.data, { v: '2' });
+
+    const a3rec = await store.create('/registry/configmaps/a/y', configMap('y', 'a'));
+    assert.ok(await cache.waitForRevision(a3rec.modRevision, 1000));
+    assert.equal(cache.list('/registry/configmaps/a/').items.map((i) => i.key), ['/registry/configmaps/a/x', '/registry/configmaps/a/y']);
+    await store.delete('/registry/configmaps/a/x');
+    assert.ok(await cache.waitForRevision(await store.currentRevision(), 1000));
+    assert.equal(cache.list('/registry/configmaps/a/').items.map((i) => i.key), ['/registry/configmaps/a/y']);
+    assert.equal(cache.list().items.map((i) => i.key), ['/registry/configmaps/a/y', '/registry/configmaps/b/x']);
+    cache.stop();
+  } finally {
+    await t.cleanup();
+  }
+});
+
 test.run();
