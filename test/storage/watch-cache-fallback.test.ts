@@ -1,7 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CompactedError } from '../../src/storage/types.js';
+import { CompactedError, type KVRecord, type KVStore } from '../../src/storage/types.js';
+import type { WatchCache } from '../../src/storage/watch-cache.js';
 import { collectCacheWatch, configMap, decodeObject, openTempStore, startCache, until } from './embedded-fixture.js';
+
+/** Creates `/cm/a` and updates it `updates` times; resolves with its last record once the cache has it. */
+async function createAndUpdate(store: KVStore, cache: WatchCache, updates: number): Promise<KVRecord> {
+  let rec = await store.create('/cm/a', configMap('a'));
+  for (let i = 0; i < updates; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
+  assert.ok(await cache.waitForRevision(rec.modRevision, 1000));
+  return rec;
+}
 
 test('a watch older than the in-memory window is served by the store, with the same event shapes', async () => {
   const t = openTempStore();
@@ -9,8 +18,7 @@ test('a watch older than the in-memory window is served by the store, with the s
   try {
     const cache = await startCache(store, '/cm/', { capacity: 3, historyWindowMs: 0, maxEvents: 3 });
     const start = cache.revision;
-    let rec = await store.create('/cm/a', configMap('a'));
-    for (let i = 0; i < 10; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
+    await createAndUpdate(store, cache, 10);
     await store.delete('/cm/a');
     const end = await store.currentRevision();
     assert.ok(await cache.waitForRevision(end, 1000));
@@ -43,9 +51,7 @@ test('only a watcher served from memory with nothing queued is caught up: one se
   try {
     const cache = await startCache(store, '/cm/', { capacity: 3, historyWindowMs: 0, maxEvents: 3 });
     const start = cache.revision;
-    let rec = await store.create('/cm/a', configMap('a'));
-    for (let i = 0; i < 10; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
-    assert.ok(await cache.waitForRevision(rec.modRevision, 1000));
+    await createAndUpdate(store, cache, 10);
     assert.ok(cache.oldestRevision() > start);
     const direct = collectCacheWatch(cache, start);
     const memory = collectCacheWatch(cache, cache.revision - 1);
@@ -79,9 +85,7 @@ test('a watcher served by the store rejoins the cache once it reaches the window
       },
     });
     const start = cache.revision;
-    let rec = await store.create('/cm/a', configMap('a'));
-    for (let i = 0; i < 10; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
-    assert.ok(await cache.waitForRevision(rec.modRevision, 1000));
+    let rec = await createAndUpdate(store, cache, 10);
     assert.ok(cache.oldestRevision() > start);
     const w = collectCacheWatch(cache, start);
     assert.not.ok(w.handle.caughtUp(), 'replaying from the store');
@@ -112,9 +116,7 @@ test('changes committed while a store-served watcher rejoins reach it exactly on
   try {
     const cache = await startCache(store, '/cm/', { capacity: 5, historyWindowMs: 0, maxEvents: 5 });
     const start = cache.revision;
-    let rec = await store.create('/cm/a', configMap('a'));
-    for (let i = 0; i < 20; i++) rec = await store.update('/cm/a', configMap('a', 'default', { i: String(i) }), rec.modRevision);
-    assert.ok(await cache.waitForRevision(rec.modRevision, 1000));
+    await createAndUpdate(store, cache, 20);
     const watchers = [];
     const writes: Promise<unknown>[] = [];
     for (let k = 0; k < 8; k++) {
