@@ -84,6 +84,9 @@ const median = (xs: number[]) => {
   return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2]! : Math.round((s[s.length / 2 - 1]! + s[s.length / 2]!) / 2);
 };
 
+/** How long the writers and the watch get to stop once the rounds end (or fail). */
+const STOP_WITHIN_MS = 60_000;
+
 export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workload: CrashWorkload, o: RoundOptions): Promise<CrashFigures> {
   const f: CrashFigures = { label: subject.label, rounds: 0, acks: 0, checked: 0, unanswered: 0, lost: 0, watchEvents: 0, watchResumes: 0, recoverMs: [], convergeMs: [], violations: [] };
   const watch = new ResumingWatch(http, workload.ownCmsPath, (obj) => cmVersion(obj));
@@ -151,8 +154,15 @@ export async function runCrashRounds(subject: CrashSubject, http: ApiHttp, workl
       if (violations.length > 20) break;
     }
   } finally {
-    await workload.stop();
-    await watch.stop();
+    // A failure between a kill and the release (a restart that did not come up) left the writers at
+    // the gate, and one with a write left unknown retries it until the server answers: bounded, so
+    // the failure is reported instead of the test hanging.
+    workload.release();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), STOP_WITHIN_MS)));
+    const stopped = await Promise.race([Promise.all([workload.stop(), watch.stop()]).then(() => true), late]);
+    clearTimeout(timer);
+    if (!stopped) o.log(`${subject.label}: the writers and the watch had not stopped ${STOP_WITHIN_MS} ms after the rounds ended`);
   }
   f.acks = workload.acks;
   f.unanswered = workload.unknownResolved;
