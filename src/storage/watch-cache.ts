@@ -72,7 +72,7 @@ export const HISTORY_MAX_BYTES = 8 * 2 ** 20;
  * revision, or resumes from its last bookmark, should find it in memory. Further back it is served by
  * the store until it catches up (one decode per change for it alone), then rejoins the cache. In the
  * node-failure benchmark (30,000 pods started on 1,000 simulated nodes, a 30,000-pod list taking
- * seconds) the setup took 193 s bounded by bytes alone, 136 s at 10 s and 104 s at 30 s; the overload
+ * seconds) the setup took 193 s bounded by bytes alone, 112-136 s at 10 s and 104 s at 30 s; the overload
  * suite's 2,300 writes/s kept about 60 MiB more live heap at 30 s, which showed in its p99.
  */
 export const HISTORY_MIN_AGE_MS = 10_000;
