@@ -341,7 +341,6 @@ export class ResourceStore {
       } else more = i < all.length;
     }
     const result: ListResult = { items, revision, continueToken: '' };
-    if (!req.filter && !startKey && items.length === all.length) result.whole = { scope, stamp: cache.changedUnder(scope) };
     if (more) {
       const last = items[items.length - 1]!;
       result.continueToken = this.tokenAfter(last.key, revision, issuedAt);

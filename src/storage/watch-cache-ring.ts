@@ -3,9 +3,10 @@
  *
  * Retention: at least `capacity` events, plus every event younger than `windowMs`, as long as the
  * events beyond `capacity` hold no more than `maxBytes` (each event's size as its appender gives it),
- * which never takes an event younger than `minAgeMs`, and there are never more than `maxEvents`. Eviction happens on append (O(1) amortized) and from
- * `evictExpired` (the cache calls it on a timer, so an idle resource lets its old events go too);
- * finding where a replay starts is a binary search on revision.
+ * which never takes an event younger than `minAgeMs`, and there are never more than `maxEvents`.
+ * Eviction happens on append (O(1) amortized) and from `evictExpired` (the cache calls it on a
+ * timer, so an idle resource lets its old events go too); finding where a replay starts is a binary
+ * search on revision.
  */
 export interface RingEvent {
   readonly revision: number;

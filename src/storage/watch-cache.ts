@@ -89,7 +89,7 @@ export interface WatchCacheOptions {
   maxEvents?: number;
   /** Bound on the stored bytes of the events kept beyond `capacity`. Default HISTORY_MAX_BYTES (8 MiB). */
   maxBytes?: number;
-  /** Events younger than this are kept whatever maxBytes says. Default HISTORY_MIN_AGE_MS (30 s). */
+  /** Events younger than this are kept whatever maxBytes says. Default HISTORY_MIN_AGE_MS (10 s). */
   minAgeMs?: number;
   /** Decode a stored value; returns the object with metadata.resourceVersion set. */
   decode: (value: Uint8Array, modRevision: number) => SvcObject;
@@ -364,9 +364,7 @@ export class WatchCache {
   private attach(w: CacheWatcher): void {
     if (w.closed) return;
     if (w.after >= this.oldestRevision()) {
-      const replay = this.ring.since(w.after);
-      if (replay.length > 0) this.push(w, { events: replay });
-      this.addLive(w);
+      this.serveFromMemory(w);
       return;
     }
     this.directWatchers.add(w);
@@ -402,6 +400,11 @@ export class WatchCache {
     w.direct.close();
     w.direct = undefined;
     this.directWatchers.delete(w);
+    this.serveFromMemory(w);
+  }
+
+  /** Replay the history after the watcher's revision (queued behind anything it already has), then go live. */
+  private serveFromMemory(w: CacheWatcher): void {
     const replay = this.ring.since(w.after);
     if (replay.length > 0) this.push(w, { events: replay });
     this.addLive(w);
