@@ -52,6 +52,22 @@ async function servedWithin(server: ApiServerProcess, path: string, ms: number):
   }
 }
 
+interface CrdStatus {
+  status?: { conditions?: Array<{ type: string; status: string }>; acceptedNames?: { listKind?: string } };
+}
+
+/** Polls the CRD at `path` until its Established condition is True (or fails after `ms`). */
+async function establishedWithin(server: ApiServerProcess, path: string, ms: number): Promise<Required<CrdStatus>> {
+  const start = Date.now();
+  for (;;) {
+    const r = await server.request('GET', path);
+    const crd = r.json as CrdStatus;
+    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return crd as Required<CrdStatus>;
+    if (Date.now() - start > ms) throw new Error(`${path} not Established after ${ms} ms: ${r.status} ${r.text}`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}
+
 function uniqueGroup(): string {
   return `${uniqueName('g')}.example.com`;
 }
@@ -74,10 +90,10 @@ forEachEngine('custom resources: serving', (test, ctx) => {
     assert.equal(names, ['widgets', 'widgets/scale', 'widgets/status']);
     assert.is(rl.json.resources[0].namespaced, true);
     assert.is(rl.json.resources[0].kind, 'Widget');
-    const crd = await server.request('GET', `${CRDS}/widgets.${group}`);
-    const established = crd.json.status.conditions.find((x: { type: string }) => x.type === 'Established');
-    assert.is(established.status, 'True');
-    assert.is(crd.json.status.acceptedNames.listKind, 'WidgetList');
+    // The resource is registered before the condition is written (so Established implies served,
+    // which is what `kubectl wait --for condition=established` relies on); the condition follows.
+    const crd = await establishedWithin(server, `${CRDS}/widgets.${group}`, 1000);
+    assert.is(crd.status.acceptedNames?.listKind, 'WidgetList');
   });
 
   test('a cluster-scoped CRD is served without a namespace within 1 s', async () => {
