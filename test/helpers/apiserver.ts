@@ -39,6 +39,9 @@ import { freePort } from './free-port.js';
 
 export { freePort };
 
+/** How long `stop()` waits for the process to exit before it kills it and fails. */
+const STOP_WITHIN_MS = 120_000;
+
 export type { Answer as HttpResult } from './api-http.js';
 
 export interface ApiServerProcess {
@@ -51,7 +54,7 @@ export interface ApiServerProcess {
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
-  /** SIGTERM and wait for exit; resolves to the exit code. */
+  /** SIGTERM and wait for exit; resolves to the exit code (fails, after SIGKILL, if it is not gone within 120 s). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** Remove the temporary folders (after stop). */
   cleanup(): void;
@@ -153,7 +156,18 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
     request: (method, path, body, headers = {}) => sendRequest(a, url, method, path, body, headers),
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-      const code = await exited;
+      // Its graceful shutdown is bounded by the request timeout (60 s by default): a server still up
+      // well after that fails the test instead of leaving the test process waiting for ever.
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), STOP_WITHIN_MS)));
+      const code = await Promise.race([exited, hung]);
+      clearTimeout(timer);
+      if (code === 'hung') {
+        proc.kill('SIGKILL');
+        await exited;
+        await a.close().catch(() => {});
+        throw new Error(`apiserver still running ${STOP_WITHIN_MS / 1000} s after ${signal} (killed); its last output:\n${out.slice(-4000)}`);
+      }
       await a.close().catch(() => {});
       return code;
     },
