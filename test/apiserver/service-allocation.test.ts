@@ -12,6 +12,17 @@ import type { SvcObject } from '../../src/api/types.js';
 import { ServiceAllocations } from '../../src/apiserver/services/service-allocation.js';
 import { openEmbeddedStore } from '../../src/storage/embedded.js';
 
+/** Releases are written after the write's answer (not awaited by it): polls until `used` comes to `want`. */
+async function settlesTo(used: () => Promise<number>, want: number, msg?: string): Promise<void> {
+  for (const deadline = Date.now() + 5_000; ; ) {
+    const got = await used();
+    if (got === want) return;
+    if (Date.now() > deadline) return assert.is(got, want, msg);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+
 const logger = pino({ level: process.env['SVC_TEST_LOG'] ?? 'silent' });
 
 async function withAllocations(ranges: string[], fn: (a: ServiceAllocations) => Promise<void>): Promise<void> {
@@ -86,19 +97,16 @@ test('a refused write or a dry run keeps nothing; a stored one keeps its address
     assert.is(await a.nodePorts.used(), 0);
     const failed = service('failed', { clusterIP: '10.0.0.5' });
     (await a.beginCreate(failed, false))(false); // e.g. AlreadyExists from the store
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is(await ip.used(), 0, 'given back');
+    await settlesTo(() => ip.used(), 0, 'given back');
     // One taken node port makes the whole write fail, and its address is given back too.
     const holder = service('holder', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] });
     (await a.beginCreate(holder, false))(true);
     const usedBefore = await ip.used();
     assert.match(await refused(a.beginCreate(service('clash', { clusterIP: '10.0.0.6', type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }), false)), 'spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated');
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is(await ip.used(), usedBefore, '10.0.0.6 given back');
+    await settlesTo(() => ip.used(), usedBefore, '10.0.0.6 given back');
     a.afterDelete(holder);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is(await a.nodePorts.used(), 0);
-    assert.is(await ip.used(), usedBefore - 1);
+    await settlesTo(() => a.nodePorts.used(), 0);
+    await settlesTo(() => ip.used(), usedBefore - 1);
   });
 });
 
@@ -121,17 +129,15 @@ test('updates: values the client left out are kept; a type change away from Node
     a.prepareUpdate(toClusterIP, next);
     assert.is((spec(toClusterIP)['ports'] as { nodePort?: number }[])[0]!.nodePort, undefined);
     (await a.beginUpdate(toClusterIP, next, false))(true);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is(await a.nodePorts.used(), 0);
-    assert.is(await a.ipAllocators[0]!.used(), 1, 'the cluster IP stays');
+    await settlesTo(() => a.nodePorts.used(), 0);
+    await settlesTo(() => a.ipAllocators[0]!.used(), 1, 'the cluster IP stays');
     // To ExternalName: the address goes too.
     const toExternal: SvcObject = JSON.parse(JSON.stringify(toClusterIP));
     Object.assign(spec(toExternal), { type: 'ExternalName', externalName: 'example.com' });
     a.prepareUpdate(toExternal, toClusterIP);
     assert.equal([spec(toExternal)['clusterIP'], spec(toExternal)['ipFamilies']], [undefined, undefined]);
     (await a.beginUpdate(toExternal, toClusterIP, false))(true);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is(await a.ipAllocators[0]!.used(), 0);
+    await settlesTo(() => a.ipAllocators[0]!.used(), 0);
   });
 });
 

@@ -88,7 +88,9 @@ test('cpu up: scales up within a sync period; cpu down: scales down only after t
   await eventually(async () => (await replicasOf('web')) < 6, 30_000, 'scaled down after the window');
   const after = Date.now() - loweredAt;
   assert.ok(after >= STABILIZATION_MS - SYNC_MS, `scaled down after ${after} ms, before the ${STABILIZATION_MS} ms window`);
-  assert.is(await replicasOf('web'), 2);
+  // The usage falls one pod at a time: a sync that saw some pods still high recommended more than 2,
+  // and the window keeps that recommendation for one more sync (6 -> 5 -> 2 is right too).
+  await eventually(async () => (await replicasOf('web')) === 2, 2 * SYNC_MS + 10_000, 'scaled down to 2');
   console.log(`hpa e2e: scale-up ${reacted} ms after the usage rose (sync period ${SYNC_MS} ms); scale-down ${after} ms after it fell (window ${STABILIZATION_MS} ms)`);
 });
 
@@ -121,8 +123,11 @@ test('a custom resource with a scale subresource is scaled through it (below min
   await cluster.client.create(resources.horizontalpodautoscalers, 'default', hpa);
   await eventually(async () => ((await cluster.client.get(ref, 'default', 'w')).spec as { replicas?: number }).replicas === 3, 20_000, 'widget scaled to 3');
   await eventually(async () => (await hpaV2('w')).status?.desiredReplicas === 3, 10_000, 'status written');
-  const events = (await cluster.client.list(resources.events, { namespace: 'default' })).items as unknown as { reason?: string; message?: string; involvedObject?: { name?: string } }[];
-  assert.ok(events.some((e) => e.involvedObject?.name === 'w' && e.reason === 'SuccessfulRescale' && e.message === 'New size: 3; reason: Current number of replicas below Spec.MinReplicas'));
+  // The Event is its own write, recorded beside the status's: it may land just after it.
+  await eventually(async () => {
+    const events = (await cluster.client.list(resources.events, { namespace: 'default' })).items as unknown as { reason?: string; message?: string; involvedObject?: { name?: string } }[];
+    return events.some((e) => e.involvedObject?.name === 'w' && e.reason === 'SuccessfulRescale' && e.message === 'New size: 3; reason: Current number of replicas below Spec.MinReplicas');
+  }, 10_000, 'the SuccessfulRescale Event');
 });
 
 test.run();

@@ -201,7 +201,8 @@ forEachEngine('custom resources: serving', (test, ctx) => {
     const base = (v: string) => `/apis/${group}/${v}/namespaces/default/widgets`;
     await servedWithin(server, base('v1'), 1000);
     await server.request('POST', base('v1'), { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'x' }, spec: { replicas: 1 } });
-    const crd = (await server.request('GET', `${CRDS}/widgets.${group}`)).json;
+    // Read after the server's status write, or the PUT below would race it (409).
+    const crd = (await establishedWithin(server, `${CRDS}/widgets.${group}`, 1000)) as unknown as { spec: { versions: Array<Record<string, unknown>> } };
     crd.spec.versions.push({ ...crd.spec.versions[0], name: 'v2', storage: false });
     const u = await server.request('PUT', `${CRDS}/widgets.${group}`, crd);
     assert.is(u.status, 200, u.text);

@@ -150,7 +150,8 @@ test('create job', async () => {
   assert.match(await k('-n', NS, 'create', 'job', 'once', '--image=busybox'), 'job.batch/once created');
   // A simulated container runs until deleted unless annotated; the job controller's pod runs.
   await eventually(async () => (await k('-n', NS, 'get', 'job', 'once', '-o', 'jsonpath={.status.active}')) === '1', 30_000, 'the Job has an active pod');
-  assert.match(await k('-n', NS, 'get', 'pods', '-l', 'job-name=once'), /^once-\S+\s+1\/1\s+Running\s/m);
+  // Active counts a pending pod too; Running and ready is the node's later write.
+  await eventually(async () => /^once-\S+\s+1\/1\s+Running\s/m.test(await k('-n', NS, 'get', 'pods', '-l', 'job-name=once')), 30_000, 'the Job\'s pod 1/1 Running');
 });
 
 test('create cronjob (batch/v1) and create job --from=cronjob/', async () => {

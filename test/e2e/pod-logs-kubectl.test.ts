@@ -109,27 +109,31 @@ test('exec and port-forward answer a Status that says the nodes are simulated', 
   assert.match(attach.stderr, /cannot attach to pod plain: its node sim-node-\d is simulated/);
 });
 
-test('describe pod shows the node\'s Events; delete pod is done within 2 s', async () => {
+test('describe pod shows the node\'s Events; delete pod is done in seconds, not the 30 s grace period', async () => {
   const described = await up.kubectlOk(['describe', 'pod', 'plain'], v35);
   for (const reason of ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']) assert.match(described, new RegExp(`Normal\\s+${reason}\\s`), `${reason} in\n${described}`);
   assert.match(described, /kubelet\s+.*Started container plain/);
   const t = Date.now();
   await up.kubectlOk(['delete', 'pod', 'plain'], v35);
   const took = Date.now() - t;
-  assert.ok(took < 2_000, `kubectl delete pod took ${took} ms`);
+  // The container stops in 1 s (the nodes' default stop time); a loaded 2-core machine adds kubectl's
+  // own start-up, so the bound only separates "stopped when its container did" from the 30 s grace period.
+  console.log(`[figure] kubectl delete pod returned after ${took} ms`);
+  assert.ok(took >= 900 && took < 10_000, `kubectl delete pod took ${took} ms (stop time 1 s, grace period 30 s)`);
   assert.is((await k(['get', 'pod', 'plain'])).code, 1, 'gone');
   const killing = await up.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=plain,reason=Killing', '-o', 'jsonpath={.items[*].message}'], v35);
   assert.is(killing, 'Stopping container plain');
 });
 
-test('scale --replicas=0: the pods are gone within 5 s', async () => {
+test('scale --replicas=0: the pods are gone in seconds, not the 30 s grace period', async () => {
   await up.kubectlOk(['create', 'deployment', 'fleet', '--image=nginx:1.25', '--replicas=3'], v35);
   await up.kubectlOk(['rollout', 'status', 'deployment/fleet', '--timeout=90s'], v35);
   const t = Date.now();
   await up.kubectlOk(['scale', 'deployment/fleet', '--replicas=0'], v35);
   await eventually(async () => (await up.kubectlOk(['get', 'pods', '-l', 'app=fleet', '-o', 'name'], v35)).trim() === '', 20_000, 'no fleet pods');
   const took = Date.now() - t;
-  assert.ok(took < 5_000, `the pods went in ${took} ms`);
+  console.log(`[figure] scale --replicas=0: the pods went in ${took} ms`);
+  assert.ok(took < 15_000, `the pods went in ${took} ms (stop time 1 s, grace period 30 s)`);
 });
 
 test.run();

@@ -257,8 +257,12 @@ test('svc up --cloud-provider=cloudy: nodes register uninitialized and are initi
       assert.is(n.metadata.labels?.['topology.svc.io/region'], 'cloudy-central1');
     }
     // They registered with the taint: cloud-node initialises only nodes that carry it.
-    const initialised = new Set(up.svc.lines.filter((l) => l.msg === 'initialized node from the cloud provider').map((l) => String(l['node'])));
-    assert.equal([...initialised].sort(), nodes.map((n) => n.metadata.name).sort(), up.svc.output().slice(-3000));
+    // (The log line is written after the node's update, and reaches this process through a pipe.)
+    const names = nodes.map((n) => n.metadata.name).sort().join(',');
+    const logged = () => [...new Set(up.svc.lines.filter((l) => l.msg === 'initialized node from the cloud provider').map((l) => String(l['node'])))].sort().join(',');
+    await eventually(`the 3 nodes logged as initialised: ${names}`, async () => (logged() === names ? true : undefined), 10_000).catch((e: Error) => {
+      throw new Error(`${e.message}; logged: ${logged()}\n${up.svc.output().slice(-3000)}`);
+    });
 
     const svc = { metadata: { name: 'web' }, spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ port: 80 }] } };
     assert.is((await up.post('/api/v1/namespaces/default/services', svc)).status, 201);

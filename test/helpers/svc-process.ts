@@ -66,8 +66,22 @@ export function startExecutable(bin: string, args: string[], env: Record<string,
   };
   proc.stdout!.on('data', onData);
   proc.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  exited.then(() => {
+  // The last lines may still be in the pipes at 'exit': wait for 'close' too, but not for ever (a
+  // child of the process that inherited them could hold them open).
+  let ended = false;
+  const exited = new Promise<number | null>((r) =>
+    proc.once('exit', (code) => {
+      const timer = setTimeout(() => r(code), 2_000);
+      const closed = () => {
+        clearTimeout(timer);
+        r(code);
+      };
+      if (proc.stdout!.readableEnded && proc.stderr!.readableEnded) closed();
+      else proc.once('close', closed);
+    }),
+  );
+  void exited.then(() => {
+    ended = true;
     for (const w of waiters) w();
   });
   return {
@@ -83,7 +97,7 @@ export function startExecutable(bin: string, args: string[], env: Record<string,
           if (hit) {
             done();
             resolve(hit);
-          } else if (proc.exitCode !== null || proc.signalCode !== null) {
+          } else if (ended) {
             done();
             reject(new Error(`svc exited (${proc.exitCode ?? proc.signalCode}) before ${what}:\n${out}`));
           }
