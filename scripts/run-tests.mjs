@@ -36,12 +36,13 @@ let failed = 0;
 let skipped = 0;
 const failures = [];
 
-function runOne(file) {
+function runOne(file, worker) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, ['--enable-source-maps', '--import', HOOK_ERRORS, file], {
       cwd: root,
-      env: { ...process.env, FORCE_COLOR: '0' },
+      // Which of the concurrent slots runs the file: test/helpers/free-port.ts gives each its own ports.
+      env: { ...process.env, FORCE_COLOR: '0', TEST_WORKER: String(worker), TEST_WORKERS: String(concurrency) },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Own process group: on a timeout the servers and etcd a test started are killed with it.
       detached: true,
@@ -85,8 +86,8 @@ function runOne(file) {
 
 const queue = [...files];
 await Promise.all(
-  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-    while (queue.length) await runOne(queue.shift());
+  Array.from({ length: Math.min(concurrency, queue.length) }, async (_, worker) => {
+    while (queue.length) await runOne(queue.shift(), worker);
   }),
 );
 

@@ -60,7 +60,7 @@ test('the secure port: /healthz with a check per controller, /debug/machines wit
   const port = await freePort();
   // No --authorization-svcconfig here: only the paths listed are served to anyone (test/e2e/component-auth covers the checks).
   const p = manager([`--secure-port=${port}`, '--leader-elect=false', '--controllers=replicaset,serviceaccount', '--authorization-always-allow-paths=/healthz,/debug/machines']);
-  await p.waitFor((l) => l.msg === 'controller manager started', 15_000, 'start');
+  await p.waitFor((l) => l.msg === 'controller manager started', 30_000, 'start');
   let health = { status: 0, text: '' };
   await eventually(async () => (health = await get(`https://127.0.0.1:${port}/healthz?verbose`)).status === 200, 10_000, 'healthz');
   assert.match(health.text, '[+]replicaset ok');

@@ -133,7 +133,7 @@ test('leases: one leader; kill -9 and the other takes over after the lease lapse
   const b = replica('leases', lockName);
   try {
     const ids = new Map([[a, await identityOf(a)], [b, await identityOf(b)]]);
-    const first = await Promise.race([a.waitFor(startedLeading, 10_000, 'a leader'), b.waitFor(startedLeading, 10_000, 'a leader')]);
+    const first = await Promise.race([a.waitFor(startedLeading, 30_000, 'a leader'), b.waitFor(startedLeading, 30_000, 'a leader')]);
     const leader = first.pid === a.pid ? a : b;
     const follower = leader === a ? b : a;
     // The follower tries again at least once more (a jittered retry period) and does not lead.
@@ -178,7 +178,7 @@ test('endpointsleases (the default lock): SIGTERM of the leader hands over at on
   const b = replica('endpointsleases', lockName);
   try {
     const ids = new Map([[a, await identityOf(a)], [b, await identityOf(b)]]);
-    const first = await Promise.race([a.waitFor(startedLeading, 10_000, 'a leader'), b.waitFor(startedLeading, 10_000, 'a leader')]);
+    const first = await Promise.race([a.waitFor(startedLeading, 30_000, 'a leader'), b.waitFor(startedLeading, 30_000, 'a leader')]);
     const leader = first.pid === a.pid ? a : b;
     const follower = leader === a ? b : a;
     const ep = await api.client.get(ENDPOINTS, 'svc-system', lockName);
@@ -207,7 +207,7 @@ test('endpointsleases (the default lock): SIGTERM of the leader hands over at on
 test('a leader that cannot renew within the renew deadline steps down, stays alive and leads again', async () => {
   const p = replica('leases', 'echo-lost');
   try {
-    await p.waitFor(startedLeading, 10_000, 'leading');
+    await p.waitFor(startedLeading, 30_000, 'leading');
     // The API server stops answering (SIGSTOP): renewals hang until the renew deadline passes.
     const frozenAt = Date.now();
     server.proc.kill('SIGSTOP');

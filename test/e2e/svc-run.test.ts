@@ -50,10 +50,10 @@ test('the secure port serves /healthz, /metrics, /debug/pprof/ and /debug/machin
   const p = startSvc(['run', `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, ECHO_MODULE]);
   let agent: Agent | undefined;
   try {
-    await p.waitFor((l) => l.msg === 'serving securely', 10_000, 'serving');
-    await p.waitFor((l) => l.msg === 'started leading', 10_000, 'leading');
+    await p.waitFor((l) => l.msg === 'serving securely', 30_000, 'serving');
+    await p.waitFor((l) => l.msg === 'started leading', 30_000, 'leading');
     // Leading comes first, then the caches sync: the controller machine is 'running' only after both.
-    await p.waitFor((l) => l.msg === 'caches synced; running', 10_000, 'running');
+    await p.waitFor((l) => l.msg === 'caches synced; running', 30_000, 'running');
     agent = new Agent({ connect: { ca: readFileSync(join(certDir, 'svc-run.crt'), 'utf8'), servername: 'localhost' } });
     const get = async (path: string) => {
       const r = await request(`https://127.0.0.1:${port}${path}`, { dispatcher: agent });
@@ -92,7 +92,7 @@ test('the secure port serves /healthz, /metrics, /debug/pprof/ and /debug/machin
 test('--leader-elect=false runs the controllers at once, without a lock', async () => {
   const p = startSvc(['run', `--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect=false', '--leader-elect-resource-name=never-made', ECHO_MODULE]);
   try {
-    await p.waitFor((l) => l.msg === 'caches synced; running', 10_000, 'running');
+    await p.waitFor((l) => l.msg === 'caches synced; running', 30_000, 'running');
     await api.client.create(resources.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm2', namespace: 'default', labels: { echo: 'yes' } }, data: {} });
     assert.is((await echoOf('m2'))['reconciledBy'], String(p.pid));
     assert.not.ok(p.lines.some((l) => l.msg === 'started leading'));
@@ -112,7 +112,7 @@ test('--leader-elect=false runs the controllers at once, without a lock', async 
 test('SIGTERM lets an in-flight reconcile finish, then releases the lock, then exits 0', async () => {
   const p = startSvc(['run', `--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect-resource-lock=leases', '--leader-elect-resource-name=drain-test', ECHO_MODULE]);
   try {
-    await p.waitFor((l) => l.msg === 'caches synced; running', 10_000, 'running');
+    await p.waitFor((l) => l.msg === 'caches synced; running', 30_000, 'running');
     await api.client.create(resources.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow', namespace: 'default', labels: { echo: 'yes' } }, data: { delayMs: '1500' } });
     await p.waitFor((l) => l.msg === 'slow reconcile started', 10_000, 'the slow reconcile');
     p.proc.kill('SIGTERM');

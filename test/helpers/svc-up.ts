@@ -35,7 +35,8 @@ export async function startSvcUp(prefix: string, args: string[] = ['--nodes=3', 
   const launch = async (): Promise<SvcProcess> => {
     // svc up's own defaults: loopback only, certificates in <data-dir>/certs, an admin client certificate.
     const p = startSvc(['up', `--secure-port=${port}`, `--data-dir=${join(dir, 'data')}`, ...args]);
-    await p.waitFor((l) => l.msg === 'ready', 30_000, 'ready');
+    // 60 s, as for a lone apiserver (helpers/apiserver.ts): a loaded 2-core machine took longer than 30 s, and svc up starts more.
+    await p.waitFor((l) => l.msg === 'ready', 60_000, 'ready');
     return p;
   };
   const svc = await launch();

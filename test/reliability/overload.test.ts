@@ -439,7 +439,7 @@ test('at twice the in-flight limits with slow uploaders and a watch-list burst: 
       load = await Promise.all([
         mixedTraffic(server, ca, round, ROUND_MS),
         slowUploads(server, ca, round, SLOW_UPLOADERS, ROUND_MS * 0.8),
-        watchListBurst(server, ca, WATCHES, ROUND_MS + 30_000),
+        watchListBurst(server, ca, WATCHES, ROUND_MS + soak(60_000, 30_000)),
       ]);
     } catch (err) {
       await readyz.stop(); // a worker left running would keep this process alive

@@ -29,10 +29,12 @@ const STORMS: [string, StormKind, number, number][] = soak(
   ],
 );
 /**
- * p99 of a GET and of /readyz while a storm opens. The goal is 1 s; on a loaded 2-core machine
- * the probes share the cores with the server and with the client decrypting the streams.
+ * p99 of a GET and of /readyz while a storm opens. The goal is 1 s (the full form); on a loaded
+ * 2-core machine the probes share the cores with the server and with the client decrypting the
+ * streams, and with under 100 probes a storm the p99 is its slowest probe (589-676 ms seen at load
+ * 26-35): the bounded form allows 2 s, still far from the 13 s a GET waited before the fix.
  */
-const PROBE_P99_MS = 1_000;
+const PROBE_P99_MS = soak(2_000, 1_000);
 const STORM_TIMEOUT_MS = soak(120_000, 600_000);
 
 const test = suite('serving initial state fairly (real server)');
