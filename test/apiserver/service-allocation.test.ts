@@ -11,17 +11,12 @@ import { StatusError } from '../../src/api/status.js';
 import type { SvcObject } from '../../src/api/types.js';
 import { ServiceAllocations } from '../../src/apiserver/services/service-allocation.js';
 import { openEmbeddedStore } from '../../src/storage/embedded.js';
+import { eventually } from '../helpers/client.js';
 
 /** Releases are written after the write's answer (not awaited by it): polls until `used` comes to `want`. */
 async function settlesTo(used: () => Promise<number>, want: number, msg?: string): Promise<void> {
-  for (const deadline = Date.now() + 5_000; ; ) {
-    const got = await used();
-    if (got === want) return;
-    if (Date.now() > deadline) return assert.is(got, want, msg);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await eventually(async () => (await used()) === want, 5_000, msg).catch(async () => assert.is(await used(), want, msg));
 }
-
 
 const logger = pino({ level: process.env['SVC_TEST_LOG'] ?? 'silent' });
 

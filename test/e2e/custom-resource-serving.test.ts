@@ -2,7 +2,7 @@
 // any kind — CRUD, list, watch, chunking, dry run, status and scale — and deleting it removes its
 // objects and its discovery entries. A real kubectl 1.31 lists a custom resource.
 import * as assert from 'uvu/assert';
-import type { ApiServerProcess } from '../helpers/apiserver.js';
+import type { ApiServerProcess, HttpResult } from '../helpers/apiserver.js';
 import { forEachEngine, uniqueName } from '../helpers/engines.js';
 import { kubeconfigFor, kubectl } from '../helpers/kubectl.js';
 import { openWatch } from '../helpers/watch.js';
@@ -41,15 +41,20 @@ function crdBody(o: CrdOptions): object {
   };
 }
 
-/** Polls until `path` answers 200 (or fails after `ms`); returns the time it took. */
-async function servedWithin(server: ApiServerProcess, path: string, ms: number): Promise<number> {
+/** GETs `path` every 20 ms until `done` holds for the answer (or fails after `ms`); returns it and the time it took. */
+async function getUntil(server: ApiServerProcess, path: string, ms: number, done: (r: HttpResult) => boolean, what: string): Promise<{ answer: HttpResult; took: number }> {
   const start = Date.now();
   for (;;) {
-    const r = await server.request('GET', path);
-    if (r.status === 200) return Date.now() - start;
-    if (Date.now() - start > ms) throw new Error(`${path} not served after ${ms} ms: ${r.status} ${r.text}`);
+    const answer = await server.request('GET', path);
+    if (done(answer)) return { answer, took: Date.now() - start };
+    if (Date.now() - start > ms) throw new Error(`${path} not ${what} after ${ms} ms: ${answer.status} ${answer.text}`);
     await new Promise((res) => setTimeout(res, 20));
   }
+}
+
+/** Polls until `path` answers 200 (or fails after `ms`); returns the time it took. */
+async function servedWithin(server: ApiServerProcess, path: string, ms: number): Promise<number> {
+  return (await getUntil(server, path, ms, (r) => r.status === 200, 'served')).took;
 }
 
 interface CrdStatus {
@@ -58,14 +63,8 @@ interface CrdStatus {
 
 /** Polls the CRD at `path` until its Established condition is True (or fails after `ms`). */
 async function establishedWithin(server: ApiServerProcess, path: string, ms: number): Promise<Required<CrdStatus>> {
-  const start = Date.now();
-  for (;;) {
-    const r = await server.request('GET', path);
-    const crd = r.json as CrdStatus;
-    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return crd as Required<CrdStatus>;
-    if (Date.now() - start > ms) throw new Error(`${path} not Established after ${ms} ms: ${r.status} ${r.text}`);
-    await new Promise((res) => setTimeout(res, 20));
-  }
+  const established = (r: HttpResult) => (r.json as CrdStatus).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
+  return (await getUntil(server, path, ms, established, 'Established')).answer.json as Required<CrdStatus>;
 }
 
 function uniqueGroup(): string {

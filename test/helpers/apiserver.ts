@@ -162,13 +162,10 @@ export async function startApiServer(opts: StartOptions = {}): Promise<ApiServer
       const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), STOP_WITHIN_MS)));
       const code = await Promise.race([exited, hung]);
       clearTimeout(timer);
-      if (code === 'hung') {
-        proc.kill('SIGKILL');
-        await exited;
-        await a.close().catch(() => {});
-        throw new Error(`apiserver still running ${STOP_WITHIN_MS / 1000} s after ${signal} (killed); its last output:\n${out.slice(-4000)}`);
-      }
+      if (code === 'hung') proc.kill('SIGKILL');
+      await exited;
       await a.close().catch(() => {});
+      if (code === 'hung') throw new Error(`apiserver still running ${STOP_WITHIN_MS / 1000} s after ${signal} (killed); its last output:\n${out.slice(-4000)}`);
       return code;
     },
     cleanup() {

@@ -72,12 +72,11 @@ export function startExecutable(bin: string, args: string[], env: Record<string,
   const exited = new Promise<number | null>((r) =>
     proc.once('exit', (code) => {
       const timer = setTimeout(() => r(code), 2_000);
-      const closed = () => {
+      // 'close' always follows 'exit' (at once if the pipes had already ended).
+      proc.once('close', () => {
         clearTimeout(timer);
         r(code);
-      };
-      if (proc.stdout!.readableEnded && proc.stderr!.readableEnded) closed();
-      else proc.once('close', closed);
+      });
     }),
   );
   void exited.then(() => {

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCountPoller } from '../../src/storage/compactor.js';
 import { openEtcdStore, type EtcdStore } from '../../src/storage/etcd.js';
+import { eventually } from '../helpers/client.js';
 import { startEtcd, type RunningEtcd } from '../helpers/etcd.js';
 import { bytes, sleep, uniquePrefix } from './contract.js';
 
@@ -45,10 +46,10 @@ test('each poll reports the live object count per resource, following creates an
     // Two pollers at 100 ms: 4 polls take about 200 ms; a loaded machine may stall a few hundred ms,
     // a poller that missed its period would take seconds.
     const started = Date.now();
-    while (seen.length < n + 4 && Date.now() - started < 5_000) await sleep(20);
+    await eventually(() => seen.length >= n + 4, 5_000, '4 polls');
     const took = Date.now() - started;
-    assert.ok(seen.length >= n + 4 && took < 2_000, `polled every period (${seen.length - n} polls in ${took} ms)`);
-    while (!(latest.pods === 2 && latest.configmaps === 2) && Date.now() - started < 5_000) await sleep(20);
+    assert.ok(took < 2_000, `polled every period (${seen.length - n} polls in ${took} ms)`);
+    await eventually(() => latest.pods === 2 && latest.configmaps === 2, 5_000 - (Date.now() - started), 'the new counts').catch(() => undefined);
     assert.equal(latest, { pods: 2, configmaps: 2 });
   } finally {
     poller.stop();
